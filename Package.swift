@@ -1,0 +1,77 @@
+// swift-tools-version: 6.0
+// autofill: a multi-provider credential AutoFill host for Linux.
+//
+// Layers (each a target; see docs/ARCHITECTURE.md):
+//   CAutofillProvider    the provider C ABI: one header, one .c
+//   AutofillCore         models: service identifiers, identities, credentials, requests,
+//                        errors, capabilities (no libc, no dlopen)
+//   AutofillABI          the one translation between C ABI structs and core models
+//   CFFI                 libffi shim (system library): per-plugin host-service closures
+//   AutofillHost         discovers, validates and loads plugins; configuration; transport
+//   AutofillProviderKit  the Swift SDK for provider authors
+//   autofill             the command-line tool
+//   Plugins/*            the sample providers (Swift ones here; the C one is built by cc)
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "autofill",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "autofill", targets: ["autofill"]),
+        .library(name: "AutofillProviderKit", targets: ["AutofillProviderKit"]),
+        .library(name: "VaultProvider", type: .dynamic, targets: ["VaultProvider"]),
+        .library(name: "AuthenticatorProvider", type: .dynamic, targets: ["AuthenticatorProvider"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "CAutofillProvider"),
+        .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
+        .target(name: "AutofillCore"),
+        .target(name: "AutofillABI", dependencies: ["AutofillCore", "CAutofillProvider"]),
+        .target(
+            name: "AutofillHost",
+            dependencies: [
+                "AutofillCore", "AutofillABI", "CAutofillProvider", "CFFI",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "AutofillProviderKit", dependencies: ["AutofillCore", "AutofillABI", "CAutofillProvider"]),
+        .executableTarget(
+            name: "autofill",
+            dependencies: [
+                "AutofillHost", "AutofillCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "VaultProvider", dependencies: ["AutofillProviderKit"],
+            path: "Plugins/VaultProvider", exclude: ["Info.plist"]
+        ),
+        .target(
+            name: "AuthenticatorProvider", dependencies: ["AutofillProviderKit"],
+            path: "Plugins/AuthenticatorProvider", exclude: ["Info.plist"]
+        ),
+        .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore"]),
+        .testTarget(
+            name: "AutofillHostTests",
+            dependencies: ["AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore"]),
+    ]
+)
+
+for target in package.targets where target.type != .system && target.type != .binary {
+    if target.name.hasPrefix("C") { continue }  // C targets take no Swift settings
+    target.swiftSettings = (target.swiftSettings ?? []) + strictSwift
+}

@@ -1,0 +1,78 @@
+/// WebAuthn's `userVerification` preference.
+public enum UserVerificationPreference: String, Hashable, Sendable, Codable, CaseIterable {
+    case required, preferred, discouraged
+}
+
+/// Whether a passkey registration is a normal one or an automatic upgrade.
+public enum PasskeyRegistrationStyle: String, Hashable, Sendable, Codable, CaseIterable {
+    /// The user asked to create a passkey; UI allowed.
+    case standard
+    /// Automatic passkey upgrade after a password sign-in; never any UI.
+    case conditional
+}
+
+/// The WebAuthn parameters of a passkey request (`ASPasskeyCredentialRequestParameters`).
+public struct PasskeyParameters: Hashable, Sendable {
+    /// The relying party identifier.
+    public var relyingParty: String
+    /// SHA-256 of the client data JSON.
+    public var clientDataHash: [UInt8]
+    /// The relying party's user-verification preference.
+    public var userVerification: UserVerificationPreference
+    /// Registration only: standard or conditional.
+    public var style: PasskeyRegistrationStyle
+    /// `allowCredentials` for an assertion (empty: any), `excludeCredentials` for a registration.
+    public var credentialIDs: [[UInt8]]
+    /// Registration only: COSE algorithm identifiers in preference order.
+    public var algorithms: [Int]
+    /// WebAuthn extension inputs as JSON object text, if any.
+    public var extensionsJSON: String?
+
+    /// Creates passkey parameters.
+    public init(
+        relyingParty: String, clientDataHash: [UInt8], userVerification: UserVerificationPreference = .preferred,
+        style: PasskeyRegistrationStyle = .standard, credentialIDs: [[UInt8]] = [], algorithms: [Int] = [],
+        extensionsJSON: String? = nil
+    ) {
+        self.relyingParty = relyingParty
+        self.clientDataHash = clientDataHash
+        self.userVerification = userVerification
+        self.style = style
+        self.credentialIDs = credentialIDs
+        self.algorithms = algorithms
+        self.extensionsJSON = extensionsJSON
+    }
+}
+
+/// A request for the credential behind one identity (`ASCredentialRequest`).
+public enum CredentialRequest: Hashable, Sendable {
+    /// A password for a password identity.
+    case password(PasswordCredentialIdentity)
+    /// A passkey assertion for a passkey identity.
+    case passkeyAssertion(PasskeyCredentialIdentity, PasskeyParameters)
+    /// A one-time code for a one-time-code identity.
+    case oneTimeCode(OneTimeCodeCredentialIdentity)
+
+    /// The identity the user picked.
+    public var identity: CredentialIdentity {
+        switch self {
+        case .password(let identity): .password(identity)
+        case .passkeyAssertion(let identity, _): .passkey(identity)
+        case .oneTimeCode(let identity): .oneTimeCode(identity)
+        }
+    }
+}
+
+/// A request to create a passkey (`ASPasskeyCredentialRequest` for registration).
+public struct PasskeyRegistrationRequest: Hashable, Sendable {
+    /// The new passkey's relying party, user name and user handle (no credential id yet).
+    public var identity: PasskeyCredentialIdentity
+    /// The WebAuthn parameters; `credentialIDs` are the excluded credentials.
+    public var parameters: PasskeyParameters
+
+    /// Creates a registration request.
+    public init(identity: PasskeyCredentialIdentity, parameters: PasskeyParameters) {
+        self.identity = identity
+        self.parameters = parameters
+    }
+}

@@ -1,0 +1,501 @@
+/*
+ * autofill_provider.h — the autofill credential-provider C ABI.
+ *
+ * This header is the whole contract between the autofill host and a provider
+ * plugin (a password manager). A provider is a shared library (`.so`) in a
+ * bundle directory next to an Info.plist that declares its capabilities. The
+ * host reads the plist, dlopen()s the library, looks up the entry symbol the
+ * plist names, and calls it once:
+ *
+ *     const af_provider *entry(uint32_t host_abi_version,
+ *                              const af_host_services *host);
+ *
+ * The provider answers with its table of entry points (af_provider). From then
+ * on the host calls those entry points with requests, and the provider answers
+ * each request exactly once through the host-services table (af_host_services):
+ * with a credential, or with an error code from Apple's ASExtensionError.
+ *
+ * Versioning
+ *   AF_ABI_VERSION is the one ABI version. Both tables start with
+ *   `abi_version` and `size` (bytes). Tables are append-only: a later release
+ *   may add entries at the end and grow `size` without changing the version;
+ *   anything that would break an existing entry changes AF_ABI_VERSION. The
+ *   host refuses a plugin whose plist or table names another version, before
+ *   it calls anything else. A reader must treat entries past `size` as NULL.
+ *   Data structs (af_identity, ...) are fixed for an ABI version; their sizes
+ *   are pinned with _Static_assert at the end of this file.
+ *
+ * Strings and buffers
+ *   Every string is UTF-8 with an explicit byte length and no terminator
+ *   requirement. A NULL pointer is only allowed with length 0 (an absent or
+ *   empty value). Unless a declaration says otherwise:
+ *   - memory the host passes to the provider (requests, service identifiers,
+ *     the parameters of an entry point) is owned by the host and valid only
+ *     until that entry point returns; copy what you need to answer later;
+ *   - memory the provider passes to a host service is owned by the provider
+ *     and read only during that call; the host copies what it keeps.
+ *   A string longer than AF_MAX_STRING_LENGTH or a byte buffer longer than
+ *   AF_MAX_BYTES_LENGTH, or a string that is not valid UTF-8, is refused with
+ *   AF_STATUS_INVALID_ARGUMENT.
+ *
+ * Threads
+ *   The host calls a provider's entry points one at a time, from a thread of
+ *   its own that is never the host's main thread. A provider may complete a
+ *   request before the entry point returns or later, from any thread. Every
+ *   host service may be called from any thread.
+ *
+ * Requests and completion
+ *   Each request carries an af_request_id, a number the host chose. The
+ *   provider completes it exactly once, with one of the complete_* services or
+ *   cancel_request. A second completion, a completion after the host gave up
+ *   (the no-UI deadline, about 3 seconds), or an id the host never issued is
+ *   harmless: the service returns AF_STATUS_UNKNOWN_REQUEST and the host logs
+ *   it. Request ids are plain numbers, never pointers, so nothing can dangle.
+ *
+ * Why libffi is in the host
+ *   No host service takes a context argument. The host builds one
+ *   af_host_services table per loaded plugin, and every function pointer in
+ *   it is a libffi closure bound to that plugin's own state (the technique
+ *   p11-kit uses for its per-module function lists). A provider therefore
+ *   cannot name another provider's identity store, requests or settings: its
+ *   calls reach only its own, and there is no context pointer to forge or mix
+ *   up. Providers see ordinary C function pointers and need no libffi.
+ *
+ * Every symbol in this header starts with af_ / AF_.
+ */
+#ifndef AUTOFILL_PROVIDER_H
+#define AUTOFILL_PROVIDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Versions, limits, export                                            */
+/* ------------------------------------------------------------------ */
+
+/** The ABI version this header describes. The plist key
+ *  AFProviderABIVersion and both tables' `abi_version` must equal it. */
+#define AF_ABI_VERSION 1u
+
+/** Longest string (bytes) a host service or request carries. */
+#define AF_MAX_STRING_LENGTH 65536u
+/** Longest byte buffer (credential ids, attestation objects, ...). */
+#define AF_MAX_BYTES_LENGTH 1048576u
+/** Most identities one store call may carry. */
+#define AF_MAX_IDENTITIES_PER_CALL 1000000u
+
+/** Mark the entry symbol with this so it is exported from a library built
+ *  with -fvisibility=hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define AF_EXPORT __attribute__((visibility("default")))
+#else
+#define AF_EXPORT
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Plain values                                                        */
+/* ------------------------------------------------------------------ */
+
+/** A UTF-8 string of `length` bytes; `data` may be NULL only if length is 0. */
+typedef struct af_str {
+    const char *data;
+    size_t length;
+} af_str;
+
+/** A byte buffer of `length` bytes; `data` may be NULL only if length is 0. */
+typedef struct af_bytes {
+    const uint8_t *data;
+    size_t length;
+} af_bytes;
+
+/** Result of a host service: AF_OK or one of the AF_STATUS_* values. */
+typedef int32_t af_status;
+
+#define AF_OK 0
+/** No pending request has this id: never issued, already completed,
+ *  cancelled, or given up by the host after its deadline. Harmless. */
+#define AF_STATUS_UNKNOWN_REQUEST (-1)
+/** A pointer was NULL with a non-zero length, a string was not UTF-8, a
+ *  value was out of range or over the limits above. */
+#define AF_STATUS_INVALID_ARGUMENT (-2)
+/** The completion does not fit the request (for example a text for a
+ *  password request). The host fails the request and names the provider. */
+#define AF_STATUS_WRONG_COMPLETION (-3)
+/** No UI may be shown: the request is a no-UI request, or the host has no
+ *  terminal and no UI script. Answer the request without UI or cancel it. */
+#define AF_STATUS_UI_UNAVAILABLE (-4)
+/** The user cancelled the prompt. Usually answer with AF_ERROR_USER_CANCELED. */
+#define AF_STATUS_UI_CANCELED (-5)
+/** get_setting: the provider has no setting with this key. */
+#define AF_STATUS_NOT_FOUND (-6)
+/** get_setting: `capacity` is too small; `*length` holds the size needed. */
+#define AF_STATUS_BUFFER_TOO_SMALL (-7)
+/** Identity store errors (Apple's ASCredentialIdentityStoreError codes
+ *  internalError 0, storeDisabled 1, storeBusy 2, offset by -100). */
+#define AF_STATUS_STORE_INTERNAL (-100)
+#define AF_STATUS_STORE_DISABLED (-101)
+#define AF_STATUS_STORE_BUSY (-102)
+
+/** Apple's ASExtensionError codes, for cancel_request. */
+#define AF_ERROR_FAILED 0
+#define AF_ERROR_USER_CANCELED 1
+#define AF_ERROR_USER_INTERACTION_REQUIRED 100
+#define AF_ERROR_CREDENTIAL_IDENTITY_NOT_FOUND 101
+#define AF_ERROR_MATCHED_EXCLUDED_CREDENTIAL 102
+
+/** Log levels for af_host_services.log. */
+#define AF_LOG_DEBUG 0
+#define AF_LOG_INFO 1
+#define AF_LOG_NOTICE 2
+#define AF_LOG_WARNING 3
+#define AF_LOG_ERROR 4
+
+/** A number the host chose for one request. Never a pointer. */
+typedef uint64_t af_request_id;
+
+/* ------------------------------------------------------------------ */
+/* Service identifiers and identities                                  */
+/* ------------------------------------------------------------------ */
+
+/** ASCredentialServiceIdentifier.IdentifierType */
+#define AF_SERVICE_DOMAIN 0
+#define AF_SERVICE_URL 1
+
+/** A service the user is signing into: a domain ("example.com") or a URL
+ *  ("https://example.com/login"). Arrays of these are ordered from the most
+ *  specific to the least, and may be empty. */
+typedef struct af_service_identifier {
+    af_str identifier;
+    int32_t type;      /* AF_SERVICE_DOMAIN or AF_SERVICE_URL */
+    uint32_t reserved; /* 0 */
+} af_service_identifier;
+
+/** Identity kinds (the three ASCredentialIdentity classes). */
+#define AF_IDENTITY_PASSWORD 1
+#define AF_IDENTITY_PASSKEY 2
+#define AF_IDENTITY_ONE_TIME_CODE 3
+
+/**
+ * A credential identity: what the host may know about a credential without
+ * its secret. One struct serves the three kinds; fields a kind does not use
+ * are empty.
+ *
+ *  field              password            passkey                 one-time code
+ *  service            serviceIdentifier   relyingPartyIdentifier  serviceIdentifier
+ *  service_type       domain / URL        (AF_SERVICE_DOMAIN)     domain / URL
+ *  user               user                userName                label
+ *  credential_id      —                   credentialID            —
+ *  user_handle        —                   userHandle              —
+ *  record_identifier  the provider's own key for the record, or empty
+ *  rank               larger values come first among equal matches
+ */
+typedef struct af_identity {
+    int32_t kind;         /* AF_IDENTITY_* */
+    int32_t service_type; /* AF_SERVICE_* */
+    af_str service;
+    af_str user;
+    af_str record_identifier;
+    af_bytes credential_id;
+    af_bytes user_handle;
+    int64_t rank;
+} af_identity;
+
+/** ASCredentialIdentityStoreState */
+typedef struct af_store_state {
+    uint8_t is_enabled;
+    uint8_t supports_incremental_updates;
+    uint8_t reserved[6];
+} af_store_state;
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                            */
+/* ------------------------------------------------------------------ */
+
+/** WebAuthn userVerification preference. */
+#define AF_USER_VERIFICATION_REQUIRED 0
+#define AF_USER_VERIFICATION_PREFERRED 1
+#define AF_USER_VERIFICATION_DISCOURAGED 2
+
+/** Passkey registration style (ASCredentialRequest.RequestStyle). */
+#define AF_REGISTRATION_STANDARD 0
+#define AF_REGISTRATION_CONDITIONAL 1
+
+/**
+ * WebAuthn parameters of a passkey request (assertion or registration).
+ * `credential_ids` is allowCredentials for an assertion (empty: any
+ * credential of the relying party) and excludeCredentials for a
+ * registration. `algorithms` (registration only) lists COSE algorithm
+ * identifiers in the relying party's order of preference (-7 is ES256).
+ */
+typedef struct af_passkey_parameters {
+    af_str relying_party;
+    af_bytes client_data_hash;      /* SHA-256 of clientDataJSON, 32 bytes */
+    int32_t user_verification;      /* AF_USER_VERIFICATION_* */
+    int32_t style;                  /* AF_REGISTRATION_* (registration only) */
+    const af_bytes *credential_ids;
+    size_t credential_id_count;
+    const int64_t *algorithms;
+    size_t algorithm_count;
+    af_str extensions_json;         /* WebAuthn extension inputs, JSON object text, or empty */
+} af_passkey_parameters;
+
+/** Request kinds (the ASCredentialRequest classes). */
+#define AF_REQUEST_PASSWORD 1
+#define AF_REQUEST_PASSKEY_ASSERTION 2
+#define AF_REQUEST_ONE_TIME_CODE 3
+#define AF_REQUEST_PASSKEY_REGISTRATION 4
+
+/**
+ * A request for one credential. `identity` is the identity the user picked
+ * (for a registration: relying party, userName and userHandle of the new
+ * passkey). `passkey` is non-NULL exactly for the two passkey kinds.
+ */
+typedef struct af_credential_request {
+    int32_t kind;     /* AF_REQUEST_* */
+    uint32_t reserved;
+    af_identity identity;
+    const af_passkey_parameters *passkey;
+} af_credential_request;
+
+/* ------------------------------------------------------------------ */
+/* Results a provider completes with                                   */
+/* ------------------------------------------------------------------ */
+
+/** ASPasskeyAssertionCredential */
+typedef struct af_passkey_assertion {
+    af_str relying_party;
+    af_bytes credential_id;
+    af_bytes user_handle;
+    af_bytes authenticator_data;
+    af_bytes signature;            /* DER-encoded ECDSA for ES256 */
+    af_bytes client_data_hash;
+    af_str extension_outputs_json; /* JSON object text, or empty */
+} af_passkey_assertion;
+
+/** ASPasskeyRegistrationCredential */
+typedef struct af_passkey_registration {
+    af_str relying_party;
+    af_bytes credential_id;
+    af_bytes attestation_object;   /* CBOR attestation object */
+    af_bytes client_data_hash;
+    af_str extension_outputs_json; /* JSON object text, or empty */
+} af_passkey_registration;
+
+/** Flags for ui_prompt. */
+#define AF_UI_PROMPT_SECRET 1u /* do not echo; the host never logs the answer */
+
+/* ------------------------------------------------------------------ */
+/* Host services: what the host offers one provider                    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * The host's services, one table per loaded provider, bound to it (see "Why
+ * libffi is in the host" above). The table and its functions stay valid for
+ * the life of the process. Every function may be called from any thread.
+ */
+typedef struct af_host_services {
+    uint32_t abi_version; /* AF_ABI_VERSION */
+    uint32_t size;        /* sizeof(af_host_services) of the host */
+
+    /** Write one line to the host's log, tagged with this provider.
+     *  Never log secrets: the host cannot tell them apart. */
+    void (*log)(int32_t level, const char *message, size_t message_length);
+
+    /** Copy the provider's setting `key` (from the host configuration's
+     *  ProviderSettings) into `value`. On AF_STATUS_BUFFER_TOO_SMALL,
+     *  `*value_length` holds the size needed; call again. */
+    af_status (*get_setting)(const char *key, size_t key_length,
+                             char *value, size_t capacity, size_t *value_length);
+
+    /* -- The provider's own identity store (ASCredentialIdentityStore) -- */
+
+    /** Fill `*state`. */
+    af_status (*store_get_state)(af_store_state *state);
+    /** Save identities; saving an existing identity replaces it.
+     *  All-or-nothing. Refused (AF_STATUS_STORE_DISABLED) while disabled. */
+    af_status (*store_save)(const af_identity *identities, size_t count);
+    /** Remove identities. All-or-nothing. */
+    af_status (*store_remove)(const af_identity *identities, size_t count);
+    /** Remove every identity, then save these. All-or-nothing. */
+    af_status (*store_replace)(const af_identity *identities, size_t count);
+    /** Remove every identity. */
+    af_status (*store_remove_all)(void);
+
+    /* -- Completing a request (exactly once per request) -- */
+
+    /** ASPasswordCredential: for password requests and credential lists. */
+    af_status (*complete_password)(af_request_id request,
+                                   const char *user, size_t user_length,
+                                   const char *password, size_t password_length);
+    /** For passkey assertion requests and passkey credential lists. */
+    af_status (*complete_passkey_assertion)(af_request_id request,
+                                            const af_passkey_assertion *assertion);
+    /** For passkey registration requests (both styles). */
+    af_status (*complete_passkey_registration)(af_request_id request,
+                                               const af_passkey_registration *registration);
+    /** For one-time-code requests and one-time-code lists. */
+    af_status (*complete_one_time_code)(af_request_id request,
+                                        const char *code, size_t code_length);
+    /** For the text-to-insert request. */
+    af_status (*complete_text)(af_request_id request,
+                               const char *text, size_t text_length);
+    /** For the extension-configuration request. */
+    af_status (*complete_configuration)(af_request_id request);
+    /** Cancel with an AF_ERROR_* code and an optional user-facing reason
+     *  (shown to the user; never put a secret in it). */
+    af_status (*cancel_request)(af_request_id request, int32_t error_code,
+                                const char *reason, size_t reason_length);
+
+    /* -- UI, rendered by the host (providers never own the terminal) --
+     * Only during a UI request (any entry point not named
+     * *_without_user_interaction) that is still pending; otherwise
+     * AF_STATUS_UI_UNAVAILABLE. Each call blocks until the user answers;
+     * AF_STATUS_UI_CANCELED when the user cancels. */
+
+    /** Ask for a line of text. The host never accepts an answer longer than
+     *  `answer_capacity`, so the answer always fits. With
+     *  AF_UI_PROMPT_SECRET the answer is not echoed. The answer is not
+     *  terminated; `*answer_length` holds its length. */
+    af_status (*ui_prompt)(af_request_id request,
+                           const char *title, size_t title_length,
+                           const char *message, size_t message_length,
+                           uint32_t flags,
+                           char *answer, size_t answer_capacity, size_t *answer_length);
+    /** Let the user choose one of `item_count` items; `*chosen` is its index. */
+    af_status (*ui_choose)(af_request_id request,
+                           const char *title, size_t title_length,
+                           const af_str *items, size_t item_count,
+                           size_t *chosen);
+    /** Ask yes or no; `*confirmed` is 1 for yes, 0 for no. */
+    af_status (*ui_confirm)(af_request_id request,
+                            const char *title, size_t title_length,
+                            const char *message, size_t message_length,
+                            int32_t *confirmed);
+    /** Show a message and wait until the user acknowledges it. */
+    af_status (*ui_message)(af_request_id request,
+                            const char *title, size_t title_length,
+                            const char *message, size_t message_length);
+} af_host_services;
+
+/* ------------------------------------------------------------------ */
+/* The provider's table: its entry points                              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * The provider's entry points (ASCredentialProviderViewController). A NULL
+ * entry means "not implemented"; the host checks after loading that every
+ * capability the plist declares has its entry points, and never calls a
+ * NULL entry. `context` is the provider's own pointer, passed back as the
+ * first argument of every entry point. Each entry point should return
+ * promptly and complete the request (now or later) through the host
+ * services. The table must stay valid for the life of the process.
+ *
+ * capability (plist)                        entry points it requires
+ * ProvidesPasswords                         prepare_credential_list,
+ *                                           provide_credential_without_user_interaction,
+ *                                           prepare_interface_to_provide_credential
+ * ProvidesPasskeys                          prepare_credential_list_for_passkey,
+ *                                           provide_credential_without_user_interaction,
+ *                                           prepare_interface_to_provide_credential,
+ *                                           prepare_interface_for_passkey_registration
+ * ProvidesOneTimeCodes                      prepare_one_time_code_list,
+ *                                           provide_credential_without_user_interaction,
+ *                                           prepare_interface_to_provide_credential
+ * ProvidesTextToInsert                      prepare_interface_for_text_to_insert
+ * SupportsConditionalPasskeyRegistration    perform_passkey_registration_without_user_interaction
+ * ShowsConfigurationUI                      prepare_interface_for_extension_configuration
+ */
+typedef struct af_provider {
+    uint32_t abi_version; /* AF_ABI_VERSION */
+    uint32_t size;        /* sizeof(af_provider) the provider was built with */
+    void *context;
+
+    /** prepareCredentialList(for:): the user opened this provider's full
+     *  list. Show every credential, matching ones first (the array may be
+     *  empty). Complete with a password, or cancel (AF_ERROR_USER_CANCELED). UI allowed. */
+    void (*prepare_credential_list)(void *context, af_request_id request,
+                                    const af_service_identifier *services, size_t service_count);
+    /** prepareCredentialList(for:requestParameters:): the same, during a
+     *  passkey assertion. Complete with a password or a passkey assertion. UI allowed. */
+    void (*prepare_credential_list_for_passkey)(void *context, af_request_id request,
+                                                const af_service_identifier *services, size_t service_count,
+                                                const af_passkey_parameters *parameters);
+    /** prepareOneTimeCodeCredentialList(for:). Complete with a one-time code. UI allowed. */
+    void (*prepare_one_time_code_list)(void *context, af_request_id request,
+                                       const af_service_identifier *services, size_t service_count);
+    /** provideCredentialWithoutUserInteraction(for:): the user picked one of
+     *  this provider's identities. NO UI: answer at once with the credential
+     *  or AF_ERROR_USER_INTERACTION_REQUIRED. The host gives up after its
+     *  deadline (3 s by default). */
+    void (*provide_credential_without_user_interaction)(void *context, af_request_id request,
+                                                        const af_credential_request *credential_request);
+    /** prepareInterfaceToProvideCredential(for:): after
+     *  userInteractionRequired. Show minimal UI (unlock), then complete;
+     *  or cancel with AF_ERROR_CREDENTIAL_IDENTITY_NOT_FOUND or AF_ERROR_USER_CANCELED. */
+    void (*prepare_interface_to_provide_credential)(void *context, af_request_id request,
+                                                    const af_credential_request *credential_request);
+    /** prepareInterface(forPasskeyRegistration:): create a passkey. Complete
+     *  with a registration, or AF_ERROR_MATCHED_EXCLUDED_CREDENTIAL. UI allowed. */
+    void (*prepare_interface_for_passkey_registration)(void *context, af_request_id request,
+                                                       const af_credential_request *registration_request);
+    /** performWithoutUserInteractionIfPossible(passkeyRegistration:): the
+     *  automatic passkey upgrade. NO UI, ever; refuse with an error. */
+    void (*perform_passkey_registration_without_user_interaction)(void *context, af_request_id request,
+                                                                  const af_credential_request *registration_request);
+    /** prepareInterfaceForExtensionConfiguration(): right after the user
+     *  enables the provider. Complete with complete_configuration. UI allowed. */
+    void (*prepare_interface_for_extension_configuration)(void *context, af_request_id request);
+    /** prepareInterfaceForUserChoosingTextToInsert(). Complete with a text. UI allowed. */
+    void (*prepare_interface_for_text_to_insert)(void *context, af_request_id request);
+} af_provider;
+
+/**
+ * The entry function. The plugin exports one function of this type under
+ * the name its plist gives in AFProviderEntrySymbol. The host calls it once,
+ * before anything else, from a host thread. Check `host_abi_version` (return
+ * NULL if you do not support it) and keep `host`: it stays valid for the
+ * life of the process. Return the provider's table, which must also stay
+ * valid; return NULL to refuse to load (log why first).
+ */
+typedef const af_provider *(*af_entry_fn)(uint32_t host_abi_version, const af_host_services *host);
+
+/* ------------------------------------------------------------------ */
+/* Layout pins: a provider built against this header on the same       */
+/* platform agrees with the host on every size. P is a pointer's size. */
+/* ------------------------------------------------------------------ */
+#ifndef __cplusplus
+#define AF__P sizeof(void *)
+_Static_assert(sizeof(size_t) == AF__P, "autofill assumes size_t is pointer-sized");
+_Static_assert(sizeof(af_str) == 2 * AF__P, "af_str layout changed");
+_Static_assert(sizeof(af_bytes) == 2 * AF__P, "af_bytes layout changed");
+_Static_assert(sizeof(af_service_identifier) == 2 * AF__P + 8, "af_service_identifier layout changed");
+_Static_assert(sizeof(af_identity) == 8 + 10 * AF__P + 8, "af_identity layout changed");
+_Static_assert(sizeof(af_store_state) == 8, "af_store_state layout changed");
+_Static_assert(sizeof(af_passkey_parameters) == 10 * AF__P + 8, "af_passkey_parameters layout changed");
+_Static_assert(sizeof(af_credential_request) == 8 + sizeof(af_identity) + AF__P, "af_credential_request layout changed");
+_Static_assert(sizeof(af_passkey_assertion) == 14 * AF__P, "af_passkey_assertion layout changed");
+_Static_assert(sizeof(af_passkey_registration) == 10 * AF__P, "af_passkey_registration layout changed");
+_Static_assert(sizeof(af_host_services) == 8 + 18 * AF__P, "af_host_services v1 has 18 entries");
+_Static_assert(sizeof(af_provider) == 8 + 10 * AF__P, "af_provider v1 has a context and 9 entries");
+#undef AF__P
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Helpers for hosts and providers (in autofill_provider.c)            */
+/* ------------------------------------------------------------------ */
+
+/** A short English description of an af_status, never NULL. */
+const char *af_status_description(af_status status);
+
+/** Apple's name of an AF_ERROR_* code ("userInteractionRequired"), or NULL. */
+const char *af_error_code_name(int32_t error_code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUTOFILL_PROVIDER_H */
