@@ -1,0 +1,58 @@
+/// An error of the autofill host: a stable code, a message for people, and what caused it.
+///
+/// Messages name the plugin, file, key, symbol or provider involved and say what to do.
+/// They never carry a secret.
+public struct AutofillError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is; each maps to one exit status.
+    public enum Code: String, Sendable, CaseIterable {
+        /// The command was used wrongly (unknown provider id, bad argument).
+        case usage
+        /// A file or bundle that was named does not exist.
+        case notFound
+        /// A plugin bundle is invalid (plist, library, ABI, entry points); see `problems`.
+        case invalidPlugin
+        /// The host configuration is invalid or refuses the change (a fourth provider, a duplicate id).
+        case configuration
+        /// Reading or writing a file failed.
+        case io
+        /// A provider failed, timed out or could not be reached.
+        case providerUnavailable
+        /// A bug in autofill.
+        case `internal`
+    }
+
+    /// The failure's kind.
+    public var code: Code
+    /// What failed and what to do, for people.
+    public var message: String
+    /// Every problem found, for `invalidPlugin`.
+    public var problems: [PluginProblem]
+    /// The underlying error, if any.
+    public var cause: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, problems: [PluginProblem] = [], cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.problems = problems
+        self.cause = cause
+    }
+
+    /// The process exit status for this error (BSD sysexits.h).
+    public var exitStatus: Int32 {
+        switch code {
+        case .usage: 64  // EX_USAGE
+        case .invalidPlugin: 65  // EX_DATAERR
+        case .notFound: 66  // EX_NOINPUT
+        case .providerUnavailable: 69  // EX_UNAVAILABLE
+        case .internal: 70  // EX_SOFTWARE
+        case .io: 74  // EX_IOERR
+        case .configuration: 78  // EX_CONFIG
+        }
+    }
+
+    public var description: String {
+        guard !problems.isEmpty else { return message }
+        return ([message] + problems.map { "  - \($0)" }).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,48 @@
+public import AutofillCore
+
+/// What a plugin's Info.plist declares, read before any of its code runs.
+public struct PluginManifest: Hashable, Sendable {
+    /// The extension point every credential provider declares.
+    public static let extensionPointIdentifier = "com.apple.authentication-services-credential-provider-ui"
+    /// Our key for the C ABI version the plugin was built against.
+    public static let abiVersionKey = "AFProviderABIVersion"
+    /// Our key for the name of the exported entry function.
+    public static let entrySymbolKey = "AFProviderEntrySymbol"
+
+    /// The bundle directory.
+    public var bundlePath: String
+    /// `CFBundleIdentifier`: the provider id.
+    public var identifier: String
+    /// `CFBundleDisplayName`: what users see.
+    public var displayName: String
+    /// `CFBundleExecutable`: the library's file name inside the bundle.
+    public var executable: String
+    /// `CFBundleShortVersionString`, if given.
+    public var version: String?
+    /// The declared capabilities.
+    public var capabilities: Capabilities
+    /// `AFProviderABIVersion`.
+    public var abiVersion: Int
+    /// `AFProviderEntrySymbol`.
+    public var entrySymbol: String
+
+    /// The Info.plist's path.
+    public var plistPath: String { "\(bundlePath)/Info.plist" }
+    /// The library's path.
+    public var libraryPath: String { "\(bundlePath)/\(executable)" }
+
+    /// Creates a manifest.
+    public init(
+        bundlePath: String, identifier: String, displayName: String, executable: String, version: String? = nil,
+        capabilities: Capabilities, abiVersion: Int, entrySymbol: String
+    ) {
+        self.bundlePath = bundlePath
+        self.identifier = identifier
+        self.displayName = displayName
+        self.executable = executable
+        self.version = version
+        self.capabilities = capabilities
+        self.abiVersion = abiVersion
+        self.entrySymbol = entrySymbol
+    }
+}

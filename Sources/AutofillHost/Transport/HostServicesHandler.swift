@@ -1,0 +1,38 @@
+public import AutofillCore
+public import AutofillABI
+
+/// A provider's answer to a request, decoded from whatever carried it.
+public enum ProviderAnswer: Sendable {
+    /// A credential.
+    case credential(Credential)
+    /// An `ASExtensionError`.
+    case error(ExtensionError)
+    /// A completion that broke the ABI's rules; the message names the field.
+    case malformed(String)
+}
+
+/// The log levels of the C ABI (`AF_LOG_*`).
+public enum ProviderLogLevel: Int32, Sendable, CaseIterable {
+    case debug = 0, info, notice, warning, error
+}
+
+/// The host side of one provider's host services, in Swift types.
+///
+/// The libffi-bound C table (``HostServicesTable``) decodes each call and
+/// forwards it here; a helper-process transport forwards the same calls over
+/// its pipes. Every method may be called from any thread.
+public protocol HostServicesHandler: Sendable {
+    /// A log line from the provider.
+    func log(level: ProviderLogLevel, message: String)
+    /// The provider's setting for `key`, if any.
+    func setting(forKey key: String) -> String?
+    /// The provider's own identity store.
+    var identityStore: any CredentialIdentityStore { get }
+    /// Completes request `request` exactly once; later calls for the same id return `.unknownRequest`.
+    func complete(request: UInt64, with answer: ProviderAnswer) -> ABIStatus
+    /// Shows UI for pending UI request `request`.
+    func present(_ ui: UserInterfaceRequest, forRequest request: UInt64) throws(UserInterfaceError)
+        -> UserInterfaceAnswer
+    /// Notes that the provider sent a call the host could not decode (bad UTF-8 in a log line, ...).
+    func reportMalformedCall(_ service: String, _ problem: String)
+}

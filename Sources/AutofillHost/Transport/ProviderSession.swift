@@ -1,0 +1,148 @@
+public import AutofillCore
+public import AutofillABI
+internal import Dispatch
+internal import Logging
+internal import Synchronization
+
+/// The host's state for one loaded provider: its pending requests and its services.
+///
+/// Request ids come from a counter, so they are never pointers and never reused:
+/// a second, late or forged completion finds nothing pending and is dropped.
+public final class ProviderSession: HostServicesHandler {
+    private struct Pending {
+        let request: ProviderRequest
+        let continuation: CheckedContinuation<ProviderOutcome, Never>
+    }
+
+    private struct State {
+        var nextID: UInt64 = 1
+        var pending: [UInt64: Pending] = [:]
+        var strayCompletions = 0
+    }
+
+    /// The provider's id.
+    public let providerID: String
+    /// The provider's display name, used in messages.
+    public let displayName: String
+    private let services: ProviderServices
+    private let state = Mutex(State())
+
+    /// Creates the session for one provider.
+    public init(providerID: String, displayName: String, services: ProviderServices) {
+        self.providerID = providerID
+        self.displayName = displayName
+        var services = services
+        services.logger[metadataKey: "provider"] = "\(providerID)"
+        self.services = services
+    }
+
+    /// How many completions arrived for requests that were not pending.
+    public var strayCompletions: Int { state.withLock { $0.strayCompletions } }
+
+    /// How many requests are waiting for an answer.
+    public var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Registers `request`, returning its new id; the continuation is resumed exactly once.
+    public func register(_ request: ProviderRequest, continuation: CheckedContinuation<ProviderOutcome, Never>) -> UInt64 {
+        state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.pending[id] = Pending(request: request, continuation: continuation)
+            return id
+        }
+    }
+
+    /// Gives up on `id` after `deadline` if it is still pending.
+    public func expire(_ id: UInt64, after deadline: Duration) {
+        let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+            guard let pending = take(id) else { return }
+            services.logger.warning("no answer to \(pending.request.entryPoint) within \(deadline); gave up")
+            pending.continuation.resume(returning: .failed(ProviderFailure(
+                .timedOut, "\(displayName) did not answer within \(deadline.formattedSeconds)")))
+        }
+    }
+
+    /// Ends `id` with a host-side failure (used by transports that lose the provider).
+    public func fail(_ id: UInt64, _ failure: ProviderFailure) {
+        take(id)?.continuation.resume(returning: .failed(failure))
+    }
+
+    private func take(_ id: UInt64) -> Pending? {
+        state.withLock { $0.pending.removeValue(forKey: id) }
+    }
+
+    // MARK: HostServicesHandler
+
+    public func log(level: ProviderLogLevel, message: String) {
+        let logLevel: Logger.Level =
+            switch level {
+            case .debug: .debug
+            case .info: .info
+            case .notice: .notice
+            case .warning: .warning
+            case .error: .error
+            }
+        services.logger.log(level: logLevel, "\(message)")
+    }
+
+    public func setting(forKey key: String) -> String? {
+        services.settings[key]
+    }
+
+    public var identityStore: any CredentialIdentityStore { services.store }
+
+    public func complete(request id: UInt64, with answer: ProviderAnswer) -> ABIStatus {
+        guard let pending = take(id) else {
+            state.withLock { $0.strayCompletions += 1 }
+            services.logger.warning(
+                "completion for request \(id), which is not pending (completed already, given up after its deadline, or never issued); ignored")
+            return .unknownRequest
+        }
+        let entry = pending.request.entryPoint
+        switch answer {
+        case .credential(let credential):
+            guard pending.request.acceptedCompletions.contains(credential.kind) else {
+                let message = "\(displayName) answered \(entry.appleName) with a \(credential.kind) completion, which does not fit the request"
+                services.logger.error("\(message)")
+                pending.continuation.resume(returning: .failed(ProviderFailure(.wrongCompletion, message)))
+                return .wrongCompletion
+            }
+            pending.continuation.resume(returning: .completed(credential))
+            return .ok
+        case .error(let error):
+            pending.continuation.resume(returning: .canceled(error))
+            return .ok
+        case .malformed(let problem):
+            let message = "\(displayName) sent a malformed answer to \(entry.appleName): \(problem)"
+            services.logger.error("\(message)")
+            pending.continuation.resume(returning: .failed(ProviderFailure(.malformedCompletion, message)))
+            return .invalidArgument
+        }
+    }
+
+    public func present(_ ui: UserInterfaceRequest, forRequest id: UInt64) throws(UserInterfaceError)
+        -> UserInterfaceAnswer
+    {
+        guard let request = state.withLock({ $0.pending[id]?.request }) else {
+            throw .unavailable("request \(id) is not pending")
+        }
+        guard request.entryPoint.allowsUserInterface else {
+            services.logger.warning("asked for UI during \(request.entryPoint.appleName), which allows none; refused")
+            throw .unavailable("\(request.entryPoint.appleName) may not show UI")
+        }
+        return try services.userInterface.present(ui, providerName: displayName)
+    }
+
+    public func reportMalformedCall(_ service: String, _ problem: String) {
+        services.logger.warning("malformed call to \(service): \(problem)")
+    }
+}
+
+extension Duration {
+    /// "3 s", "0.25 s".
+    var formattedSeconds: String {
+        let milliseconds = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
+    }
+}
