@@ -57,6 +57,6 @@ public struct PluginProblem: Error, Hashable, Sendable, Codable, CustomStringCon
         var where_ = file ?? ""
         if let keyPath { where_ += where_.isEmpty ? keyPath : ": \(keyPath)" }
         let head = where_.isEmpty ? message : "\(where_): \(message)"
-        return "\(severity == .warning ? "warning: " : "")\(head)\n    fix: \(fix)"
+        return "\(head)\n    fix: \(fix)"
     }
 }

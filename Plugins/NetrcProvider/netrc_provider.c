@@ -1,0 +1,578 @@
+/*
+ * netrc_provider.c — an autofill password provider that serves the logins of
+ * a .netrc file (the format of ftp(1), curl and git-credential-netrc).
+ *
+ * It is written as a third party would write one: plain C11 with POSIX, no
+ * library but libc, and nothing from autofill except autofill_provider.h.
+ * Build it and put the library next to this directory's Info.plist:
+ *
+ *   cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
+ *      -I<autofill>/Sources/CAutofillProvider/include netrc_provider.c \
+ *      -o libNetrcProvider.so
+ *
+ * The file is the provider setting "NetrcFile", else $NETRC, else
+ * $HOME/.netrc. It is read afresh for every request, so edits show up at once;
+ * the identities published to the host's store are taken when the host loads
+ * the plugin. Every request is answered before its entry point returns.
+ */
+#define _DEFAULT_SOURCE /* strdup, O_CLOEXEC */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "autofill_provider.h"
+
+#define NETRC_MAX_FILE_SIZE (1024u * 1024u)
+#define NETRC_SETTING_KEY "NetrcFile"
+/* Room kept next to machine + login for " @ ", "(no login)" and the like, so
+ * that every label and record identifier stays within AF_MAX_STRING_LENGTH. */
+#define NETRC_LABEL_SLACK 16u
+
+typedef struct { char *data; size_t len; } buf; /* owned, NUL-terminated when set */
+
+typedef struct {
+    buf machine;      /* empty for the default entry */
+    buf login;        /* may be empty */
+    buf password;
+    int is_default;
+    unsigned line;    /* where the entry starts, for log messages */
+} entry;
+
+typedef struct {
+    entry *items;
+    size_t count, capacity;
+    char *path;       /* the file read, or NULL when none could be named */
+} netrc;
+
+typedef struct { const af_host_services *host; } provider_state;
+
+static provider_state state; /* written once, by the entry function */
+
+/* ---- Small helpers -------------------------------------------------- */
+
+/* Secrets are cleared through a volatile pointer so the stores survive -O2. */
+static void wipe(void *p, size_t n) {
+    volatile unsigned char *v = p;
+    while (n--) *v++ = 0;
+}
+
+static void buf_free(buf *b, int secret) {
+    if (secret && b->data) wipe(b->data, b->len);
+    free(b->data);
+    b->data = NULL;
+    b->len = 0;
+}
+
+static char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
+
+static int ascii_case_eq(const char *a, const char *b, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (ascii_lower(a[i]) != ascii_lower(b[i])) return 0;
+    return 1;
+}
+
+static int bytes_eq(const char *a, size_t alen, const char *b, size_t blen) {
+    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+}
+
+/* Length of the well-formed UTF-8 sequence at p (as Swift's strict decoder
+ * sees it: no overlong forms, surrogates or code points past U+10FFFF), or 0. */
+static size_t utf8_sequence(const unsigned char *p, size_t n) {
+    unsigned c = p[0], cp, min;
+    size_t len;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) len = 2, min = 0x80;
+    else if ((c & 0xF0) == 0xE0) len = 3, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, min = 0x10000;
+    else return 0;
+    if (n < len) return 0;
+    cp = c & (0x7Fu >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (p[i] & 0x3Fu);
+    }
+    return (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) ? 0 : len;
+}
+
+static int utf8_valid(const buf *b) {
+    for (size_t i = 0, k; i < b->len; i += k)
+        if ((k = utf8_sequence((const unsigned char *)b->data + i, b->len - i)) == 0) return 0;
+    return 1;
+}
+
+/* Formats a log line or cancel reason. File names and tokens may hold any
+ * bytes, so bad UTF-8 and control characters become '?' (the host refuses
+ * text that is not UTF-8, and a log line should stay one line). */
+static size_t format_text(char *out, size_t capacity, const char *fmt, va_list ap) {
+    int n = vsnprintf(out, capacity, fmt, ap);
+    size_t len = n < 0 ? 0 : ((size_t)n < capacity ? (size_t)n : capacity - 1);
+    for (size_t i = 0, k; i < len; i += k ? k : 1) {
+        k = utf8_sequence((unsigned char *)out + i, len - i);
+        if (k == 0 || (unsigned char)out[i] < 0x20 || out[i] == 0x7F) out[i] = '?';
+    }
+    return len;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void say(const af_host_services *host, int32_t level, const char *fmt, ...) {
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    size_t len = format_text(text, sizeof text, fmt, ap);
+    va_end(ap);
+    host->log(level, text, len);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void cancel(const af_host_services *host, af_request_id request, int32_t code, const char *fmt, ...) {
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    size_t len = format_text(text, sizeof text, fmt, ap);
+    va_end(ap);
+    host->cancel_request(request, code, text, len);
+}
+
+/* printf arguments for a counted string that may be NULL: "%.*s", SHOW(x) */
+#define SHOW(data, len) (int)(len), ((data) ? (data) : "")
+
+/* ---- Finding and reading the file ------------------------------------ */
+
+/* The NetrcFile setting as a malloc'd C string, or NULL when unset. */
+static char *setting_path(const af_host_services *host) {
+    static const char key[] = NETRC_SETTING_KEY;
+    char *value = NULL;
+    size_t capacity = 0, needed = 0;
+    for (int attempt = 0; attempt < 4; attempt++) { /* the value may change between calls */
+        af_status s = host->get_setting(key, sizeof key - 1, value, capacity, &needed);
+        if (s == AF_OK && needed > 0 && needed <= capacity) {
+            value[needed] = '\0';
+            if (memchr(value, '\0', needed) == NULL) return value;
+            say(host, AF_LOG_WARNING, "the %s setting contains a NUL byte; ignoring it", key);
+            break;
+        }
+        if (s != AF_STATUS_BUFFER_TOO_SMALL || needed > AF_MAX_STRING_LENGTH) {
+            if (s != AF_OK && s != AF_STATUS_NOT_FOUND)
+                say(host, AF_LOG_WARNING, "reading the %s setting failed (status %d)", key, (int)s);
+            break;
+        }
+        char *bigger = realloc(value, needed + 1); /* +1 for the terminator */
+        if (!bigger) break;
+        value = bigger;
+        capacity = needed;
+    }
+    free(value);
+    return NULL;
+}
+
+static char *netrc_path(const af_host_services *host) {
+    char *path = setting_path(host);
+    if (path) return path;
+    const char *env = getenv("NETRC");
+    if (env && *env) return strdup(env);
+    const char *home = getenv("HOME");
+    if (!home || !*home) {
+        say(host, AF_LOG_WARNING, "neither NetrcFile, NETRC nor HOME is set; no .netrc to read");
+        return NULL;
+    }
+    size_t size = strlen(home) + sizeof "/.netrc";
+    if ((path = malloc(size)) != NULL) snprintf(path, size, "%s/.netrc", home);
+    return path;
+}
+
+/* Reads the whole file into a malloc'd buffer. Returns 0 or -1 (logged). */
+static int read_file(const af_host_services *host, const char *path, char **out, size_t *out_len) {
+    struct stat sb;
+    int fd = open(path, O_RDONLY | O_CLOEXEC), err = errno;
+    if (fd < 0) { /* strerror() is not reentrant; name the two usual causes ourselves */
+        say(host, err == ENOENT ? AF_LOG_INFO : AF_LOG_WARNING, "cannot open %s: %s (errno %d); serving no logins",
+            path, err == ENOENT ? "no such file" : err == EACCES ? "permission denied" : "error", err);
+        return -1;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (off_t)NETRC_MAX_FILE_SIZE) {
+        say(host, AF_LOG_WARNING, "%s is not a regular file of at most %u bytes; serving no logins",
+            path, NETRC_MAX_FILE_SIZE);
+        close(fd);
+        return -1;
+    }
+    size_t size = (size_t)sb.st_size, len = 0;
+    char *text = malloc(size + 1);
+    while (text && len < size) { /* a file that grows meanwhile is cut at its old size */
+        ssize_t n = read(fd, text + len, size - len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        len += (size_t)n;
+    }
+    close(fd);
+    if (!text) {
+        say(host, AF_LOG_ERROR, "out of memory reading %s", path);
+        return -1;
+    }
+    *out = text;
+    *out_len = len;
+    return 0;
+}
+
+/* ---- Tokens ---------------------------------------------------------- */
+
+typedef struct {
+    const char *p, *end;
+    unsigned line;
+    char *token;      /* scratch space of at most AF_MAX_STRING_LENGTH bytes */
+    size_t len;
+    int quoted;
+} lexer;
+
+enum { TOKEN_END, TOKEN_OK, TOKEN_TOO_LONG, TOKEN_UNTERMINATED };
+
+static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+static void skip_line(lexer *lx) {
+    while (lx->p < lx->end && *lx->p != '\n') lx->p++;
+    if (lx->p < lx->end) lx->p++, lx->line++;
+}
+
+static int next_token(lexer *lx) {
+    for (;;) { /* blanks, and comments: '#' at the start of a token */
+        while (lx->p < lx->end && is_blank(*lx->p)) lx->line += (*lx->p++ == '\n');
+        if (lx->p == lx->end) return TOKEN_END;
+        if (*lx->p != '#') break;
+        skip_line(lx);
+    }
+    lx->len = 0;
+    lx->quoted = (*lx->p == '"');
+    lx->p += lx->quoted;
+    while (lx->p < lx->end && (lx->quoted ? *lx->p != '"' : !is_blank(*lx->p))) {
+        char c = *lx->p++;
+        if (c == '\n') lx->line++;
+        if (lx->quoted && c == '\\' && lx->p < lx->end) {
+            c = *lx->p++;
+            c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+        }
+        if (lx->len == AF_MAX_STRING_LENGTH) return TOKEN_TOO_LONG;
+        lx->token[lx->len++] = c;
+    }
+    if (lx->quoted && lx->p++ == lx->end) return TOKEN_UNTERMINATED;
+    return TOKEN_OK;
+}
+
+/* A keyword is an unquoted token; case is ignored, as curl does. */
+static int is_keyword(const lexer *lx, const char *word) {
+    return !lx->quoted && lx->len == strlen(word) && ascii_case_eq(lx->token, word, lx->len);
+}
+
+/* A macro body runs from the line after "macdef NAME" to an empty line. */
+static void skip_macdef(lexer *lx) {
+    skip_line(lx);
+    while (lx->p < lx->end) {
+        int empty = *lx->p == '\n' || (*lx->p == '\r' && lx->p + 1 < lx->end && lx->p[1] == '\n');
+        skip_line(lx);
+        if (empty) break;
+    }
+}
+
+/* ---- Parsing ---------------------------------------------------------- */
+
+static void entry_free(entry *e) {
+    buf_free(&e->machine, 0);
+    buf_free(&e->login, 0);
+    buf_free(&e->password, 1);
+}
+
+static void netrc_free(netrc *nf) {
+    for (size_t i = 0; i < nf->count; i++) entry_free(&nf->items[i]);
+    free(nf->items);
+    free(nf->path);
+    memset(nf, 0, sizeof *nf);
+}
+
+static int take_token(const lexer *lx, buf *b, int secret) {
+    buf_free(b, secret);
+    if (!(b->data = malloc(lx->len + 1))) return -1;
+    memcpy(b->data, lx->token, lx->len);
+    b->data[lx->len] = '\0';
+    b->len = lx->len;
+    return 0;
+}
+
+/* Adds a finished entry to the list when it is usable; frees it otherwise. */
+static void finish_entry(const af_host_services *host, netrc *nf, entry *e) {
+    const char *why = NULL;
+    if (!e->is_default && !e->machine.data) return; /* nothing started yet */
+    if (!e->password.data) why = "has no password";
+    else if (!utf8_valid(&e->machine) || !utf8_valid(&e->login) || !utf8_valid(&e->password))
+        why = "is not valid UTF-8";
+    else if (e->machine.len + e->login.len + NETRC_LABEL_SLACK > AF_MAX_STRING_LENGTH) why = "is too long";
+    if (!why && nf->count == nf->capacity) {
+        size_t capacity = nf->capacity ? 2 * nf->capacity : 16;
+        entry *items = realloc(nf->items, capacity * sizeof *items);
+        if (items) nf->items = items, nf->capacity = capacity;
+        else why = "does not fit in memory";
+    }
+    if (why) {
+        const char *name = e->is_default ? "(default)" : e->machine.data;
+        size_t name_len = e->is_default ? 9 : e->machine.len;
+        say(host, e->password.data ? AF_LOG_WARNING : AF_LOG_DEBUG, "%s line %u: the entry for %.*s %s; skipped",
+            nf->path, e->line, SHOW(name, name_len), why);
+        entry_free(e);
+    } else {
+        nf->items[nf->count++] = *e;
+    }
+    memset(e, 0, sizeof *e);
+}
+
+static void parse(const af_host_services *host, netrc *nf, const char *text, size_t len) {
+    entry cur = {0};
+    size_t scratch = len < AF_MAX_STRING_LENGTH ? len : AF_MAX_STRING_LENGTH;
+    lexer lx = {text, text + len, 1, malloc(scratch + 1), 0, 0};
+    int r = TOKEN_END, oom = !lx.token;
+    while (!oom && (r = next_token(&lx)) == TOKEN_OK) {
+        int is_machine = is_keyword(&lx, "machine"), is_default = is_keyword(&lx, "default");
+        buf *field = is_keyword(&lx, "login") ? &cur.login : is_keyword(&lx, "password") ? &cur.password : NULL;
+        if (is_machine || is_default) {
+            finish_entry(host, nf, &cur);
+            cur.line = lx.line;
+            cur.is_default = is_default;
+            if (is_machine && (r = next_token(&lx)) != TOKEN_OK) break;
+            if (is_machine) oom = take_token(&lx, &cur.machine, 0) != 0;
+        } else if (field || is_keyword(&lx, "account") || is_keyword(&lx, "macdef")) {
+            int macdef = is_keyword(&lx, "macdef");
+            if ((r = next_token(&lx)) != TOKEN_OK) break;
+            if (macdef) skip_macdef(&lx);
+            else if (field && (cur.is_default || cur.machine.data))
+                oom = take_token(&lx, field, field == &cur.password) != 0;
+        } else {
+            /* Never log the token itself: a misplaced one may be a password. */
+            say(host, AF_LOG_DEBUG, "%s line %u: ignoring an unknown keyword", nf->path, lx.line);
+        }
+    }
+    if (r == TOKEN_END && !oom) {
+        finish_entry(host, nf, &cur);
+    } else {
+        say(host, AF_LOG_WARNING, "%s line %u: %s; ignoring the rest of the file", nf->path, lx.line,
+            oom ? "out of memory" : r == TOKEN_TOO_LONG ? "a token is too long" :
+            r == TOKEN_UNTERMINATED ? "a quoted token is not closed" : "a keyword lacks its value");
+        entry_free(&cur);
+    }
+    if (lx.token) wipe(lx.token, scratch + 1);
+    free(lx.token);
+}
+
+/* Reads the configured file afresh. Problems are logged; nf may stay empty. */
+static void netrc_load(const af_host_services *host, netrc *nf) {
+    char *text = NULL;
+    size_t len = 0;
+    memset(nf, 0, sizeof *nf);
+    if (!(nf->path = netrc_path(host)) || read_file(host, nf->path, &text, &len) != 0) return;
+    parse(host, nf, text, len);
+    wipe(text, len);
+    free(text);
+}
+
+static const char *shown_path(const netrc *nf) { return nf->path ? nf->path : "~/.netrc"; }
+
+/* ---- Identities and lookups ------------------------------------------ */
+
+static void publish_identities(const af_host_services *host, const netrc *nf) {
+    size_t n = 0, total = 0;
+    for (size_t i = 0; i < nf->count; i++) total += nf->items[i].machine.len + 1 + nf->items[i].login.len;
+    af_identity *ids = calloc(nf->count + 1, sizeof *ids);
+    char *keys = malloc(total + 1), *k = keys;
+    if (!ids || !keys) {
+        say(host, AF_LOG_ERROR, "out of memory; no identities published");
+        free(ids), free(keys);
+        return;
+    }
+    for (size_t i = 0; i < nf->count; i++) {
+        const entry *e = &nf->items[i];
+        if (e->is_default) continue; /* no service to publish it under */
+        /* record identifier: "<machine>\n<login>" */
+        memcpy(k, e->machine.data, e->machine.len);
+        k[e->machine.len] = '\n';
+        if (e->login.len) memcpy(k + e->machine.len + 1, e->login.data, e->login.len);
+        ids[n++] = (af_identity){
+            .kind = AF_IDENTITY_PASSWORD, .service_type = AF_SERVICE_DOMAIN,
+            .service = {e->machine.data, e->machine.len}, .user = {e->login.data, e->login.len},
+            .record_identifier = {k, e->machine.len + 1 + e->login.len}, .rank = 0};
+        k += e->machine.len + 1 + e->login.len;
+    }
+    af_status s = host->store_replace(n ? ids : NULL, n); /* n == 0 clears stale identities */
+    if (s == AF_OK) say(host, AF_LOG_INFO, "published %zu identities from %s", n, shown_path(nf));
+    else say(host, AF_LOG_DEBUG, "store_replace failed (status %d); identities not published", (int)s);
+    free(ids);
+    free(keys);
+}
+
+static const entry *find_entry(const netrc *nf, const af_identity *id) {
+    const af_str *rid = &id->record_identifier;
+    for (size_t i = 0; i < nf->count; i++) {
+        const entry *e = &nf->items[i];
+        if (e->is_default) continue; /* never published, so never picked as an identity */
+        if (rid->length ? rid->length == e->machine.len + 1 + e->login.len &&
+                              memcmp(rid->data, e->machine.data, e->machine.len) == 0 &&
+                              rid->data[e->machine.len] == '\n' &&
+                              bytes_eq(rid->data + e->machine.len + 1, e->login.len, e->login.data, e->login.len)
+                        : id->service.length == e->machine.len &&
+                              ascii_case_eq(id->service.data, e->machine.data, e->machine.len) &&
+                              bytes_eq(id->user.data, id->user.length, e->login.data, e->login.len))
+            return e;
+    }
+    return NULL;
+}
+
+static void complete_with(const af_host_services *host, af_request_id request, const entry *e) {
+    af_status s = host->complete_password(request, e->login.data, e->login.len, e->password.data, e->password.len);
+    if (s != AF_OK) say(host, AF_LOG_DEBUG, "complete_password returned status %d", (int)s);
+}
+
+/* Both the no-UI path and the UI path: the file needs no unlocking. */
+static void provide_credential(void *context, af_request_id request, const af_credential_request *cr) {
+    const af_host_services *host = ((const provider_state *)context)->host;
+    if (!cr || cr->kind != AF_REQUEST_PASSWORD) {
+        cancel(host, request, AF_ERROR_FAILED, "the .netrc provider has only passwords (request kind %d)",
+               cr ? (int)cr->kind : -1);
+        return;
+    }
+    netrc nf;
+    netrc_load(host, &nf);
+    const entry *e = find_entry(&nf, &cr->identity);
+    if (e) complete_with(host, request, e);
+    else cancel(host, request, AF_ERROR_CREDENTIAL_IDENTITY_NOT_FOUND, "no entry for %.*s at %.*s in %s",
+                SHOW(cr->identity.user.data, cr->identity.user.length),
+                SHOW(cr->identity.service.data, cr->identity.service.length), shown_path(&nf));
+    netrc_free(&nf);
+}
+
+/* ---- The credential list ---------------------------------------------- */
+
+/* RFC 3986: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) */
+static int is_scheme_char(char c, int first) {
+    char l = ascii_lower(c);
+    return (l >= 'a' && l <= 'z') || (!first && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'));
+}
+
+/* The host name of a service identifier: for a URL without scheme://,
+ * userinfo@, :port and path; lower-cased, without a trailing dot. */
+static buf service_host(const af_service_identifier *s) {
+    const char *p = s->identifier.data ? s->identifier.data : "", *end = p + s->identifier.length, *q;
+    buf host = {0};
+    if (s->type == AF_SERVICE_URL) {
+        for (q = p; q < end && is_scheme_char(*q, q == p); q++) {}
+        if (q > p && end - q >= 3 && memcmp(q, "://", 3) == 0) p = q + 3;
+        for (q = p; q < end && *q != '/' && *q != '?' && *q != '#'; q++) {}
+        end = q;
+        for (q = end; q > p; q--)
+            if (q[-1] == '@') { p = q; break; }
+        int bracketed = p < end && *p == '['; /* [IPv6]:port */
+        p += bracketed;
+        for (q = p; q < end && *q != (bracketed ? ']' : ':'); q++) {}
+        end = q;
+    }
+    if (end > p && end[-1] == '.') end--;
+    if ((host.data = malloc((size_t)(end - p) + 1)) == NULL) return host;
+    for (host.len = 0; p < end; p++) host.data[host.len++] = ascii_lower(*p);
+    host.data[host.len] = '\0';
+    return host;
+}
+
+static int entry_matches(const entry *e, const buf *hosts, size_t count) {
+    size_t m = e->machine.len;
+    if (e->is_default || m == 0) return 0;
+    for (size_t i = 0; i < count; i++) {
+        const buf *h = &hosts[i];
+        if (h->len == m && ascii_case_eq(h->data, e->machine.data, m)) return 1;
+        if (h->len > m && h->data[h->len - m - 1] == '.' && ascii_case_eq(h->data + h->len - m, e->machine.data, m))
+            return 1;
+    }
+    return 0;
+}
+
+/* "login @ machine", "login @ (default)" or "(no login) @ machine". */
+static af_str entry_label(const entry *e) {
+    const char *login = e->login.len ? e->login.data : "(no login)";
+    int login_len = e->login.len ? (int)e->login.len : 10;
+    int size = login_len + (int)e->machine.len + 16;
+    char *text = malloc((size_t)size);
+    int n = text ? snprintf(text, (size_t)size, "%.*s @ %.*s", login_len, login,
+                            e->is_default ? 9 : (int)e->machine.len, e->is_default ? "(default)" : e->machine.data)
+                 : 0;
+    return (af_str){text, n > 0 ? (size_t)n : 0};
+}
+
+static void choose_and_complete(const af_host_services *host, af_request_id request, const netrc *nf,
+                                const size_t *order, const af_str *items) {
+    static const char title[] = "Choose a .netrc login";
+    size_t chosen = 0;
+    af_status s = host->ui_choose(request, title, sizeof title - 1, items, nf->count, &chosen);
+    if (s == AF_OK && chosen < nf->count) complete_with(host, request, &nf->items[order[chosen]]);
+    else if (s == AF_OK) cancel(host, request, AF_ERROR_FAILED, "the host chose item %zu of %zu", chosen, nf->count);
+    else if (s == AF_STATUS_UI_CANCELED) host->cancel_request(request, AF_ERROR_USER_CANCELED, NULL, 0);
+    else if (s == AF_STATUS_UI_UNAVAILABLE) cancel(host, request, AF_ERROR_FAILED, "choosing a login needs the terminal UI");
+    else cancel(host, request, AF_ERROR_FAILED, "choosing a login needs the terminal UI (status %d)", (int)s);
+}
+
+static void prepare_credential_list(void *context, af_request_id request, const af_service_identifier *services,
+                                    size_t service_count) {
+    const af_host_services *host = ((const provider_state *)context)->host;
+    netrc nf;
+    netrc_load(host, &nf);
+    if (nf.count == 0) {
+        cancel(host, request, AF_ERROR_FAILED, "no entries in %s", shown_path(&nf));
+        netrc_free(&nf);
+        return;
+    }
+    buf *hosts = calloc(service_count + 1, sizeof *hosts);
+    size_t *order = calloc(nf.count, sizeof *order), n = 0;
+    af_str *items = calloc(nf.count, sizeof *items);
+    int ok = hosts && order && items;
+    for (size_t i = 0; ok && i < service_count; i++) ok = (hosts[i] = service_host(&services[i])).data != NULL;
+    for (int pass = 0; ok && pass < 2; pass++) /* matching entries first, file order within each group */
+        for (size_t i = 0; i < nf.count; i++)
+            if (entry_matches(&nf.items[i], hosts, service_count) == (pass == 0)) order[n++] = i;
+    for (size_t i = 0; ok && i < nf.count; i++) ok = (items[i] = entry_label(&nf.items[order[i]])).data != NULL;
+    if (ok) choose_and_complete(host, request, &nf, order, items);
+    else cancel(host, request, AF_ERROR_FAILED, "out of memory");
+    for (size_t i = 0; hosts && i < service_count; i++) free(hosts[i].data);
+    for (size_t i = 0; items && i < nf.count; i++) free((char *)items[i].data);
+    free(hosts), free(order), free(items);
+    netrc_free(&nf);
+}
+
+/* ---- Entry ----------------------------------------------------------- */
+
+static const af_provider provider_table = {
+    .abi_version = AF_ABI_VERSION,
+    .size = sizeof(af_provider),
+    .context = &state,
+    .prepare_credential_list = prepare_credential_list,
+    .provide_credential_without_user_interaction = provide_credential,
+    .prepare_interface_to_provide_credential = provide_credential,
+};
+
+AF_EXPORT const af_provider *netrc_provider_entry(uint32_t host_abi_version, const af_host_services *host) {
+    if (!host) return NULL;
+    int can_log = host->abi_version == AF_ABI_VERSION && host->size >= sizeof(af_host_services) && host->log;
+    if (!can_log) return NULL; /* nothing to tell it with */
+    if (host_abi_version != AF_ABI_VERSION) {
+        say(host, AF_LOG_ERROR, "host speaks provider ABI %u, this plugin ABI %u; not loading",
+            (unsigned)host_abi_version, AF_ABI_VERSION);
+        return NULL;
+    }
+    if (!host->get_setting || !host->store_replace || !host->complete_password || !host->cancel_request ||
+        !host->ui_choose) {
+        say(host, AF_LOG_ERROR, "the host services table lacks a service this plugin uses; not loading");
+        return NULL;
+    }
+    state.host = host;
+    netrc nf;
+    netrc_load(host, &nf); /* a missing file is logged and publishes nothing */
+    publish_identities(host, &nf);
+    netrc_free(&nf);
+    return &provider_table;
+}

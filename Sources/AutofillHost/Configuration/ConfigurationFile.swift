@@ -1,0 +1,211 @@
+internal import FoundationEssentials
+internal import Glibc
+
+/// A host configuration together with the file it came from and where writes go.
+public struct ConfigurationFile: Sendable {
+    /// Where the configuration was found, in lookup order.
+    public enum Source: String, Sendable, Codable {
+        /// `--config PATH`.
+        case option
+        /// `$AUTOFILL_CONFIG`.
+        case environment
+        /// `$XDG_CONFIG_HOME/autofill/config.plist` (default `~/.config/autofill/config.plist`).
+        case user
+        /// The repository's `Config/config.plist`, built into autofill as the demo default.
+        case embeddedDefault
+    }
+
+    /// The configuration file's file name inside a configuration folder.
+    public static let fileName = "config.plist"
+
+    /// The file read.
+    public var path: String
+    /// How it was found.
+    public var source: Source
+    /// Its contents.
+    public var configuration: HostConfiguration
+    /// Where `save` writes: the file itself, or for the embedded default, the user's file.
+    public var writePath: String
+    /// The user's home folder, for `~/` settings.
+    public var home: String
+
+    /// The folder relative paths are resolved against.
+    public var directory: String { Self.directory(of: path) }
+
+    /// Finds and reads the configuration: `option`, then `$AUTOFILL_CONFIG`, then the user's file, then
+    /// the embedded default. A file named by the option or the environment must exist.
+    public static func locate(option: String?, environment: [String: String]) throws(AutofillError) -> ConfigurationFile {
+        let home = environment["HOME"] ?? "/"
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "\(home)/.config"
+        let userPath = "\(configHome)/autofill/\(fileName)"
+        let candidates: [(String?, Source)] = [
+            (option, .option), (environment["AUTOFILL_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }, .environment),
+        ]
+        for case (let named?, let source) in candidates {
+            let path = resolveFile(absolute(named))
+            guard FileManager.default.fileExists(atPath: path) else {
+                let origin = source == .option ? "--config" : "$AUTOFILL_CONFIG"
+                throw AutofillError(
+                    .notFound,
+                    "no configuration at \(path) (from \(origin)); create it by copying Config/config.plist, or leave \(origin) out to use the default")
+            }
+            return try read(path: path, source: source, writePath: path, home: home)
+        }
+        if FileManager.default.fileExists(atPath: userPath) {
+            return try read(path: userPath, source: .user, writePath: userPath, home: home)
+        }
+        return try read(path: embeddedDefaultPath, source: .embeddedDefault, writePath: userPath, home: home)
+    }
+
+    /// The repository's `Config/config.plist`, found from this source file's location at build time.
+    public static var embeddedDefaultPath: String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }  // Configuration, AutofillHost, Sources, repo
+        return url.appendingPathComponent("Config").appendingPathComponent(fileName).path
+    }
+
+    /// Reads one configuration file.
+    public static func read(path: String, source: Source, writePath: String, home: String) throws(AutofillError)
+        -> ConfigurationFile
+    {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw AutofillError(.io, "cannot read the configuration \(path): check it exists and is readable")
+        }
+        let configuration: HostConfiguration
+        do {
+            configuration = try PropertyListDecoder().decode(HostConfiguration.self, from: data)
+        } catch {
+            throw AutofillError(.configuration, "the configuration \(path) is invalid: \(describeDecodingError(error))")
+        }
+        let problems = configuration.problems()
+        guard problems.isEmpty else {
+            throw AutofillError(.configuration, "the configuration \(path) is invalid: \(problems.joined(separator: "; "))")
+        }
+        return ConfigurationFile(path: path, source: source, configuration: configuration, writePath: writePath, home: home)
+    }
+
+    /// Plugin search folders as absolute paths.
+    public var searchPaths: [String] {
+        configuration.pluginSearchPaths.map { resolve($0) }
+    }
+
+    /// The settings for provider `id`, with path values resolved.
+    public func settings(for id: String) -> [String: String] {
+        (configuration.providerSettings[id] ?? [:]).mapValues { value in
+            value.hasPrefix("./") || value.hasPrefix("../") || value.hasPrefix("~/") ? resolve(value) : value
+        }
+    }
+
+    /// `path` made absolute against the configuration's folder (or home, for `~/`).
+    public func resolve(_ path: String) -> String {
+        if path.hasPrefix("/") { return Self.standardized(path) }
+        if path == "~" { return home }
+        if path.hasPrefix("~/") { return Self.standardized(home + path.dropFirst()) }
+        return Self.standardized("\(directory)/\(path)")
+    }
+
+    /// Writes the configuration to `writePath` atomically (a temporary file, fsync, rename), mode 0600.
+    /// When the configuration came from the embedded default, relative paths are made absolute first,
+    /// so the user's copy still finds the same plugins.
+    public mutating func save() throws(AutofillError) {
+        var toWrite = configuration
+        if writePath != path {
+            toWrite.pluginSearchPaths = searchPaths
+            toWrite.providerSettings = Dictionary(uniqueKeysWithValues: configuration.providerSettings.keys.map { ($0, settings(for: $0)) })
+        }
+        let data: Data
+        do {
+            let encoder = PropertyListEncoder()
+            encoder.outputFormat = .xml
+            data = try encoder.encode(toWrite)
+        } catch {
+            throw AutofillError(.internal, "cannot encode the configuration: \(error)")
+        }
+        try AtomicFile.write(data, to: writePath, mode: 0o600)
+        if writePath != path {
+            path = writePath
+            source = .user
+            configuration = toWrite
+        }
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : standardized(FileManager.default.currentDirectoryPath + "/" + path)
+    }
+
+    /// A directory given as a configuration means the config.plist inside it.
+    static func resolveFile(_ path: String) -> String {
+        var isDirectory = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory {
+            return "\(path)/\(fileName)"
+        }
+        return path
+    }
+
+    /// Removes `.` and `..` components and doubled slashes without touching the file system.
+    static func standardized(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            if part == "." { continue }
+            if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}
+
+/// A `DecodingError` as a sentence naming the key path.
+func describeDecodingError(_ error: any Error) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    func path(_ context: DecodingError.Context) -> String {
+        let keys = context.codingPath.reduce(into: "") { text, key in
+            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+        }
+        return keys.isEmpty ? "the top level" : keys
+    }
+    switch error {
+    case .typeMismatch(let type, let context): return "\(path(context)): expected \(type), \(context.debugDescription)"
+    case .valueNotFound(let type, let context): return "\(path(context)): expected \(type), found nothing"
+    case .keyNotFound(let key, let context): return "\(path(context)): missing key \(key.stringValue)"
+    case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+    @unknown default: return "\(error)"
+    }
+}
+
+/// Writing files so that a crash leaves either the old or the new contents.
+enum AtomicFile {
+    /// Writes `data` to `path` through a temporary file in the same folder, fsync, then rename.
+    /// Creates the folder (mode 0700) if needed.
+    static func write(_ data: Data, to path: String, mode: mode_t) throws(AutofillError) {
+        let folder = ConfigurationFile.directory(of: path)
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw AutofillError(.io, "cannot create the folder \(folder): \(error)")
+        }
+        let temporary = "\(path).tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw AutofillError(.io, "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        let written = data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                offset += n
+            }
+            return true
+        }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written, synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw AutofillError(.io, "cannot write \(path): \(reason)")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+internal import FoundationEssentials
+
+/// The host configuration: where plugins are, which providers are enabled in the user's order,
+/// and each provider's settings. Stored as a property list (see docs/CONFIGURATION.md).
+public struct HostConfiguration: Codable, Equatable, Sendable {
+    /// At most this many providers may be enabled at once (as on Apple platforms).
+    public static let maximumEnabledProviders = 3
+    /// The no-UI deadline when the configuration sets none (Apple's 3 seconds).
+    public static let defaultNoUIDeadline: Duration = .seconds(3)
+
+    /// Folders searched for `*.afprovider` bundles; relative paths are relative to the configuration file.
+    public var pluginSearchPaths: [String]
+    /// Enabled provider ids, in the user's order (most preferred first).
+    public var enabledProviders: [String]
+    /// Settings per provider id, handed to that provider only. Values starting with `./`, `../` or
+    /// `~/` are paths, resolved against the configuration file's folder or the home folder.
+    public var providerSettings: [String: [String: String]]
+    /// Seconds a provider gets to answer a no-UI request.
+    public var noUIDeadlineSeconds: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case pluginSearchPaths = "PluginSearchPaths"
+        case enabledProviders = "EnabledProviders"
+        case providerSettings = "ProviderSettings"
+        case noUIDeadlineSeconds = "NoUIDeadlineSeconds"
+    }
+
+    /// Creates a configuration.
+    public init(
+        pluginSearchPaths: [String] = [], enabledProviders: [String] = [],
+        providerSettings: [String: [String: String]] = [:], noUIDeadlineSeconds: Double? = nil
+    ) {
+        self.pluginSearchPaths = pluginSearchPaths
+        self.enabledProviders = enabledProviders
+        self.providerSettings = providerSettings
+        self.noUIDeadlineSeconds = noUIDeadlineSeconds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pluginSearchPaths = try container.decodeIfPresent([String].self, forKey: .pluginSearchPaths) ?? []
+        enabledProviders = try container.decodeIfPresent([String].self, forKey: .enabledProviders) ?? []
+        providerSettings = try container.decodeIfPresent([String: [String: String]].self, forKey: .providerSettings) ?? [:]
+        noUIDeadlineSeconds = try container.decodeIfPresent(Double.self, forKey: .noUIDeadlineSeconds)
+    }
+
+    /// The no-UI deadline.
+    public var noUIDeadline: Duration {
+        noUIDeadlineSeconds.map { .milliseconds(Int64(($0 * 1000).rounded())) } ?? Self.defaultNoUIDeadline
+    }
+
+    /// Problems that make the configuration unusable, as sentences.
+    public func problems() -> [String] {
+        var problems: [String] = []
+        if enabledProviders.count > Self.maximumEnabledProviders {
+            problems.append(
+                "EnabledProviders lists \(enabledProviders.count) providers (\(enabledProviders.joined(separator: ", "))); at most \(Self.maximumEnabledProviders) may be enabled: remove the extra ones")
+        }
+        var seen = Set<String>()
+        for id in enabledProviders where !seen.insert(id).inserted {
+            problems.append("EnabledProviders lists \(id) twice: keep one")
+        }
+        if let seconds = noUIDeadlineSeconds, !(seconds > 0 && seconds <= 600) {
+            problems.append("NoUIDeadlineSeconds is \(seconds); give a number of seconds above 0 and at most 600")
+        }
+        return problems
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+
+/// The `autofill` command.
+@main
+struct Autofill: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "autofill",
+        abstract: "A multi-provider credential AutoFill host: password managers plug in as providers.",
+        discussion: """
+            Providers are plugins (.afprovider bundles) that declare their capabilities in an
+            Info.plist. At most three are enabled at once, in the order you choose.
+
+            Configuration lookup: --config PATH, then $AUTOFILL_CONFIG, then
+            $XDG_CONFIG_HOME/autofill/config.plist, then the demo configuration built in
+            (the repository's Config/). Changes are written to the file that was read, or to
+            $XDG_CONFIG_HOME/autofill/config.plist when the built-in demo was read.
+
+            Exit status (sysexits.h):
+              0   success
+              64  usage error (unknown provider id, bad argument)
+              65  invalid plugin (plist, library, ABI version, entry points)
+              66  a named file or bundle does not exist
+              69  a provider failed or could not be reached
+              70  internal error
+              74  a file could not be read or written
+              78  configuration error or refused change (a fourth provider, a duplicate id)
+            """,
+        subcommands: [ProvidersCommand.self, PluginCommand.self]
+    )
+}

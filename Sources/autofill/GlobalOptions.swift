@@ -1,0 +1,50 @@
+import ArgumentParser
+import AutofillHost
+import Foundation
+import Logging
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Host configuration file (or folder holding config.plist).", valueName: "path"))
+    var config: String?
+
+    @Flag(name: .shortAndLong, help: "Print providers' log lines and the host's progress to stderr.")
+    var verbose = false
+
+    /// Sends log lines to stderr at the level the flags ask for (warnings by default).
+    func bootstrapLogging() {
+        let level: Logger.Level = verbose ? .debug : .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    /// The configuration, found in lookup order.
+    func configurationFile() throws(AutofillError) -> ConfigurationFile {
+        try ConfigurationFile.locate(option: config, environment: ProcessInfo.processInfo.environment)
+    }
+}
+
+/// Runs a command body, turning an ``AutofillError`` into its message on stderr and its exit status.
+func reportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as AutofillError {
+        printError("autofill: \(error)")
+        throw ExitCode(error.exitStatus)
+    }
+}
+
+/// Writes a line to stderr.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Prints `value` as pretty, key-sorted JSON on stdout.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}

@@ -1,0 +1,140 @@
+import ArgumentParser
+import AutofillCore
+import AutofillHost
+import Foundation
+
+/// `autofill plugin …`: tools for provider authors.
+struct PluginCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plugin",
+        abstract: "Check and package provider plugins (for provider authors).",
+        subcommands: [Validate.self, Bundle.self]
+    )
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a plugin bundle: plist, library, ABI version, entry symbol, capabilities ↔ entry points.",
+            discussion: "Prints every problem with its fix. Exits 0 only when the plugin is valid, 65 when it is not.")
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Print JSON (schema in docs/CLI.md).") var json = false
+        @Argument(help: ArgumentHelp("The bundle directory (X.afprovider).", valueName: "bundle")) var bundle: String
+
+        func run() throws {
+            global.bootstrapLogging()
+            let (manifest, _) = ManifestReader.read(bundle: bundle)
+            let services = manifest.map { ProviderServices.validation(for: $0) }
+                ?? ProviderServices(store: InMemoryIdentityStore(isEnabled: false), logger: .init(label: "autofill.plugin"))
+            let validation = PluginLoader.validate(bundle: bundle, services: services)
+            let report = ValidationReport(validation)
+            if json { try printJSON(report) } else { print(report.text) }
+            guard validation.isValid else {
+                let notFound = validation.problems.contains { $0.code == .bundleNotFound }
+                throw ExitCode(AutofillError(notFound ? .notFound : .invalidPlugin, "").exitStatus)
+            }
+        }
+    }
+
+    struct Bundle: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a bundle directory from an Info.plist and a built library.",
+            discussion: """
+                Copies the plist and the library into OUTPUT (created if needed), naming the library as the
+                plist's CFBundleExecutable says. Then check it with `autofill plugin validate OUTPUT`.
+                """)
+
+        @Option(help: ArgumentHelp("The plugin's Info.plist.", valueName: "plist")) var info: String
+        @Option(help: ArgumentHelp("The built shared library (.so).", valueName: "so")) var library: String
+        @Option(help: ArgumentHelp("The bundle directory to write, e.g. build/MyProvider.afprovider.", valueName: "dir"))
+        var output: String
+
+        func run() throws {
+            try reportingErrors {
+                let files = FileManager.default
+                for (path, what) in [(info, "plist"), (library, "library")] where !files.fileExists(atPath: path) {
+                    throw AutofillError(.notFound, "no \(what) at \(path)")
+                }
+                // Read the plist as a bundle would be: stage it alone to learn CFBundleExecutable.
+                let staging = files.temporaryDirectory.appendingPathComponent("autofill-bundle-\(getpid())").path
+                defer { try? files.removeItem(atPath: staging) }
+                do {
+                    try files.createDirectory(atPath: staging, withIntermediateDirectories: true)
+                    try files.copyItem(atPath: info, toPath: "\(staging)/Info.plist")
+                } catch {
+                    throw AutofillError(.io, "cannot stage the bundle in \(staging): \(error)")
+                }
+                let (_, problems) = ManifestReader.read(bundle: staging)
+                let plistErrors = problems.filter { $0.severity == .error && $0.code != .libraryNotFound }
+                guard plistErrors.isEmpty else {
+                    throw AutofillError(.invalidPlugin, "\(info) is not a valid provider Info.plist:", problems: plistErrors)
+                }
+                let executable = try Self.executableName(plist: info)
+                do {
+                    try files.createDirectory(atPath: output, withIntermediateDirectories: true)
+                    for (source, name) in [(info, "Info.plist"), (library, executable)] {
+                        let target = "\(output)/\(name)"
+                        if files.fileExists(atPath: target) { try files.removeItem(atPath: target) }
+                        try files.copyItem(atPath: source, toPath: target)
+                    }
+                } catch {
+                    throw AutofillError(.io, "cannot write the bundle \(output): \(error)")
+                }
+                print("Wrote \(output) (Info.plist, \(executable)). Next: autofill plugin validate \(output)")
+            }
+        }
+
+        static func executableName(plist: String) throws(AutofillError) -> String {
+            guard let data = FileManager.default.contents(atPath: plist),
+                let root = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                let name = root["CFBundleExecutable"] as? String
+            else { throw AutofillError(.invalidPlugin, "\(plist) has no CFBundleExecutable string") }
+            return name
+        }
+    }
+}
+
+/// What `autofill plugin validate` reports.
+struct ValidationReport: Encodable {
+    struct Provider: Encodable {
+        let id: String
+        let displayName: String
+        let executable: String
+        let entrySymbol: String
+        let abiVersion: Int
+        let capabilities: [String]
+    }
+
+    let bundle: String
+    let valid: Bool
+    let provider: Provider?
+    let entryPoints: [String]?
+    let problems: [PluginProblem]
+
+    init(_ validation: PluginValidation) {
+        bundle = validation.bundlePath
+        valid = validation.isValid
+        provider = validation.manifest.map {
+            Provider(id: $0.identifier, displayName: $0.displayName, executable: $0.executable, entrySymbol: $0.entrySymbol,
+                     abiVersion: $0.abiVersion, capabilities: $0.capabilities.members.map(\.plistKey))
+        }
+        entryPoints = validation.entryPoints?.members.map(\.cName)
+        problems = validation.problems
+    }
+
+    var text: String {
+        var lines = ["Plugin \(bundle)"]
+        if let provider {
+            lines += [
+                "  id:            \(provider.id)",
+                "  name:          \(provider.displayName)",
+                "  library:       \(provider.executable) (entry \(provider.entrySymbol), ABI version \(provider.abiVersion))",
+                "  capabilities:  \(provider.capabilities.joined(separator: ", "))",
+            ]
+        }
+        if let entryPoints { lines.append("  entry points:  \(entryPoints.isEmpty ? "none" : entryPoints.joined(separator: ", "))") }
+        for problem in problems { lines.append("\(problem.severity.rawValue): \(problem.description.replacingNewlines("\n  "))") }
+        let errors = problems.filter { $0.severity == .error }.count
+        lines.append(valid ? "valid" : "invalid: \(errors) problem\(errors == 1 ? "" : "s")")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,94 @@
+import AutofillCore
+import AutofillHost
+
+/// What `autofill providers list` shows, as text or JSON.
+struct ProviderListing: Encodable {
+    struct Configuration: Encodable {
+        let path: String
+        let source: String
+        let searchPaths: [String]
+    }
+
+    struct Provider: Encodable {
+        let id: String?
+        let displayName: String?
+        let status: String
+        let position: Int?
+        let bundle: String?
+        let capabilities: [String]
+        let problems: [String]
+    }
+
+    let configuration: Configuration
+    let providers: [Provider]
+
+    init(catalog: ProviderCatalog) {
+        let file = catalog.file
+        configuration = Configuration(path: file.path, source: file.source.rawValue, searchPaths: file.searchPaths)
+        let enabled = catalog.enabledIDs
+        var rows: [Provider] = []
+        for (index, id) in enabled.enumerated() {
+            let bundles = catalog.bundles(for: id)
+            let manifest = bundles.first?.manifest
+            let status = bundles.isEmpty ? "missing" : bundles.count > 1 ? "duplicate" : "enabled"
+            let problems =
+                bundles.isEmpty ? ["enabled, but no valid bundle declares this id in the search folders"]
+                : bundles.count > 1 ? ["declared by \(bundles.map(\.bundlePath).joined(separator: " and ")): remove all but one"] : []
+            rows.append(Provider(
+                id: id, displayName: manifest?.displayName, status: status, position: index + 1,
+                bundle: manifest?.bundlePath, capabilities: manifest?.capabilities.members.map(\.plistKey) ?? [],
+                problems: problems))
+        }
+        for plugin in catalog.plugins where !(plugin.manifest.map { enabled.contains($0.identifier) } ?? false) {
+            let errors = plugin.problems.filter { $0.severity == .error }.map(\.description)
+            rows.append(Provider(
+                id: plugin.manifest?.identifier, displayName: plugin.manifest?.displayName,
+                status: plugin.manifest == nil ? "invalid" : "available", position: nil, bundle: plugin.bundlePath,
+                capabilities: plugin.manifest?.capabilities.members.map(\.plistKey) ?? [], problems: errors))
+        }
+        providers = rows
+    }
+
+    var text: String {
+        let source: String =
+            switch configuration.source {
+            case "embeddedDefault": "the built-in demo"
+            case "option": "--config"
+            case "environment": "$AUTOFILL_CONFIG"
+            default: "your configuration"
+            }
+        var lines = ["Configuration: \(configuration.path) (\(source))"]
+        guard !providers.isEmpty else {
+            lines.append("No providers: put .afprovider bundles in \(configuration.searchPaths.joined(separator: ", ")) or run `autofill providers enable PATH`.")
+            return lines.joined(separator: "\n")
+        }
+        let table = providers.map { p in
+            [p.position.map(String.init) ?? "-", p.id ?? "?", p.displayName ?? "?", p.status,
+             p.capabilities.isEmpty ? "-" : p.capabilities.joined(separator: ", ")]
+        }
+        let header = ["#", "ID", "NAME", "STATUS", "CAPABILITIES"]
+        let widths = (0..<header.count).map { column in ([header] + table).map { $0[column].count }.max() ?? 0 }
+        func row(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index])
+            }.joined(separator: "  ")
+        }
+        lines.append(row(header))
+        for (cells, provider) in zip(table, providers) {
+            lines.append(row(cells))
+            if let bundle = provider.bundle { lines.append("   \(bundle)") }
+            for problem in provider.problems { lines.append("   ! \(problem.replacingNewlines("\n     "))") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func padding(toLength length: Int) -> String {
+        count >= length ? self : self + String(repeating: " ", count: length - count)
+    }
+
+    func replacingNewlines(_ replacement: String) -> String {
+        split(separator: "\n", omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

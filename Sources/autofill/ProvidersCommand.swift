@@ -1,0 +1,103 @@
+import ArgumentParser
+import AutofillCore
+import AutofillHost
+
+/// `autofill providers …`: which providers exist, which are enabled, in what order.
+struct ProvidersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "providers",
+        abstract: "List, enable, disable and order credential providers.",
+        subcommands: [List.self, Enable.self, Disable.self, Order.self]
+    )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the plugins in the search folders and the enabled providers, in order.",
+            discussion: "Reads Info.plist files only: no plugin code runs.")
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Print JSON (schema in docs/CLI.md).") var json = false
+
+        func run() throws {
+            global.bootstrapLogging()
+            try reportingErrors {
+                let catalog = ProviderCatalog(file: try global.configurationFile())
+                let listing = ProviderListing(catalog: catalog)
+                if json { try printJSON(listing) } else { print(listing.text) }
+            }
+        }
+    }
+
+    struct Enable: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Enable a provider by bundle path or id (at most three).",
+            discussion: "Loads the plugin to check it first; nothing is changed if it is invalid.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("A bundle directory (X.afprovider) or a provider id.", valueName: "bundle|id"))
+        var provider: String
+
+        func run() throws {
+            global.bootstrapLogging()
+            try reportingErrors {
+                var catalog = ProviderCatalog(file: try global.configurationFile())
+                let (manifest, _) = try catalog.resolve(provider)
+                try catalog.checkCanEnable(manifest.identifier)
+                _ = try PluginLoader.load(bundle: manifest.bundlePath, services: .validation(for: manifest))
+                if try catalog.enable(manifest) {
+                    let position = (catalog.enabledIDs.firstIndex(of: manifest.identifier) ?? 0) + 1
+                    print("Enabled \(manifest.displayName) (\(manifest.identifier)) as provider \(position) of \(catalog.enabledIDs.count).")
+                    print("Saved \(catalog.file.path)")
+                } else {
+                    print("\(manifest.displayName) (\(manifest.identifier)) is already enabled.")
+                }
+            }
+        }
+    }
+
+    struct Disable: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disable an enabled provider.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The provider id.", valueName: "id")) var id: String
+
+        func run() throws {
+            global.bootstrapLogging()
+            try reportingErrors {
+                var catalog = ProviderCatalog(file: try global.configurationFile())
+                try catalog.disable(id)
+                print("Disabled \(id).")
+                print("Saved \(catalog.file.path)")
+            }
+        }
+    }
+
+    struct Order: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the order of enabled providers (the ones named move to the front).")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("Enabled provider ids, most preferred first.", valueName: "id"))
+        var ids: [String]
+
+        func run() throws {
+            global.bootstrapLogging()
+            try reportingErrors {
+                var catalog = ProviderCatalog(file: try global.configurationFile())
+                try catalog.order(ids)
+                for (index, id) in catalog.enabledIDs.enumerated() { print("\(index + 1). \(id)") }
+                print("Saved \(catalog.file.path)")
+            }
+        }
+    }
+}
+
+extension ProviderServices {
+    /// Services for loading a plugin only to check it: a disabled store that keeps nothing, no UI.
+    static func validation(for manifest: PluginManifest) -> ProviderServices {
+        ProviderServices(
+            store: InMemoryIdentityStore(isEnabled: false),
+            userInterface: UnavailableUserInterface(reason: "plugins show no UI while they are validated"),
+            logger: .init(label: "autofill.plugin"))
+    }
+}
