@@ -2,9 +2,9 @@
  * netrc_provider.c — an autofill password provider that serves the logins of
  * a .netrc file (the format of ftp(1), curl and git-credential-netrc).
  *
- * It is written as a third party would write one: plain C11 with POSIX, no
- * library but libc, and nothing from autofill except autofill_provider.h.
- * Build it and put the library next to this directory's Info.plist:
+ * Written as a third party would write one: plain C11 with POSIX, libc only,
+ * and nothing from autofill but autofill_provider.h. Build it, then put the
+ * library next to this directory's Info.plist in the bundle:
  *
  *   cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
  *      -I<autofill>/Sources/CAutofillProvider/include netrc_provider.c \
@@ -12,8 +12,8 @@
  *
  * The file is the provider setting "NetrcFile", else $NETRC, else
  * $HOME/.netrc. It is read afresh for every request, so edits show up at once;
- * the identities published to the host's store are taken when the host loads
- * the plugin. Every request is answered before its entry point returns.
+ * the identities in the host's store are published when the host loads the
+ * plugin. Every request is answered before its entry point returns.
  */
 #define _DEFAULT_SOURCE /* strdup, O_CLOEXEC */
 
@@ -29,25 +29,22 @@
 #include "autofill_provider.h"
 
 #define NETRC_MAX_FILE_SIZE (1024u * 1024u)
-#define NETRC_SETTING_KEY "NetrcFile"
-/* Room kept next to machine + login for " @ ", "(no login)" and the like, so
- * that every label and record identifier stays within AF_MAX_STRING_LENGTH. */
+/* Room kept beside machine + login for " @ " and "(no login)", so that every
+ * menu item and record identifier stays within AF_MAX_STRING_LENGTH. */
 #define NETRC_LABEL_SLACK 16u
 
-typedef struct { char *data; size_t len; } buf; /* owned, NUL-terminated when set */
+typedef struct { char *data; size_t len; } buf; /* owned and NUL-terminated once set */
 
 typedef struct {
-    buf machine;      /* empty for the default entry */
-    buf login;        /* may be empty */
-    buf password;
+    buf machine, login, password; /* machine is unset for `default`; login may be unset */
     int is_default;
-    unsigned line;    /* where the entry starts, for log messages */
+    unsigned line;                /* where the entry starts, for log messages */
 } entry;
 
 typedef struct {
     entry *items;
     size_t count, capacity;
-    char *path;       /* the file read, or NULL when none could be named */
+    char *path; /* the file read, or NULL when none could be named */
 } netrc;
 
 typedef struct { const af_host_services *host; } provider_state;
@@ -56,17 +53,15 @@ static provider_state state; /* written once, by the entry function */
 
 /* ---- Small helpers -------------------------------------------------- */
 
-/* Secrets are cleared through a volatile pointer so the stores survive -O2. */
+/* Secrets are cleared through a volatile pointer so -O2 keeps the stores. */
 static void wipe(void *p, size_t n) {
-    volatile unsigned char *v = p;
-    while (n--) *v++ = 0;
+    for (volatile unsigned char *v = p; n--;) *v++ = 0;
 }
 
 static void buf_free(buf *b, int secret) {
     if (secret && b->data) wipe(b->data, b->len);
     free(b->data);
-    b->data = NULL;
-    b->len = 0;
+    *b = (buf){NULL, 0};
 }
 
 static char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
@@ -77,12 +72,8 @@ static int ascii_case_eq(const char *a, const char *b, size_t n) {
     return 1;
 }
 
-static int bytes_eq(const char *a, size_t alen, const char *b, size_t blen) {
-    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
-}
-
-/* Length of the well-formed UTF-8 sequence at p (as Swift's strict decoder
- * sees it: no overlong forms, surrogates or code points past U+10FFFF), or 0. */
+/* Length of the well-formed UTF-8 sequence at p, or 0. As strict as the
+ * host's decoder: no overlong forms, surrogates or code points past U+10FFFF. */
 static size_t utf8_sequence(const unsigned char *p, size_t n) {
     unsigned c = p[0], cp, min;
     size_t len;
@@ -106,17 +97,20 @@ static int utf8_valid(const buf *b) {
     return 1;
 }
 
-/* Formats a log line or cancel reason. File names and tokens may hold any
- * bytes, so bad UTF-8 and control characters become '?' (the host refuses
- * text that is not UTF-8, and a log line should stay one line). */
-static size_t format_text(char *out, size_t capacity, const char *fmt, va_list ap) {
-    int n = vsnprintf(out, capacity, fmt, ap);
-    size_t len = n < 0 ? 0 : ((size_t)n < capacity ? (size_t)n : capacity - 1);
+/* For text shown to people: file names and tokens may hold any bytes, the
+ * host refuses what is not UTF-8, and a log line or menu item should stay on
+ * one line. So bad UTF-8 and control characters become '?'. */
+static size_t sanitize(char *s, size_t len) {
     for (size_t i = 0, k; i < len; i += k ? k : 1) {
-        k = utf8_sequence((unsigned char *)out + i, len - i);
-        if (k == 0 || (unsigned char)out[i] < 0x20 || out[i] == 0x7F) out[i] = '?';
+        k = utf8_sequence((unsigned char *)s + i, len - i);
+        if (k == 0 || (unsigned char)s[i] < 0x20 || s[i] == 0x7F) s[i] = '?';
     }
     return len;
+}
+
+static size_t format_text(char *out, size_t capacity, const char *fmt, va_list ap) {
+    int n = vsnprintf(out, capacity, fmt, ap);
+    return sanitize(out, n < 0 ? 0 : ((size_t)n < capacity ? (size_t)n : capacity - 1));
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -129,6 +123,7 @@ static void say(const af_host_services *host, int32_t level, const char *fmt, ..
     host->log(level, text, len);
 }
 
+/* Cancels with a reason the user sees. Never pass a secret. */
 __attribute__((format(printf, 4, 5)))
 static void cancel(const af_host_services *host, af_request_id request, int32_t code, const char *fmt, ...) {
     char text[512];
@@ -139,31 +134,28 @@ static void cancel(const af_host_services *host, af_request_id request, int32_t 
     host->cancel_request(request, code, text, len);
 }
 
-/* printf arguments for a counted string that may be NULL: "%.*s", SHOW(x) */
+/* printf arguments for "%.*s" from a counted string that may be NULL */
 #define SHOW(data, len) (int)(len), ((data) ? (data) : "")
 
 /* ---- Finding and reading the file ------------------------------------ */
 
-/* The NetrcFile setting as a malloc'd C string, or NULL when unset. */
+/* The NetrcFile setting as a malloc'd C string, or NULL when it is unset. */
 static char *setting_path(const af_host_services *host) {
-    static const char key[] = NETRC_SETTING_KEY;
-    char *value = NULL;
+    static const char key[] = "NetrcFile";
+    char *value = NULL, *bigger;
     size_t capacity = 0, needed = 0;
     for (int attempt = 0; attempt < 4; attempt++) { /* the value may change between calls */
         af_status s = host->get_setting(key, sizeof key - 1, value, capacity, &needed);
         if (s == AF_OK && needed > 0 && needed <= capacity) {
             value[needed] = '\0';
-            if (memchr(value, '\0', needed) == NULL) return value;
-            say(host, AF_LOG_WARNING, "the %s setting contains a NUL byte; ignoring it", key);
+            if (!memchr(value, '\0', needed)) return value;
+            say(host, AF_LOG_WARNING, "the NetrcFile setting contains a NUL byte; ignoring it");
             break;
         }
-        if (s != AF_STATUS_BUFFER_TOO_SMALL || needed > AF_MAX_STRING_LENGTH) {
-            if (s != AF_OK && s != AF_STATUS_NOT_FOUND)
-                say(host, AF_LOG_WARNING, "reading the %s setting failed (status %d)", key, (int)s);
-            break;
-        }
-        char *bigger = realloc(value, needed + 1); /* +1 for the terminator */
-        if (!bigger) break;
+        if (s != AF_OK && s != AF_STATUS_NOT_FOUND && s != AF_STATUS_BUFFER_TOO_SMALL)
+            say(host, AF_LOG_WARNING, "reading the NetrcFile setting failed (status %d)", (int)s);
+        if (s != AF_STATUS_BUFFER_TOO_SMALL || needed > AF_MAX_STRING_LENGTH) break;
+        if (!(bigger = realloc(value, needed + 1))) break; /* +1 for our terminator */
         value = bigger;
         capacity = needed;
     }
@@ -173,45 +165,45 @@ static char *setting_path(const af_host_services *host) {
 
 static char *netrc_path(const af_host_services *host) {
     char *path = setting_path(host);
+    const char *env = getenv("NETRC"), *home = getenv("HOME");
     if (path) return path;
-    const char *env = getenv("NETRC");
     if (env && *env) return strdup(env);
-    const char *home = getenv("HOME");
     if (!home || !*home) {
         say(host, AF_LOG_WARNING, "neither NetrcFile, NETRC nor HOME is set; no .netrc to read");
         return NULL;
     }
     size_t size = strlen(home) + sizeof "/.netrc";
-    if ((path = malloc(size)) != NULL) snprintf(path, size, "%s/.netrc", home);
+    if ((path = malloc(size))) snprintf(path, size, "%s/.netrc", home);
     return path;
 }
 
-/* Reads the whole file into a malloc'd buffer. Returns 0 or -1 (logged). */
+/* Reads the whole file into a malloc'd buffer. Returns 0, or -1 (logged). */
 static int read_file(const af_host_services *host, const char *path, char **out, size_t *out_len) {
     struct stat sb;
     int fd = open(path, O_RDONLY | O_CLOEXEC), err = errno;
-    if (fd < 0) { /* strerror() is not reentrant; name the two usual causes ourselves */
+    if (fd < 0) { /* strerror() is not reentrant; name the usual causes ourselves */
         say(host, err == ENOENT ? AF_LOG_INFO : AF_LOG_WARNING, "cannot open %s: %s (errno %d); serving no logins",
             path, err == ENOENT ? "no such file" : err == EACCES ? "permission denied" : "error", err);
         return -1;
     }
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (off_t)NETRC_MAX_FILE_SIZE) {
-        say(host, AF_LOG_WARNING, "%s is not a regular file of at most %u bytes; serving no logins",
-            path, NETRC_MAX_FILE_SIZE);
+        say(host, AF_LOG_WARNING, "%s is not a regular file of at most %u bytes; serving no logins", path,
+            NETRC_MAX_FILE_SIZE);
         close(fd);
         return -1;
     }
     size_t size = (size_t)sb.st_size, len = 0;
+    ssize_t n = 1;
     char *text = malloc(size + 1);
-    while (text && len < size) { /* a file that grows meanwhile is cut at its old size */
-        ssize_t n = read(fd, text + len, size - len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        len += (size_t)n;
+    while (text && len < size && n > 0) { /* a file that grows meanwhile is cut at its old size */
+        if ((n = read(fd, text + len, size - len)) > 0) len += (size_t)n;
+        else if (n < 0 && errno == EINTR) n = 1;
     }
     close(fd);
-    if (!text) {
-        say(host, AF_LOG_ERROR, "out of memory reading %s", path);
+    if (!text || n < 0) {
+        say(host, AF_LOG_WARNING, "cannot read %s; serving no logins", path);
+        if (text) wipe(text, len);
+        free(text);
         return -1;
     }
     *out = text;
@@ -224,7 +216,7 @@ static int read_file(const af_host_services *host, const char *path, char **out,
 typedef struct {
     const char *p, *end;
     unsigned line;
-    char *token;      /* scratch space of at most AF_MAX_STRING_LENGTH bytes */
+    char *token; /* scratch space for one token (at most AF_MAX_STRING_LENGTH bytes) */
     size_t len;
     int quoted;
 } lexer;
@@ -239,7 +231,7 @@ static void skip_line(lexer *lx) {
 }
 
 static int next_token(lexer *lx) {
-    for (;;) { /* blanks, and comments: '#' at the start of a token */
+    for (;;) { /* skip blanks, and comments: a '#' that starts a token */
         while (lx->p < lx->end && is_blank(*lx->p)) lx->line += (*lx->p++ == '\n');
         if (lx->p == lx->end) return TOKEN_END;
         if (*lx->p != '#') break;
@@ -250,10 +242,10 @@ static int next_token(lexer *lx) {
     lx->p += lx->quoted;
     while (lx->p < lx->end && (lx->quoted ? *lx->p != '"' : !is_blank(*lx->p))) {
         char c = *lx->p++;
-        if (c == '\n') lx->line++;
+        lx->line += (c == '\n');
         if (lx->quoted && c == '\\' && lx->p < lx->end) {
             c = *lx->p++;
-            c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+            c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c; /* else \" \\ \x -> x */
         }
         if (lx->len == AF_MAX_STRING_LENGTH) return TOKEN_TOO_LONG;
         lx->token[lx->len++] = c;
@@ -262,7 +254,7 @@ static int next_token(lexer *lx) {
     return TOKEN_OK;
 }
 
-/* A keyword is an unquoted token; case is ignored, as curl does. */
+/* Keywords are unquoted; their case is ignored, as curl does. */
 static int is_keyword(const lexer *lx, const char *word) {
     return !lx->quoted && lx->len == strlen(word) && ascii_case_eq(lx->token, word, lx->len);
 }
@@ -296,15 +288,14 @@ static int take_token(const lexer *lx, buf *b, int secret) {
     buf_free(b, secret);
     if (!(b->data = malloc(lx->len + 1))) return -1;
     memcpy(b->data, lx->token, lx->len);
-    b->data[lx->len] = '\0';
-    b->len = lx->len;
+    b->data[b->len = lx->len] = '\0';
     return 0;
 }
 
-/* Adds a finished entry to the list when it is usable; frees it otherwise. */
+/* Moves a finished entry into the list if it is usable; frees it otherwise. */
 static void finish_entry(const af_host_services *host, netrc *nf, entry *e) {
     const char *why = NULL;
-    if (!e->is_default && !e->machine.data) return; /* nothing started yet */
+    if (!e->is_default && !e->machine.data) return; /* no entry started yet */
     if (!e->password.data) why = "has no password";
     else if (!utf8_valid(&e->machine) || !utf8_valid(&e->login) || !utf8_valid(&e->password))
         why = "is not valid UTF-8";
@@ -316,10 +307,9 @@ static void finish_entry(const af_host_services *host, netrc *nf, entry *e) {
         else why = "does not fit in memory";
     }
     if (why) {
-        const char *name = e->is_default ? "(default)" : e->machine.data;
-        size_t name_len = e->is_default ? 9 : e->machine.len;
         say(host, e->password.data ? AF_LOG_WARNING : AF_LOG_DEBUG, "%s line %u: the entry for %.*s %s; skipped",
-            nf->path, e->line, SHOW(name, name_len), why);
+            nf->path, e->line, SHOW(e->is_default ? "(default)" : e->machine.data, e->is_default ? 9 : e->machine.len),
+            why);
         entry_free(e);
     } else {
         nf->items[nf->count++] = *e;
@@ -329,28 +319,28 @@ static void finish_entry(const af_host_services *host, netrc *nf, entry *e) {
 
 static void parse(const af_host_services *host, netrc *nf, const char *text, size_t len) {
     entry cur = {0};
-    size_t scratch = len < AF_MAX_STRING_LENGTH ? len : AF_MAX_STRING_LENGTH;
+    size_t scratch = len < AF_MAX_STRING_LENGTH ? len : AF_MAX_STRING_LENGTH; /* no token is longer */
     lexer lx = {text, text + len, 1, malloc(scratch + 1), 0, 0};
     int r = TOKEN_END, oom = !lx.token;
     while (!oom && (r = next_token(&lx)) == TOKEN_OK) {
-        int is_machine = is_keyword(&lx, "machine"), is_default = is_keyword(&lx, "default");
+        int machine = is_keyword(&lx, "machine"), is_default = is_keyword(&lx, "default");
+        int macdef = is_keyword(&lx, "macdef"), account = is_keyword(&lx, "account");
         buf *field = is_keyword(&lx, "login") ? &cur.login : is_keyword(&lx, "password") ? &cur.password : NULL;
-        if (is_machine || is_default) {
+        if (machine || is_default) {
             finish_entry(host, nf, &cur);
             cur.line = lx.line;
             cur.is_default = is_default;
-            if (is_machine && (r = next_token(&lx)) != TOKEN_OK) break;
-            if (is_machine) oom = take_token(&lx, &cur.machine, 0) != 0;
-        } else if (field || is_keyword(&lx, "account") || is_keyword(&lx, "macdef")) {
-            int macdef = is_keyword(&lx, "macdef");
-            if ((r = next_token(&lx)) != TOKEN_OK) break;
-            if (macdef) skip_macdef(&lx);
-            else if (field && (cur.is_default || cur.machine.data))
-                oom = take_token(&lx, field, field == &cur.password) != 0;
-        } else {
+        } else if (!field && !macdef && !account) {
             /* Never log the token itself: a misplaced one may be a password. */
             say(host, AF_LOG_DEBUG, "%s line %u: ignoring an unknown keyword", nf->path, lx.line);
+            continue;
         }
+        if (is_default) continue;
+        if ((r = next_token(&lx)) != TOKEN_OK) break; /* every other keyword takes a value */
+        if (machine) oom = take_token(&lx, &cur.machine, 0) != 0;
+        else if (macdef) skip_macdef(&lx);
+        else if (field && (cur.is_default || cur.machine.data)) /* ignored before the first entry */
+            oom = take_token(&lx, field, field == &cur.password) != 0;
     }
     if (r == TOKEN_END && !oom) {
         finish_entry(host, nf, &cur);
@@ -379,51 +369,45 @@ static const char *shown_path(const netrc *nf) { return nf->path ? nf->path : "~
 
 /* ---- Identities and lookups ------------------------------------------ */
 
+static size_t record_id_length(const entry *e) { return e->machine.len + 1 + e->login.len; }
+
+/* `default` and `machine ""` have no service to be published under. */
+static int is_published(const entry *e) { return !e->is_default && e->machine.len > 0; }
+
 static void publish_identities(const af_host_services *host, const netrc *nf) {
     size_t n = 0, total = 0;
-    for (size_t i = 0; i < nf->count; i++) total += nf->items[i].machine.len + 1 + nf->items[i].login.len;
+    for (size_t i = 0; i < nf->count; i++) total += record_id_length(&nf->items[i]);
     af_identity *ids = calloc(nf->count + 1, sizeof *ids);
     char *keys = malloc(total + 1), *k = keys;
-    if (!ids || !keys) {
-        say(host, AF_LOG_ERROR, "out of memory; no identities published");
-        free(ids), free(keys);
-        return;
-    }
-    for (size_t i = 0; i < nf->count; i++) {
+    for (size_t i = 0; ids && keys && i < nf->count; i++) {
         const entry *e = &nf->items[i];
-        if (e->is_default) continue; /* no service to publish it under */
-        /* record identifier: "<machine>\n<login>" */
-        memcpy(k, e->machine.data, e->machine.len);
+        if (!is_published(e)) continue;
+        memcpy(k, e->machine.data, e->machine.len); /* record identifier: "<machine>\n<login>" */
         k[e->machine.len] = '\n';
         if (e->login.len) memcpy(k + e->machine.len + 1, e->login.data, e->login.len);
-        ids[n++] = (af_identity){
-            .kind = AF_IDENTITY_PASSWORD, .service_type = AF_SERVICE_DOMAIN,
-            .service = {e->machine.data, e->machine.len}, .user = {e->login.data, e->login.len},
-            .record_identifier = {k, e->machine.len + 1 + e->login.len}, .rank = 0};
-        k += e->machine.len + 1 + e->login.len;
+        ids[n++] = (af_identity){.kind = AF_IDENTITY_PASSWORD, .service_type = AF_SERVICE_DOMAIN,
+                                 .service = {e->machine.data, e->machine.len}, .user = {e->login.data, e->login.len},
+                                 .record_identifier = {k, record_id_length(e)}, .rank = 0};
+        k += record_id_length(e);
     }
-    af_status s = host->store_replace(n ? ids : NULL, n); /* n == 0 clears stale identities */
-    if (s == AF_OK) say(host, AF_LOG_INFO, "published %zu identities from %s", n, shown_path(nf));
-    else say(host, AF_LOG_DEBUG, "store_replace failed (status %d); identities not published", (int)s);
+    if (!ids || !keys) say(host, AF_LOG_ERROR, "out of memory; no identities published");
+    else {
+        af_status s = host->store_replace(n ? ids : NULL, n); /* n == 0 also clears stale ones */
+        if (s == AF_OK) say(host, AF_LOG_INFO, "published %zu identities from %s", n, shown_path(nf));
+        else say(host, AF_LOG_DEBUG, "store_replace failed (status %d); identities not published", (int)s);
+    }
     free(ids);
     free(keys);
 }
 
-static const entry *find_entry(const netrc *nf, const af_identity *id) {
+static int entry_is(const entry *e, const af_identity *id) {
     const af_str *rid = &id->record_identifier;
-    for (size_t i = 0; i < nf->count; i++) {
-        const entry *e = &nf->items[i];
-        if (e->is_default) continue; /* never published, so never picked as an identity */
-        if (rid->length ? rid->length == e->machine.len + 1 + e->login.len &&
-                              memcmp(rid->data, e->machine.data, e->machine.len) == 0 &&
-                              rid->data[e->machine.len] == '\n' &&
-                              bytes_eq(rid->data + e->machine.len + 1, e->login.len, e->login.data, e->login.len)
-                        : id->service.length == e->machine.len &&
-                              ascii_case_eq(id->service.data, e->machine.data, e->machine.len) &&
-                              bytes_eq(id->user.data, id->user.length, e->login.data, e->login.len))
-            return e;
-    }
-    return NULL;
+    size_t m = e->machine.len;
+    if (rid->length)
+        return rid->length == record_id_length(e) && memcmp(rid->data, e->machine.data, m) == 0 &&
+               rid->data[m] == '\n' && (e->login.len == 0 || memcmp(rid->data + m + 1, e->login.data, e->login.len) == 0);
+    return id->service.length == m && ascii_case_eq(id->service.data, e->machine.data, m) &&
+           id->user.length == e->login.len && (e->login.len == 0 || memcmp(id->user.data, e->login.data, e->login.len) == 0);
 }
 
 static void complete_with(const af_host_services *host, af_request_id request, const entry *e) {
@@ -431,18 +415,20 @@ static void complete_with(const af_host_services *host, af_request_id request, c
     if (s != AF_OK) say(host, AF_LOG_DEBUG, "complete_password returned status %d", (int)s);
 }
 
-/* Both the no-UI path and the UI path: the file needs no unlocking. */
+/* The no-UI path and the UI path alike: a .netrc needs no unlocking. */
 static void provide_credential(void *context, af_request_id request, const af_credential_request *cr) {
     const af_host_services *host = ((const provider_state *)context)->host;
+    const entry *found = NULL;
+    netrc nf;
     if (!cr || cr->kind != AF_REQUEST_PASSWORD) {
         cancel(host, request, AF_ERROR_FAILED, "the .netrc provider has only passwords (request kind %d)",
                cr ? (int)cr->kind : -1);
         return;
     }
-    netrc nf;
     netrc_load(host, &nf);
-    const entry *e = find_entry(&nf, &cr->identity);
-    if (e) complete_with(host, request, e);
+    for (size_t i = 0; !found && i < nf.count; i++) /* the first match wins, as in curl */
+        if (is_published(&nf.items[i]) && entry_is(&nf.items[i], &cr->identity)) found = &nf.items[i];
+    if (found) complete_with(host, request, found);
     else cancel(host, request, AF_ERROR_CREDENTIAL_IDENTITY_NOT_FOUND, "no entry for %.*s at %.*s in %s",
                 SHOW(cr->identity.user.data, cr->identity.user.length),
                 SHOW(cr->identity.service.data, cr->identity.service.length), shown_path(&nf));
@@ -451,23 +437,16 @@ static void provide_credential(void *context, af_request_id request, const af_cr
 
 /* ---- The credential list ---------------------------------------------- */
 
-/* RFC 3986: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) */
-static int is_scheme_char(char c, int first) {
-    char l = ascii_lower(c);
-    return (l >= 'a' && l <= 'z') || (!first && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'));
-}
-
-/* The host name of a service identifier: for a URL without scheme://,
- * userinfo@, :port and path; lower-cased, without a trailing dot. */
+/* The host of a service identifier, lower-cased and without a trailing dot;
+ * for a URL, without scheme://, userinfo@, :port, [brackets] and path. */
 static buf service_host(const af_service_identifier *s) {
     const char *p = s->identifier.data ? s->identifier.data : "", *end = p + s->identifier.length, *q;
     buf host = {0};
     if (s->type == AF_SERVICE_URL) {
-        for (q = p; q < end && is_scheme_char(*q, q == p); q++) {}
-        if (q > p && end - q >= 3 && memcmp(q, "://", 3) == 0) p = q + 3;
+        for (q = p; end - q >= 3 && *q != '/'; q++) /* a "://" before the path ends the scheme */
+            if (memcmp(q, "://", 3) == 0) { p = q + 3; break; }
         for (q = p; q < end && *q != '/' && *q != '?' && *q != '#'; q++) {}
-        end = q;
-        for (q = end; q > p; q--)
+        for (end = q; q > p; q--)
             if (q[-1] == '@') { p = q; break; }
         int bracketed = p < end && *p == '['; /* [IPv6]:port */
         p += bracketed;
@@ -475,34 +454,33 @@ static buf service_host(const af_service_identifier *s) {
         end = q;
     }
     if (end > p && end[-1] == '.') end--;
-    if ((host.data = malloc((size_t)(end - p) + 1)) == NULL) return host;
+    if (!(host.data = malloc((size_t)(end - p) + 1))) return host;
     for (host.len = 0; p < end; p++) host.data[host.len++] = ascii_lower(*p);
     host.data[host.len] = '\0';
     return host;
 }
 
+/* Whether a machine is one of the hosts, or a parent domain of one. */
 static int entry_matches(const entry *e, const buf *hosts, size_t count) {
     size_t m = e->machine.len;
-    if (e->is_default || m == 0) return 0;
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; !e->is_default && m && i < count; i++) {
         const buf *h = &hosts[i];
-        if (h->len == m && ascii_case_eq(h->data, e->machine.data, m)) return 1;
-        if (h->len > m && h->data[h->len - m - 1] == '.' && ascii_case_eq(h->data + h->len - m, e->machine.data, m))
+        if (h->len >= m && ascii_case_eq(h->data + h->len - m, e->machine.data, m) &&
+            (h->len == m || h->data[h->len - m - 1] == '.'))
             return 1;
     }
     return 0;
 }
 
-/* "login @ machine", "login @ (default)" or "(no login) @ machine". */
+/* "login @ machine", "login @ (default)" or "(no login) @ machine" */
 static af_str entry_label(const entry *e) {
     const char *login = e->login.len ? e->login.data : "(no login)";
-    int login_len = e->login.len ? (int)e->login.len : 10;
-    int size = login_len + (int)e->machine.len + 16;
-    char *text = malloc((size_t)size);
-    int n = text ? snprintf(text, (size_t)size, "%.*s @ %.*s", login_len, login,
-                            e->is_default ? 9 : (int)e->machine.len, e->is_default ? "(default)" : e->machine.data)
-                 : 0;
-    return (af_str){text, n > 0 ? (size_t)n : 0};
+    const char *machine = e->is_default ? "(default)" : e->machine.data;
+    size_t login_len = e->login.len ? e->login.len : 10, machine_len = e->is_default ? 9 : e->machine.len;
+    char *text = malloc(login_len + machine_len + 4);
+    if (text) snprintf(text, login_len + machine_len + 4, "%.*s @ %.*s", (int)login_len, login, (int)machine_len, machine);
+    /* Tokens may hold NUL bytes (snprintf stops there) or tabs and newlines (they would break the menu). */
+    return (af_str){text, text ? sanitize(text, strlen(text)) : 0};
 }
 
 static void choose_and_complete(const af_host_services *host, af_request_id request, const netrc *nf,
@@ -556,22 +534,17 @@ static const af_provider provider_table = {
 };
 
 AF_EXPORT const af_provider *netrc_provider_entry(uint32_t host_abi_version, const af_host_services *host) {
-    if (!host) return NULL;
-    int can_log = host->abi_version == AF_ABI_VERSION && host->size >= sizeof(af_host_services) && host->log;
-    if (!can_log) return NULL; /* nothing to tell it with */
+    netrc nf;
+    /* A table of another version or size may not even have `log` where we look. */
+    if (!host || host->abi_version != AF_ABI_VERSION || host->size < sizeof(af_host_services) || !host->log)
+        return NULL;
     if (host_abi_version != AF_ABI_VERSION) {
-        say(host, AF_LOG_ERROR, "host speaks provider ABI %u, this plugin ABI %u; not loading",
+        say(host, AF_LOG_ERROR, "the host speaks provider ABI %u, this plugin %u; not loading",
             (unsigned)host_abi_version, AF_ABI_VERSION);
         return NULL;
     }
-    if (!host->get_setting || !host->store_replace || !host->complete_password || !host->cancel_request ||
-        !host->ui_choose) {
-        say(host, AF_LOG_ERROR, "the host services table lacks a service this plugin uses; not loading");
-        return NULL;
-    }
     state.host = host;
-    netrc nf;
-    netrc_load(host, &nf); /* a missing file is logged and publishes nothing */
+    netrc_load(host, &nf); /* a missing file is logged at INFO and publishes nothing */
     publish_identities(host, &nf);
     netrc_free(&nf);
     return &provider_table;

@@ -85,14 +85,10 @@ private struct PlistChecker {
                     "\"\(identifier)\" is not a reverse-DNS identifier (letters, digits, '-' and '.', at least two parts)",
                     fix: "use an id such as com.example.vault")
         }
-        var displayName = string(top, "CFBundleDisplayName", path: "CFBundleDisplayName", required: false, fix: "")
-        if displayName == nil {
-            displayName = string(top, "CFBundleName", path: "CFBundleName", required: false, fix: "")
-            if displayName == nil {
-                problem(.missingKey, "CFBundleDisplayName", "missing: the name users see",
-                        fix: "add <key>CFBundleDisplayName</key><string>My Vault</string>")
-            }
-        }
+        // CFBundleDisplayName, falling back to CFBundleName as Apple does.
+        let nameKey = top["CFBundleDisplayName"] == nil && top["CFBundleName"] != nil ? "CFBundleName" : "CFBundleDisplayName"
+        let displayName = string(top, nameKey, path: nameKey,
+                                 fix: "add <key>CFBundleDisplayName</key><string>My Vault</string>: the name users see")
         let executable = string(top, "CFBundleExecutable", path: "CFBundleExecutable",
                                 fix: "set it to the library's file name inside the bundle, e.g. libVaultProvider.so")
         if let executable, executable.contains("/") || executable == "." || executable == ".." {

@@ -1,0 +1,181 @@
+/*
+ * fixture_provider.c — a test provider whose behaviour the tests choose.
+ *
+ * Compile-time switches (cc -D...):
+ *   FIXTURE_TABLE_VERSION=N   put N in the table's abi_version (default AF_ABI_VERSION)
+ *   FIXTURE_TABLE_SIZE=N      put N in the table's size
+ *   FIXTURE_ENTRY_RETURNS_NULL   refuse to load
+ *   FIXTURE_NO_ENTRY_POINTS      leave every entry point NULL
+ *
+ * Run-time behaviour of provide_credential_without_user_interaction, chosen by the request's
+ * identity user name:
+ *   "ok"          complete_password(user, "pw-<setting FixtureName>")
+ *   "twice"       complete twice; the second status goes to the log
+ *   "late"        complete 300 ms later from another thread, status to the log
+ *   "never"       never complete
+ *   "wrong"       complete a password request with a text
+ *   "badutf8"     complete with a password that is not UTF-8
+ *   "ui"          try ui_prompt (not allowed here); cancel with the status as the reason
+ *   "cancel:N"    cancel with error code N and reason "fixture says N"
+ * prepare_interface_to_provide_credential asks ui_prompt for a secret and completes with it.
+ * At load, the provider saves one identity (service "<FixtureName>.test", user "ok") to its store.
+ */
+#define _DEFAULT_SOURCE
+#include "autofill_provider.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef FIXTURE_TABLE_VERSION
+#define FIXTURE_TABLE_VERSION AF_ABI_VERSION
+#endif
+#ifndef FIXTURE_TABLE_SIZE
+#define FIXTURE_TABLE_SIZE sizeof(af_provider)
+#endif
+
+/* Entry points stay defined when FIXTURE_NO_ENTRY_POINTS leaves them out of the table. */
+#define ENTRY static __attribute__((unused))
+
+static const af_host_services *host;
+static char fixture_name[128] = "fixture";
+
+static void say(const char *text) { host->log(AF_LOG_INFO, text, strlen(text)); }
+
+static void say_status(const char *what, af_status status) {
+    char line[128];
+    snprintf(line, sizeof line, "%s status %d", what, (int)status);
+    say(line);
+}
+
+static int user_is(const af_credential_request *request, const char *name) {
+    return request->identity.user.length == strlen(name) &&
+           memcmp(request->identity.user.data, name, strlen(name)) == 0;
+}
+
+static af_status complete_ok(af_request_id request) {
+    char password[160];
+    snprintf(password, sizeof password, "pw-%s", fixture_name);
+    return host->complete_password(request, "ok", 2, password, strlen(password));
+}
+
+static void *complete_later(void *argument) {
+    af_request_id request = (af_request_id)(uintptr_t)argument;
+    usleep(300 * 1000);
+    say_status("late completion", complete_ok(request));
+    return NULL;
+}
+
+ENTRY void provide(void *context, af_request_id request, const af_credential_request *credential_request) {
+    (void)context;
+    if (user_is(credential_request, "ok")) {
+        complete_ok(request);
+    } else if (user_is(credential_request, "twice")) {
+        say_status("first completion", complete_ok(request));
+        say_status("second completion", complete_ok(request));
+    } else if (user_is(credential_request, "late")) {
+        pthread_t thread;
+        pthread_create(&thread, NULL, complete_later, (void *)(uintptr_t)request);
+        pthread_detach(thread);
+    } else if (user_is(credential_request, "never")) {
+        /* nothing */
+    } else if (user_is(credential_request, "wrong")) {
+        say_status("wrong completion", host->complete_text(request, "text", 4));
+    } else if (user_is(credential_request, "badutf8")) {
+        say_status("bad utf8 completion", host->complete_password(request, "badutf8", 7, "\xff\xfe", 2));
+    } else if (user_is(credential_request, "ui")) {
+        char answer[16];
+        size_t length = 0;
+        af_status status = host->ui_prompt(request, "t", 1, "m", 1, 0, answer, sizeof answer, &length);
+        char reason[64];
+        snprintf(reason, sizeof reason, "ui_prompt said %d", (int)status);
+        host->cancel_request(request, AF_ERROR_FAILED, reason, strlen(reason));
+    } else if (credential_request->identity.user.length > 7 &&
+               memcmp(credential_request->identity.user.data, "cancel:", 7) == 0) {
+        char code_text[16] = {0};
+        size_t n = credential_request->identity.user.length - 7;
+        memcpy(code_text, credential_request->identity.user.data + 7, n < 15 ? n : 15);
+        char reason[64];
+        snprintf(reason, sizeof reason, "fixture says %s", code_text);
+        host->cancel_request(request, atoi(code_text), reason, strlen(reason));
+    } else {
+        host->cancel_request(request, AF_ERROR_CREDENTIAL_IDENTITY_NOT_FOUND, NULL, 0);
+    }
+}
+
+ENTRY void provide_with_ui(void *context, af_request_id request, const af_credential_request *credential_request) {
+    (void)context;
+    (void)credential_request;
+    char answer[64];
+    size_t length = 0;
+    af_status status = host->ui_prompt(request, "Unlock", 6, "Master password", 15, AF_UI_PROMPT_SECRET,
+                                       answer, sizeof answer, &length);
+    if (status == AF_OK) {
+        host->complete_password(request, "ui", 2, answer, length);
+    } else if (status == AF_STATUS_UI_CANCELED) {
+        host->cancel_request(request, AF_ERROR_USER_CANCELED, NULL, 0);
+    } else {
+        host->cancel_request(request, AF_ERROR_FAILED, "no UI", 5);
+    }
+}
+
+ENTRY void list(void *context, af_request_id request, const af_service_identifier *services, size_t count) {
+    (void)context;
+    (void)services;
+    (void)count;
+    af_str items[2] = {{"first", 5}, {"second", 6}};
+    size_t chosen = 99;
+    af_status status = host->ui_choose(request, "Choose", 6, items, 2, &chosen);
+    if (status == AF_OK) {
+        host->complete_password(request, items[chosen].data, items[chosen].length, "list-pw", 7);
+    } else {
+        host->cancel_request(request, status == AF_STATUS_UI_CANCELED ? AF_ERROR_USER_CANCELED : AF_ERROR_FAILED, NULL, 0);
+    }
+}
+
+ENTRY void configure(void *context, af_request_id request) {
+    (void)context;
+    host->complete_configuration(request);
+}
+
+ENTRY void text(void *context, af_request_id request) {
+    (void)context;
+    host->complete_text(request, "inserted text", 13);
+}
+
+static af_provider table = {
+    .abi_version = FIXTURE_TABLE_VERSION,
+    .size = FIXTURE_TABLE_SIZE,
+    .context = NULL,
+#ifndef FIXTURE_NO_ENTRY_POINTS
+    .prepare_credential_list = list,
+    .provide_credential_without_user_interaction = provide,
+    .prepare_interface_to_provide_credential = provide_with_ui,
+    .prepare_interface_for_extension_configuration = configure,
+    .prepare_interface_for_text_to_insert = text,
+#endif
+};
+
+AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, const af_host_services *services) {
+    if (host_abi_version != AF_ABI_VERSION || services == NULL) return NULL;
+    host = services;
+#ifdef FIXTURE_ENTRY_RETURNS_NULL
+    say("refusing to load");
+    return NULL;
+#endif
+    size_t length = 0;
+    if (host->get_setting("FixtureName", 11, fixture_name, sizeof fixture_name - 1, &length) == AF_OK) {
+        fixture_name[length] = '\0';
+    }
+    char service[160];
+    snprintf(service, sizeof service, "%s.test", fixture_name);
+    af_identity identity = {0};
+    identity.kind = AF_IDENTITY_PASSWORD;
+    identity.service_type = AF_SERVICE_DOMAIN;
+    identity.service = (af_str){service, strlen(service)};
+    identity.user = (af_str){"ok", 2};
+    say_status("store_save", host->store_save(&identity, 1));
+    return &table;
+}

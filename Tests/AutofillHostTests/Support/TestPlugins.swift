@@ -1,0 +1,160 @@
+import AutofillCore
+import AutofillHost
+import Foundation
+import Logging
+import Synchronization
+
+/// Paths of this repository, found from this file's location.
+enum Repository {
+    static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }  // Support, AutofillHostTests, Tests, repo
+        return url.path
+    }()
+    static var abiInclude: String { "\(root)/Sources/CAutofillProvider/include" }
+    static var builtBundles: String { "\(root)/.build/plugins" }
+    static var fixtureSource: String { "\(root)/Tests/AutofillHostTests/Fixtures/fixture_provider.c" }
+}
+
+/// A temporary folder removed when the test is done with it.
+final class TemporaryFolder: Sendable {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("autofill-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Builds plugin bundles for tests: copies of the real samples and compiled C fixtures.
+enum TestPlugins {
+    /// The Info.plist of a valid provider, as a dictionary tests can break.
+    static func plist(
+        id: String, name: String = "Fixture", executable: String = "libFixture.so",
+        entry: String = "fixture_provider_entry", capabilities: [String: Bool] = ["ProvidesPasswords": true]
+    ) -> [String: Any] {
+        [
+            "CFBundleIdentifier": id, "CFBundleDisplayName": name, "CFBundleExecutable": executable,
+            "AFProviderABIVersion": 1, "AFProviderEntrySymbol": entry,
+            "NSExtension": [
+                "NSExtensionPointIdentifier": PluginManifest.extensionPointIdentifier,
+                "NSExtensionAttributes": ["ASCredentialProviderExtensionCapabilities": capabilities],
+            ],
+        ]
+    }
+
+    /// Writes `plist` as XML (or binary) to `path`.
+    static func write(_ plist: [String: Any], to path: String, binary: Bool = false) throws {
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: binary ? .binary : .xml, options: 0)
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// A bundle `<folder>/<name>.afprovider` holding `plist` and, if `defines` is given, the C fixture
+    /// compiled with those `-D` switches.
+    @discardableResult
+    static func fixture(
+        in folder: String, name: String = "Fixture", plist: [String: Any], defines: [String]? = [], binary: Bool = false
+    ) throws -> String {
+        let bundle = "\(folder)/\(name).afprovider"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        try write(plist, to: "\(bundle)/Info.plist", binary: binary)
+        if let defines {
+            let library = "\(bundle)/\(plist["CFBundleExecutable"] as? String ?? "libFixture.so")"
+            try compile(defines: defines, output: library)
+        }
+        return bundle
+    }
+
+    /// Compiles the C fixture the way a third party builds a plugin.
+    static func compile(defines: [String], output: String) throws {
+        let arguments = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread",
+                         "-I", Repository.abiInclude] + defines.map { "-D\($0)" } + [Repository.fixtureSource, "-o", output]
+        let (status, output) = try run("/usr/bin/cc", arguments)
+        guard status == 0 else { throw TestFailure("cc failed: \(output)") }
+    }
+
+    /// A fresh copy of a built sample bundle (e.g. "VaultProvider"): a new file, so a new load in this process.
+    static func copyOfSample(_ name: String, into folder: String) throws -> String {
+        let source = "\(Repository.builtBundles)/\(name).afprovider"
+        guard FileManager.default.fileExists(atPath: source) else {
+            throw TestFailure("\(source) is missing: run Scripts/build first (Scripts/test does)")
+        }
+        let target = "\(folder)/\(name).afprovider"
+        try FileManager.default.copyItem(atPath: source, toPath: target)
+        return target
+    }
+
+    /// Runs a program and returns its exit status and combined output.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws
+        -> (Int32, String)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Log lines captured for assertions.
+final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var all: [String] { lines.withLock { $0 } }
+
+    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
+
+    var logger: Logger {
+        Logger(label: "test") { _ in CapturingHandler(capture: self) }
+    }
+
+    fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
+}
+
+private struct CapturingHandler: LogHandler {
+    let capture: LogCapture
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        capture.append("\(event.level): \(event.message)")
+    }
+}
+
+/// A UI double answering requests from a list, recording what was asked (unit tests only; the
+/// CLI's real UI and UI scripts come with the fill session).
+final class ScriptedUI: ProviderUserInterface {
+    private let state: Mutex<(answers: [Result<UserInterfaceAnswer, UserInterfaceError>], asked: [UserInterfaceRequest])>
+
+    init(_ answers: [Result<UserInterfaceAnswer, UserInterfaceError>]) {
+        state = Mutex((answers, []))
+    }
+
+    var asked: [UserInterfaceRequest] { state.withLock { $0.asked } }
+
+    func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
+        let next = state.withLock { state -> Result<UserInterfaceAnswer, UserInterfaceError> in
+            state.asked.append(request)
+            return state.answers.isEmpty ? .failure(.unavailable("script exhausted")) : state.answers.removeFirst()
+        }
+        return try next.get()
+    }
+}
