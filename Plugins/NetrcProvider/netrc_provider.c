@@ -535,8 +535,9 @@ static const af_provider provider_table = {
 
 AF_EXPORT const af_provider *netrc_provider_entry(uint32_t host_abi_version, const af_host_services *host) {
     netrc nf;
-    /* A table of another version or size may not even have `log` where we look. */
-    if (!host || host->abi_version != AF_ABI_VERSION || host->size < sizeof(af_host_services) || !host->log)
+    /* A table of another version may not even have `log` where we look; a larger
+     * table of this version is a newer host and fine (tables are append-only). */
+    if (!host || host->abi_version != AF_ABI_VERSION || !AF_TABLE_HAS(af_host_services, host, ui_choose) || !host->log)
         return NULL;
     if (host_abi_version != AF_ABI_VERSION) {
         say(host, AF_LOG_ERROR, "the host speaks provider ABI %u, this plugin %u; not loading",

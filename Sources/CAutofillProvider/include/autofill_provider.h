@@ -51,6 +51,17 @@
  *   (the no-UI deadline, about 3 seconds), or an id the host never issued is
  *   harmless: the service returns AF_STATUS_UNKNOWN_REQUEST and the host logs
  *   it. Request ids are plain numbers, never pointers, so nothing can dangle.
+ *   A completion the host cannot accept (AF_STATUS_INVALID_ARGUMENT: not UTF-8,
+ *   over a limit; AF_STATUS_WRONG_COMPLETION: the wrong kind) still uses the
+ *   request up: the host fails it and tells the user which provider erred.
+ *   Make reasons and logs valid UTF-8 even when they quote file paths.
+ *   A provider receives only the request kinds its plist declares.
+ *
+ * UI
+ *   Entry points that allow UI may call the ui_* services synchronously,
+ *   before they return: that is the intended use. Such calls block until the
+ *   user answers, and UI requests have no deadline. No-UI entry points should
+ *   return at once.
  *
  * Why libffi is in the host
  *   No host service takes a context argument. The host builds one
@@ -87,6 +98,12 @@ extern "C" {
 #define AF_MAX_BYTES_LENGTH 1048576u
 /** Most identities one store call may carry. */
 #define AF_MAX_IDENTITIES_PER_CALL 1000000u
+
+/** True when a table of type `type` at `table` is large enough to hold `field`
+ *  (tables are append-only; check before calling an entry a later ABI
+ *  revision added). Example: AF_TABLE_HAS(af_host_services, host, ui_message). */
+#define AF_TABLE_HAS(type, table, field) \
+    ((table)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /** Mark the entry symbol with this so it is exported from a library built
  *  with -fvisibility=hidden. */
@@ -192,6 +209,12 @@ typedef struct af_service_identifier {
  *  user_handle        —                   userHandle              —
  *  record_identifier  the provider's own key for the record, or empty
  *  rank               larger values come first among equal matches
+ *
+ * Saving an identity that is already stored replaces it. "Already stored"
+ * means: same kind, and for passwords and one-time codes the same
+ * service_type, service, user and record_identifier (compared byte for byte);
+ * for passkeys the same service (relying party) and credential_id. Rank is not
+ * part of the key, so saving again with a new rank updates the rank.
  */
 typedef struct af_identity {
     int32_t kind;         /* AF_IDENTITY_* */
@@ -301,13 +324,17 @@ typedef struct af_host_services {
     uint32_t abi_version; /* AF_ABI_VERSION */
     uint32_t size;        /* sizeof(af_host_services) of the host */
 
-    /** Write one line to the host's log, tagged with this provider.
+    /** Write one line to the host's log, tagged with this provider. Newlines
+     *  are kept; a level outside AF_LOG_* is logged as AF_LOG_INFO.
      *  Never log secrets: the host cannot tell them apart. */
     void (*log)(int32_t level, const char *message, size_t message_length);
 
     /** Copy the provider's setting `key` (from the host configuration's
-     *  ProviderSettings) into `value`. On AF_STATUS_BUFFER_TOO_SMALL,
-     *  `*value_length` holds the size needed; call again. */
+     *  ProviderSettings) into `value` (not terminated) and set
+     *  `*value_length`. An empty setting gives AF_OK with length 0. On
+     *  AF_STATUS_BUFFER_TOO_SMALL, `*value_length` holds the size needed; call
+     *  again (value NULL with capacity 0 is a valid way to ask the size).
+     *  Values are UTF-8 without NUL bytes. AF_STATUS_NOT_FOUND if unset. */
     af_status (*get_setting)(const char *key, size_t key_length,
                              char *value, size_t capacity, size_t *value_length);
 
@@ -365,7 +392,9 @@ typedef struct af_host_services {
                            const char *message, size_t message_length,
                            uint32_t flags,
                            char *answer, size_t answer_capacity, size_t *answer_length);
-    /** Let the user choose one of `item_count` items; `*chosen` is its index. */
+    /** Let the user choose one of `item_count` items (1 to 100000; items are
+     *  single lines, control characters are shown escaped); `*chosen` is the
+     *  chosen index. */
     af_status (*ui_choose)(af_request_id request,
                            const char *title, size_t title_length,
                            const af_str *items, size_t item_count,
@@ -428,9 +457,11 @@ typedef struct af_provider {
     void (*prepare_one_time_code_list)(void *context, af_request_id request,
                                        const af_service_identifier *services, size_t service_count);
     /** provideCredentialWithoutUserInteraction(for:): the user picked one of
-     *  this provider's identities. NO UI: answer at once with the credential
-     *  or AF_ERROR_USER_INTERACTION_REQUIRED. The host gives up after its
-     *  deadline (3 s by default). */
+     *  this provider's identities. NO UI: answer at once with the credential,
+     *  AF_ERROR_USER_INTERACTION_REQUIRED (locked), or
+     *  AF_ERROR_CREDENTIAL_IDENTITY_NOT_FOUND (the host then wipes this
+     *  provider's identity store; write it again). The host gives up after
+     *  its deadline (3 s by default). */
     void (*provide_credential_without_user_interaction)(void *context, af_request_id request,
                                                         const af_credential_request *credential_request);
     /** prepareInterfaceToProvideCredential(for:): after
@@ -458,7 +489,9 @@ typedef struct af_provider {
  * the name its plist gives in AFProviderEntrySymbol. The host calls it once,
  * before anything else, from a host thread. Check `host_abi_version` (return
  * NULL if you do not support it) and keep `host`: it stays valid for the
- * life of the process. Return the provider's table, which must also stay
+ * life of the process. Check with AF_TABLE_HAS that `host` has the services
+ * you call, rather than comparing `host->size` with your sizeof: a newer
+ * host's table is larger, never smaller. Return the provider's table, which must also stay
  * valid; return NULL to refuse to load (log why first).
  */
 typedef const af_provider *(*af_entry_fn)(uint32_t host_abi_version, const af_host_services *host);
@@ -485,7 +518,9 @@ _Static_assert(sizeof(af_provider) == 8 + 10 * AF__P, "af_provider v1 has a cont
 #endif
 
 /* ------------------------------------------------------------------ */
-/* Helpers for hosts and providers (in autofill_provider.c)            */
+/* Helpers (defined in autofill_provider.c)                            */
+/* The host links these. A provider that wants them compiles           */
+/* autofill_provider.c into itself: it needs only this header.         */
 /* ------------------------------------------------------------------ */
 
 /** A short English description of an af_status, never NULL. */
