@@ -1,0 +1,73 @@
+import Foundation
+
+/// Runs the built `autofill` binary, as a user would.
+enum CLI {
+    static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }  // autofillCLITests, Tests, repo
+        return url.path
+    }()
+
+    static var binary: String { "\(root)/.build/debug/autofill" }
+    static var demoConfig: String { "\(root)/Config/config.plist" }
+    static var builtBundles: String { "\(root)/.build/plugins" }
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`.
+    static func run(_ arguments: [String], home: String) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.environment = [
+            "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
+            "PATH": "/usr/bin:/bin", "COLUMNS": "100",
+        ]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// A temporary home folder, removed afterwards.
+final class TemporaryHome: Sendable {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("autofill-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// A copy of a built sample bundle with its provider id (and optionally other keys) changed.
+    func sample(_ name: String, as id: String, folder: String = "plugins", edit: (inout [String: Any]) -> Void = { _ in }) throws -> String {
+        let target = "\(path)/\(folder)/\(id).afprovider"
+        try FileManager.default.createDirectory(atPath: "\(path)/\(folder)", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(CLI.builtBundles)/\(name).afprovider", toPath: target)
+        let plistPath = "\(target)/Info.plist"
+        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: plistPath)), format: nil) as! [String: Any]
+        plist["CFBundleIdentifier"] = id
+        edit(&plist)
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: plistPath))
+        return target
+    }
+
+    /// A configuration file searching `plugins/` with these providers enabled.
+    func config(enabled: [String]) throws -> String {
+        let path = "\(self.path)/config.plist"
+        let plist: [String: Any] = ["PluginSearchPaths": ["plugins"], "EnabledProviders": enabled]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}

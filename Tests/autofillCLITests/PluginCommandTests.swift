@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// `autofill plugin validate|bundle` run as a provider author runs them.
+struct PluginCommandTests {
+    let home: TemporaryHome
+
+    init() throws {
+        home = try TemporaryHome()
+    }
+
+    @Test(arguments: ["VaultProvider", "NetrcProvider", "AuthenticatorProvider"])
+    func theSamplesAreValid(sample: String) throws {
+        let result = try CLI.run(["plugin", "validate", "\(CLI.builtBundles)/\(sample).afprovider"], home: home.path)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasSuffix("valid\n"))
+        #expect(result.stdout.contains("entry points:"))
+    }
+
+    @Test func everyProblemIsPrintedWithItsFixAndExit65() throws {
+        let bundle = try home.sample("VaultProvider", as: "org.t.broken") { plist in
+            plist["AFProviderABIVersion"] = 9
+            var ext = plist["NSExtension"] as! [String: Any]
+            ext["NSExtensionPointIdentifier"] = "com.example.other"
+            plist["NSExtension"] = ext
+        }
+        let result = try CLI.run(["plugin", "validate", bundle], home: home.path)
+        #expect(result.status == 65)
+        #expect(result.stdout.contains("error: \(bundle)/Info.plist: AFProviderABIVersion: the plugin was built for provider ABI version 9, this host speaks version 1"))
+        #expect(result.stdout.contains("error: \(bundle)/Info.plist: NSExtension.NSExtensionPointIdentifier: \"com.example.other\" is not an extension point autofill hosts"))
+        #expect(result.stdout.components(separatedBy: "fix: ").count == 3)
+        #expect(result.stdout.hasSuffix("invalid: 2 problems\n"))
+    }
+
+    @Test func validateJSONListsTheProblemsWithCodes() throws {
+        let bundle = try home.sample("NetrcProvider", as: "org.t.json") { plist in
+            var ext = plist["NSExtension"] as! [String: Any]
+            var attributes = ext["NSExtensionAttributes"] as! [String: Any]
+            attributes["ASCredentialProviderExtensionCapabilities"] = ["ProvidesPasswords": true, "ProvidesOneTimeCodes": true]
+            ext["NSExtensionAttributes"] = attributes
+            plist["NSExtension"] = ext
+        }
+        let result = try CLI.run(["plugin", "validate", "--json", bundle], home: home.path)
+        #expect(result.status == 65)
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        #expect(json["valid"] as? Bool == false)
+        let problems = json["problems"] as! [[String: Any]]
+        #expect(problems.map { $0["code"] as? String } == ["missingEntryPoints"])
+        #expect((problems[0]["message"] as? String)?.contains("prepare_one_time_code_list (for ProvidesOneTimeCodes)") == true)
+    }
+
+    @Test func aMissingBundleIsExit66() throws {
+        let result = try CLI.run(["plugin", "validate", "\(home.path)/None.afprovider"], home: home.path)
+        #expect(result.status == 66)
+        #expect(result.stdout.contains("no plugin bundle directory here"))
+    }
+
+    @Test func bundleAssemblesADirectoryThatValidates() throws {
+        let output = "\(home.path)/Made.afprovider"
+        let made = try CLI.run(
+            ["plugin", "bundle", "--info", "\(CLI.root)/Plugins/NetrcProvider/Info.plist",
+             "--library", "\(CLI.builtBundles)/NetrcProvider.afprovider/libNetrcProvider.so", "--output", output],
+            home: home.path)
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(output)/libNetrcProvider.so"))
+        #expect(try CLI.run(["plugin", "validate", output], home: home.path).status == 0)
+    }
+}
