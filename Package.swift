@@ -67,7 +67,7 @@ let package = Package(
             dependencies: ["AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore"], exclude: ["Snapshots"]),
     ]
 )
 

@@ -5,16 +5,17 @@ import Synchronization
 public final class InMemoryIdentityStore: CredentialIdentityStore {
     private struct Contents {
         var isEnabled: Bool
-        var supportsIncrementalUpdates = true
+        var supportsIncrementalUpdates: Bool
         var order: [IdentityKey] = []
         var identities: [IdentityKey: CredentialIdentity] = [:]
     }
 
     private let contents: Mutex<Contents>
 
-    /// Creates an empty store, enabled or not.
+    /// Creates an empty store, enabled or not. A disabled store needs a full write
+    /// (`replace`) after it is enabled, so it starts without incremental updates.
     public init(isEnabled: Bool = true) {
-        contents = Mutex(Contents(isEnabled: isEnabled))
+        contents = Mutex(Contents(isEnabled: isEnabled, supportsIncrementalUpdates: isEnabled))
     }
 
     /// Every identity, in the order first saved.

@@ -22,3 +22,18 @@ struct HelpTests {
         for status in ["64", "65", "66", "69", "70", "74", "78"] { #expect(result.stdout.contains("  \(status)  ")) }
     }
 }
+
+/// The binary's dynamic dependencies are what the design says.
+struct LinkageTests {
+    @Test func theHostLinksLibffi() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+        process.arguments = [CLI.binary]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(output.contains("libffi.so"))
+    }
+}

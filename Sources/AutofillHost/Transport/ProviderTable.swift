@@ -88,12 +88,13 @@ struct ProviderTable: @unchecked Sendable {
                 provideWithoutUserInteraction?(context, id, arena.credentialRequest(request))
             case .interfaceToProvideCredential(let request):
                 prepareInterfaceToProvide?(context, id, arena.credentialRequest(request))
-            case .passkeyRegistration(let request):
+            // The entry point decides the style; the parameters always agree with it.
+            case .passkeyRegistration(var request):
+                request.parameters.style = .standard
                 prepareInterfaceForRegistration?(context, id, arena.registrationRequest(request))
-            case .conditionalPasskeyRegistration(let request):
-                var conditional = request
-                conditional.parameters.style = .conditional
-                performRegistrationWithoutUserInteraction?(context, id, arena.registrationRequest(conditional))
+            case .conditionalPasskeyRegistration(var request):
+                request.parameters.style = .conditional
+                performRegistrationWithoutUserInteraction?(context, id, arena.registrationRequest(request))
             case .extensionConfiguration:
                 prepareInterfaceForConfiguration?(context, id)
             case .textToInsert:
