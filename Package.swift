@@ -5,6 +5,8 @@
 //   CAutofillProvider    the provider C ABI: one header, one .c
 //   AutofillCore         models: service identifiers, identities, credentials, requests,
 //                        errors, capabilities (no libc, no dlopen)
+//   AutofillMatching     service names, public suffixes (libpsl), IDNA (libidn2), matching rules
+//   AutofillStore        the per-provider identity stores (SQLite)
 //   AutofillABI          the one translation between C ABI structs and core models
 //   CFFI                 libffi shim (system library): per-plugin host-service closures
 //   AutofillHost         discovers, validates and loads plugins; configuration; transport
@@ -36,11 +38,16 @@ let package = Package(
         .target(name: "CAutofillProvider"),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "AutofillCore"),
+        .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
+        .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "AutofillMatching", dependencies: ["AutofillCore", "CPSL", "CIDN2"]),
+        .target(name: "AutofillStore", dependencies: ["AutofillCore", "AutofillMatching", "CSQLite"]),
         .target(name: "AutofillABI", dependencies: ["AutofillCore", "CAutofillProvider"]),
         .target(
             name: "AutofillHost",
             dependencies: [
-                "AutofillCore", "AutofillABI", "CAutofillProvider", "CFFI",
+                "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "CAutofillProvider", "CFFI",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -62,6 +69,8 @@ let package = Package(
             path: "Plugins/AuthenticatorProvider", exclude: ["Info.plist"]
         ),
         .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore"]),
+        .testTarget(name: "AutofillMatchingTests", dependencies: ["AutofillMatching", "AutofillCore"]),
+        .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore"]),
         .testTarget(
             name: "AutofillHostTests",
             dependencies: ["AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider"],

@@ -1,3 +1,5 @@
+public import AutofillCore
+
 /// An error of the autofill host: a stable code, a message for people, and what caused it.
 ///
 /// Messages name the plugin, file, key, symbol or provider involved and say what to do.
@@ -11,6 +13,10 @@ public struct AutofillError: Error, Sendable, CustomStringConvertible {
         case notFound
         /// A plugin bundle is invalid (plist, library, ABI, entry points); see `problems`.
         case invalidPlugin
+        /// An input file or argument has invalid contents (an identities file, a URL).
+        case invalidData
+        /// Try again later (an identity store is busy).
+        case temporaryFailure
         /// The host configuration is invalid or refuses the change (a fourth provider, a duplicate id).
         case configuration
         /// Reading or writing a file failed.
@@ -42,12 +48,31 @@ public struct AutofillError: Error, Sendable, CustomStringConvertible {
     public var exitStatus: Int32 {
         switch code {
         case .usage: 64  // EX_USAGE
-        case .invalidPlugin: 65  // EX_DATAERR
+        case .invalidPlugin, .invalidData: 65  // EX_DATAERR
         case .notFound: 66  // EX_NOINPUT
         case .providerUnavailable: 69  // EX_UNAVAILABLE
         case .internal: 70  // EX_SOFTWARE
         case .io: 74  // EX_IOERR
+        case .temporaryFailure: 75  // EX_TEMPFAIL
         case .configuration: 78  // EX_CONFIG
+        }
+    }
+
+    /// The error for an identity-store failure.
+    public init(_ error: IdentityStoreError) {
+        switch error.code {
+        case .storeDisabled: self.init(.configuration, error.message, cause: error)
+        case .storeBusy: self.init(.temporaryFailure, error.message, cause: error)
+        case .internalError: self.init(.io, error.message, cause: error)
+        }
+    }
+
+    /// Runs an identity-store operation, turning its failure into an ``AutofillError``.
+    public static func fromStore<T>(_ body: () throws(IdentityStoreError) -> T) throws(AutofillError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw AutofillError(error)
         }
     }
 

@@ -8,7 +8,9 @@ struct Autofill: AsyncParsableCommand {
         abstract: "A multi-provider credential AutoFill host: password managers plug in as providers.",
         discussion: """
             Providers are plugins (.afprovider bundles) that declare their capabilities in an
-            Info.plist. At most three are enabled at once, in the order you choose.
+            Info.plist. At most three are enabled at once, in the order you choose. Each
+            provider keeps a store of identities (credentials without their secrets) that
+            autofill suggests from without running the provider.
 
             Configuration lookup: --config PATH, then $AUTOFILL_CONFIG, then
             $XDG_CONFIG_HOME/autofill/config.plist, then the demo configuration built in
@@ -18,13 +20,15 @@ struct Autofill: AsyncParsableCommand {
             Exit status (sysexits.h):
               0   success
               64  usage error (unknown provider id, bad argument)
-              65  invalid plugin (plist, library, ABI version, entry points)
+              65  invalid plugin (plist, library, ABI version, entry points) or invalid input
+                  (an identities file, a URL)
               66  a named file or bundle does not exist
               69  a provider failed or could not be reached
               70  internal error
               74  a file could not be read or written
+              75  try again later (an identity store is busy)
               78  configuration error or refused change (a fourth provider, a duplicate id)
             """,
-        subcommands: [ProvidersCommand.self, PluginCommand.self]
+        subcommands: [SuggestCommand.self, IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self]
     )
 }

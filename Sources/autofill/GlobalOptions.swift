@@ -1,5 +1,6 @@
 import ArgumentParser
 import AutofillHost
+import AutofillStore
 import Foundation
 import Logging
 
@@ -24,6 +25,14 @@ struct GlobalOptions: ParsableArguments {
     /// The configuration, found in lookup order.
     func configurationFile() throws(AutofillError) -> ConfigurationFile {
         try ConfigurationFile.locate(option: config, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The configuration, the plugins found and the identity stores.
+    func setup() throws(AutofillError) -> ProviderSetup {
+        ProviderSetup(
+            catalog: ProviderCatalog(file: try configurationFile()),
+            stores: IdentityStoreDirectory(environment: ProcessInfo.processInfo.environment),
+            logger: Logger(label: "autofill.provider"))
     }
 }
 

@@ -66,16 +66,10 @@ struct ProviderListing: Encodable {
             [p.position.map(String.init) ?? "-", p.id ?? "?", p.displayName ?? "?", p.status,
              p.capabilities.isEmpty ? "-" : p.capabilities.joined(separator: ", ")]
         }
-        let header = ["#", "ID", "NAME", "STATUS", "CAPABILITIES"]
-        let widths = (0..<header.count).map { column in ([header] + table).map { $0[column].count }.max() ?? 0 }
-        func row(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index])
-            }.joined(separator: "  ")
-        }
-        lines.append(row(header))
-        for (cells, provider) in zip(table, providers) {
-            lines.append(row(cells))
+        let rendered = Table(header: ["#", "ID", "NAME", "STATUS", "CAPABILITIES"], rows: table).lines
+        lines.append(rendered[0])
+        for (row, provider) in zip(rendered.dropFirst(), providers) {
+            lines.append(row)
             if let bundle = provider.bundle { lines.append("   \(bundle)") }
             for problem in provider.problems { lines.append("   ! \(problem.replacingNewlines("\n     "))") }
         }

@@ -7,7 +7,7 @@ struct ProvidersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "providers",
         abstract: "List, enable, disable and order credential providers.",
-        subcommands: [List.self, Enable.self, Disable.self, Order.self]
+        subcommands: [List.self, Enable.self, Disable.self, Order.self, Sync.self]
     )
 
     struct List: ParsableCommand {
@@ -40,14 +40,13 @@ struct ProvidersCommand: ParsableCommand {
         func run() throws {
             global.bootstrapLogging()
             try reportingErrors {
-                var catalog = ProviderCatalog(file: try global.configurationFile())
-                let (manifest, _) = try catalog.resolve(provider)
-                try catalog.checkCanEnable(manifest.identifier)
-                _ = try PluginLoader.load(bundle: manifest.bundlePath, services: .validation(for: manifest))
-                if try catalog.enable(manifest) {
-                    let position = (catalog.enabledIDs.firstIndex(of: manifest.identifier) ?? 0) + 1
-                    print("Enabled \(manifest.displayName) (\(manifest.identifier)) as provider \(position) of \(catalog.enabledIDs.count).")
-                    print("Saved \(catalog.file.path)")
+                var setup = try global.setup()
+                let (manifest, isNew, _) = try setup.enable(provider)
+                let enabled = setup.catalog.enabledIDs
+                if isNew {
+                    let position = (enabled.firstIndex(of: manifest.identifier) ?? 0) + 1
+                    print("Enabled \(manifest.displayName) (\(manifest.identifier)) as provider \(position) of \(enabled.count).")
+                    print("Saved \(setup.catalog.file.path)")
                 } else {
                     print("\(manifest.displayName) (\(manifest.identifier)) is already enabled.")
                 }
@@ -64,10 +63,10 @@ struct ProvidersCommand: ParsableCommand {
         func run() throws {
             global.bootstrapLogging()
             try reportingErrors {
-                var catalog = ProviderCatalog(file: try global.configurationFile())
-                try catalog.disable(id)
-                print("Disabled \(id).")
-                print("Saved \(catalog.file.path)")
+                var setup = try global.setup()
+                let wiped = try setup.disable(id)
+                print("Disabled \(id); its identity store was wiped (\(wiped) identit\(wiped == 1 ? "y" : "ies")).")
+                print("Saved \(setup.catalog.file.path)")
             }
         }
     }
@@ -87,6 +86,34 @@ struct ProvidersCommand: ParsableCommand {
                 try catalog.order(ids)
                 for (index, id) in catalog.enabledIDs.enumerated() { print("\(index + 1). \(id)") }
                 print("Saved \(catalog.file.path)")
+            }
+        }
+    }
+
+    struct Sync: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load enabled providers so they write their identities to their stores.",
+            discussion: """
+                What a provider's own app does on Apple platforms: each provider named (all enabled ones by
+                default) is loaded with its identity store and may write its full list. Exits 69 if any failed.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("Enabled provider ids (all when none).", valueName: "id")) var ids: [String] = []
+
+        func run() throws {
+            global.bootstrapLogging()
+            try reportingErrors {
+                var failed = false
+                for (id, result) in try global.setup().sync(ids) {
+                    switch result {
+                    case .success(let count): print("\(id): \(count) identit\(count == 1 ? "y" : "ies")")
+                    case .failure(let error):
+                        failed = true
+                        printError("autofill: \(id): \(error)")
+                    }
+                }
+                if failed { throw AutofillError(.providerUnavailable, "some providers could not be synced") }
             }
         }
     }

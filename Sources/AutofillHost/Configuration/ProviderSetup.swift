@@ -1,0 +1,111 @@
+public import AutofillCore
+public import AutofillStore
+public import Logging
+
+/// Enabling, disabling and syncing providers: the configuration, their identity stores and their
+/// code, kept in step.
+///
+/// The configuration's `EnabledProviders` is the truth; a provider's store is enabled exactly when
+/// the provider is (disabling wipes it, as on Apple platforms).
+public struct ProviderSetup: Sendable {
+    /// The configuration and the plugins found.
+    public private(set) var catalog: ProviderCatalog
+    /// Where the identity stores live.
+    public let stores: IdentityStoreDirectory
+    /// Where providers' log lines go.
+    public let logger: Logger
+
+    /// Creates the setup.
+    public init(catalog: ProviderCatalog, stores: IdentityStoreDirectory, logger: Logger) {
+        self.catalog = catalog
+        self.stores = stores
+        self.logger = logger
+    }
+
+    /// The store of provider `id`: created and enabled if the configuration enables the provider,
+    /// otherwise the existing one (whose writes are refused) or nil.
+    public func store(for id: String) throws(AutofillError) -> SQLiteIdentityStore? {
+        do {
+            guard catalog.enabledIDs.contains(id) else {
+                return try SQLiteIdentityStore.openIfExists(providerID: id, in: stores)
+            }
+            let store = try SQLiteIdentityStore.open(providerID: id, in: stores)
+            if try !store.state().isEnabled { try store.setEnabled(true) }
+            return store
+        } catch {
+            throw AutofillError(error)
+        }
+    }
+
+    /// The services a provider gets when the host loads it: its own store and settings.
+    public func services(for manifest: PluginManifest, store: SQLiteIdentityStore,
+                         userInterface: any ProviderUserInterface = UnavailableUserInterface()) -> ProviderServices {
+        ProviderServices(store: store, settings: catalog.file.settings(for: manifest.identifier),
+                         userInterface: userInterface, logger: logger)
+    }
+
+    /// Enables the provider (by bundle path or id): enables its store, loads it so it can check in
+    /// and publish its identities, and only then saves the configuration. Nothing changes if the
+    /// plugin is invalid. Returns the manifest and whether it was newly enabled.
+    public mutating func enable(_ bundleOrID: String) throws(AutofillError) -> (manifest: PluginManifest, isNew: Bool, connection: InProcessConnection) {
+        let (manifest, _) = try catalog.resolve(bundleOrID)
+        try catalog.checkCanEnable(manifest.identifier)
+        let id = manifest.identifier
+        let store: SQLiteIdentityStore
+        let wasEnabled: Bool
+        do {
+            store = try SQLiteIdentityStore.open(providerID: id, in: stores)
+            wasEnabled = try store.state().isEnabled
+            try store.setEnabled(true)
+        } catch {
+            throw AutofillError(error)
+        }
+        let connection: InProcessConnection
+        do {
+            connection = try PluginLoader.load(bundle: manifest.bundlePath, services: services(for: manifest, store: store))
+        } catch {
+            if !wasEnabled && !catalog.enabledIDs.contains(id) { try? store.setEnabled(false) }
+            throw error
+        }
+        let isNew = try catalog.enable(manifest)
+        return (manifest, isNew, connection)
+    }
+
+    /// Disables provider `id` and wipes its identity store. Returns how many identities were wiped.
+    @discardableResult
+    public mutating func disable(_ id: String) throws(AutofillError) -> Int {
+        try catalog.disable(id)
+        do {
+            guard let store = try SQLiteIdentityStore.openIfExists(providerID: id, in: stores) else { return 0 }
+            let count = try store.count()
+            try store.setEnabled(false)
+            return count
+        } catch {
+            throw AutofillError(error)
+        }
+    }
+
+    private func syncOne(_ id: String) throws(AutofillError) -> Int {
+        let manifest = try catalog.manifest(for: id)
+        guard let store = try store(for: id) else { throw AutofillError(.internal, "no identity store for \(id)") }
+        _ = try PluginLoader.load(bundle: manifest.bundlePath, services: services(for: manifest, store: store))
+        do {
+            return try store.count()
+        } catch {
+            throw AutofillError(error)
+        }
+    }
+
+    /// Loads the enabled providers named (all when empty) with their real stores, so each can write
+    /// its identities, as a provider's own app does on Apple platforms. Returns each provider's
+    /// identity count, or the error that stopped it (the others still sync).
+    public func sync(_ ids: [String] = []) throws(AutofillError) -> [(id: String, result: Result<Int, AutofillError>)] {
+        let enabled = catalog.enabledIDs
+        for id in ids where !enabled.contains(id) {
+            throw AutofillError(.usage, "\(id) is not enabled; enabled providers: \(enabled.isEmpty ? "none" : enabled.joined(separator: ", "))")
+        }
+        return (ids.isEmpty ? enabled : ids).map { id in
+            (id, Result { () throws(AutofillError) -> Int in try syncOne(id) })
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// Why a text is not a service name: what is wrong with it and what a valid one looks like.
+///
+/// The message quotes at most the input itself (control characters escaped, long inputs shortened),
+/// never anything else.
+public struct ServiceNameError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The whole explanation, for the user.
+    public var message: String
+
+    /// Creates an error with a ready-made message.
+    public init(message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    static let validExample = #"A valid service name is a domain such as "example.com" or a URL such as "https://example.com/login"."#
+
+    /// An error about `input`: `problem` is a sentence fragment such as "the port is not a number".
+    init(input: String, problem: String) {
+        if input.isEmpty {
+            self.message = "The service name is empty. " + Self.validExample
+        } else {
+            self.message = "\"\(Self.quoted(input))\" is not a valid service name: \(problem). " + Self.validExample
+        }
+    }
+
+    /// `input` with control characters escaped, shortened to 200 characters.
+    static func quoted(_ input: String) -> String {
+        var result = ""
+        var count = 0
+        for scalar in input.unicodeScalars {
+            if count == 200 {
+                result += "…"
+                break
+            }
+            count += 1
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

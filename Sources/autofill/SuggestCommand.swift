@@ -1,0 +1,131 @@
+import ArgumentParser
+import AutofillCore
+import AutofillHost
+import AutofillMatching
+import AutofillStore
+import Foundation
+
+/// `autofill suggest`: the best identities for a site across the enabled providers, without
+/// running any provider.
+struct SuggestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suggest",
+        abstract: "Suggest identities for a URL or domain, best first, across the enabled providers.",
+        discussion: """
+            Reads the providers' identity stores only: no provider code runs. The order is documented in
+            docs/RANKING.md: match quality (exact URL, exact host, parent domains, same site), then rank,
+            then your provider order. Matching rules: docs/MATCHING.md.
+            """)
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case password, passkey, otp
+
+        var identityKind: CredentialIdentity.Kind {
+            switch self {
+            case .password: .password
+            case .passkey: .passkey
+            case .otp: .oneTimeCode
+            }
+        }
+    }
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The site: a URL (https://example.com/login) or a domain (example.com).", valueName: "url|domain"))
+    var service: String
+    @Option(help: "Only this kind of identity (default: all).") var type: Kind?
+    @Option(help: ArgumentHelp("At most this many suggestions.", valueName: "n")) var limit: Int?
+    @Flag(help: "Print JSON (schema in docs/CLI.md).") var json = false
+
+    func validate() throws {
+        if let limit, limit < 1 { throw ValidationError("--limit takes a number of suggestions, at least 1") }
+    }
+
+    func run() throws {
+        global.bootstrapLogging()
+        try reportingErrors {
+            let query: ServiceQuery
+            do {
+                query = try ServiceQuery(service)
+            } catch {
+                throw AutofillError(.invalidData, "\(error)")
+            }
+            let setup = try global.setup()
+            let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
+            for warning in engine.warnings { printError("autofill: warning: \(warning)") }
+            let kinds = type.map { [$0.identityKind] } ?? Set(CredentialIdentity.Kind.allCases)
+            var suggestions = try AutofillError.fromStore { () throws(IdentityStoreError) in
+                try engine.suggestions(for: query, kinds: kinds)
+            }
+            if let limit { suggestions = Array(suggestions.prefix(limit)) }
+            let report = SuggestionReport(input: service, query: query, suggestions: suggestions)
+            if json { try printJSON(report) } else { print(report.text) }
+        }
+    }
+}
+
+/// What `autofill suggest` prints.
+struct SuggestionReport: Encodable {
+    struct Query: Encodable {
+        let input: String
+        let serviceIdentifiers: [ServiceIdentifier]
+        let registrableDomain: String?
+    }
+
+    struct Entry: Encodable {
+        struct Provider: Encodable {
+            let id: String
+            let displayName: String
+        }
+
+        struct Match: Encodable {
+            let quality: String
+            let description: String
+            let service: String
+        }
+
+        let position: Int
+        let provider: Provider
+        let kind: String
+        let user: String
+        let recordIdentifier: String?
+        let rank: Int
+        let match: Match
+        let identity: IdentityFile.Entry
+    }
+
+    let query: Query
+    let suggestions: [Entry]
+
+    init(input: String, query: ServiceQuery, suggestions: [Suggestion]) {
+        self.query = Query(input: input, serviceIdentifiers: query.serviceIdentifiers, registrableDomain: query.registrableDomain)
+        self.suggestions = suggestions.enumerated().map { index, suggestion in
+            Entry(position: index + 1, provider: .init(id: suggestion.providerID, displayName: suggestion.providerName),
+                  kind: suggestion.identity.kind.rawValue, user: suggestion.identity.displayUser,
+                  recordIdentifier: suggestion.identity.recordIdentifier, rank: suggestion.identity.rank,
+                  match: .init(quality: suggestion.match.code, description: suggestion.match.description, service: suggestion.service),
+                  identity: IdentityFile.Entry(suggestion.identity))
+        }
+    }
+
+    var text: String {
+        guard !suggestions.isEmpty else { return "No suggestions for \(query.input)." }
+        let rows = suggestions.map { entry in
+            ["\(entry.position).", entry.user.isEmpty ? "(no user name)" : entry.user, entry.kind, entry.provider.displayName,
+             "\(entry.match.description): \(entry.match.service)"]
+        }
+        return (["Suggestions for \(query.input):"] + Table(header: ["#", "USER", "KIND", "PROVIDER", "WHY"], rows: rows).lines)
+            .joined(separator: "\n")
+    }
+}
+
+extension MatchQuality {
+    /// A stable name for JSON: exactURL, exactHost, parentDomain, sameSite.
+    var code: String {
+        switch self {
+        case .exactURL: "exactURL"
+        case .exactHost: "exactHost"
+        case .parentDomain: "parentDomain"
+        case .sameRegistrableDomain: "sameSite"
+        }
+    }
+}
