@@ -42,7 +42,7 @@ enum ServiceNameParser {
         var start = 0, end = bytes.count
         while start < end, bytes[start] <= ASCII.space { start += 1 }
         while end > start, bytes[end - 1] <= ASCII.space { end -= 1 }
-        guard start < end else { throw fail("it is empty") }
+        guard start < end else { throw fail("it is empty apart from spaces and control characters") }
 
         // Scheme: letters, digits, "+", "-", "." before "://".
         var scheme: String?

@@ -49,7 +49,12 @@ public enum IdentityFile {
         var identities: [CredentialIdentity] = []
         identities.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            identities.append(try identity(element, at: "identities[\(index)]"))
+            let identity = try identity(element, at: "identities[\(index)]")
+            // The store would refuse it too; here the user also learns the line.
+            if let problem = IdentityRow.problem(identity) {
+                throw Problem(line: element.line, field: "identities[\(index)]", message: problem)
+            }
+            identities.append(identity)
         }
         return identities
     }

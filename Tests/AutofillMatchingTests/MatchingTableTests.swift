@@ -29,10 +29,4 @@ struct MatchingTableTests {
         let actual = query.match(row.identity)?.description ?? "no match"
         #expect(actual == row.result, "\(row.number): \(row.why)")
     }
-
-    @Test(arguments: MatchingTable.rows)
-    func everyMatchSharesTheQuerysLookupKey(_ row: MatchingTableRow) throws {
-        guard let query = try? ServiceQuery(row.query), query.match(row.identity) != nil else { return }
-        #expect(IdentityIndex.lookupKey(for: row.identity) == query.lookupKey, "\(row.number)")
-    }
 }

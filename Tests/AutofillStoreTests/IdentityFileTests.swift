@@ -51,6 +51,8 @@ struct IdentityFileTests {
         ("{ \"identities\": [ {}, ] }", "line 1, column 23: unexpected character ']'"),
         ("[]", "line 1: expected an object with an \"identities\" array, found an array"),
         ("{ \"identitys\": [] }", "line 1: identitys: unknown field; the fields here are identities"),
+        ("{ \"identities\": [\n {\"kind\": \"passkey\", \"relyingPartyIdentifier\": \"x.test\", \"userName\": \"u\", \"credentialID\": \"\", \"userHandle\": \"AQ\"} ] }",
+         "line 2: identities[0]: the credential id is empty"),
     ])
     func badFilesAreRefusedNamingLineAndField(text: String, message: String) {
         #expect {
