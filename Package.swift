@@ -60,6 +60,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "autofill-bench",
+            dependencies: ["AutofillHost", "AutofillStore", "AutofillMatching", "AutofillCore"],
+            path: "Benchmarks/autofill-bench"
+        ),
         .target(
             name: "VaultProvider", dependencies: ["AutofillProviderKit"],
             path: "Plugins/VaultProvider", exclude: ["Info.plist"]
@@ -76,7 +81,7 @@ let package = Package(
             dependencies: ["AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore"], exclude: ["Snapshots"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore"], exclude: ["Snapshots"]),
     ]
 )
 

@@ -19,14 +19,14 @@ enum CLI {
     }
 
     /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`.
-    static func run(_ arguments: [String], home: String) throws -> Result {
+    static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         process.environment = [
             "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
             "PATH": "/usr/bin:/bin", "COLUMNS": "100",
-        ]
+        ].merging(extra) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -63,10 +63,17 @@ final class TemporaryHome: Sendable {
         return target
     }
 
+    /// Writes `text` to `name` in the home folder and returns its path.
+    func file(_ name: String, _ text: String) throws -> String {
+        let path = "\(self.path)/\(name)"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     /// A configuration file searching `plugins/` with these providers enabled.
-    func config(enabled: [String]) throws -> String {
+    func config(enabled: [String], settings: [String: [String: String]] = [:]) throws -> String {
         let path = "\(self.path)/config.plist"
-        let plist: [String: Any] = ["PluginSearchPaths": ["plugins"], "EnabledProviders": enabled]
+        let plist: [String: Any] = ["PluginSearchPaths": ["plugins"], "EnabledProviders": enabled, "ProviderSettings": settings]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: path))
         return path
     }

@@ -1,0 +1,1 @@
+print("autofill-bench: placeholder")
