@@ -11,6 +11,7 @@
 //   CFFI                 libffi shim (system library): per-plugin host-service closures
 //   AutofillHost         discovers, validates and loads plugins; configuration; transport
 //   AutofillProviderKit  the Swift SDK for provider authors
+//   AutofillCompanion    a provider's companion program writing its identity store
 //   autofill             the command-line tool
 //   Plugins/*            the sample providers (Swift ones here; the C one is built by cc)
 import PackageDescription
@@ -27,6 +28,7 @@ let package = Package(
     products: [
         .executable(name: "autofill", targets: ["autofill"]),
         .library(name: "AutofillProviderKit", targets: ["AutofillProviderKit"]),
+        .library(name: "AutofillCompanion", targets: ["AutofillCompanion"]),
         .library(name: "VaultProvider", type: .dynamic, targets: ["VaultProvider"]),
         .library(name: "AuthenticatorProvider", type: .dynamic, targets: ["AuthenticatorProvider"]),
     ],
@@ -52,6 +54,7 @@ let package = Package(
             ]
         ),
         .target(name: "AutofillProviderKit", dependencies: ["AutofillCore", "AutofillABI", "CAutofillProvider"]),
+        .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
         .executableTarget(
             name: "autofill",
             dependencies: [
@@ -75,7 +78,7 @@ let package = Package(
         ),
         .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore"]),
         .testTarget(name: "AutofillMatchingTests", dependencies: ["AutofillMatching", "AutofillCore"]),
-        .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore"]),
+        .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore", "AutofillCompanion"]),
         .testTarget(
             name: "AutofillHostTests",
             dependencies: ["AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider"],
