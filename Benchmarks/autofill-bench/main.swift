@@ -1,1 +1,66 @@
-print("autofill-bench: placeholder")
+// autofill-bench: the figures of issue B (suggestion latency, whole-process latency, store writes,
+// memory), each measured against a peer in the same run. See docs/PERFORMANCE.md.
+internal import AutofillCore
+internal import Foundation
+
+/// Progress goes to stderr so that `--json` output stays clean.
+func progress(_ text: String) {
+    FileHandle.standardError.write(Data("autofill-bench: \(text)\n".utf8))
+}
+
+/// The repository root, from this file's place in it (Benchmarks/autofill-bench/main.swift).
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+func runBenchmark(_ options: Options) throws -> BenchmarkReport {
+    let executableFolder = URL(fileURLWithPath: MemoryProbe.selfExecutable()).deletingLastPathComponent().path
+    let autofill = options.autofill ?? "\(executableFolder)/autofill"
+    guard access(autofill, X_OK) == 0 else { throw BenchmarkError("no autofill binary at \(autofill): build it (Scripts/build release) or pass --autofill") }
+    let parent = options.temporaryParent ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    let workspace = try Workspace(parent: parent, builtBundles: options.plugins ?? "\(repositoryRoot)/.build/plugins", keep: options.keep)
+    if options.keep { progress("workspace: \(workspace.root) (kept)") }
+
+    var generator = SeededGenerator(seed: options.seed)
+    progress("generating \(options.identities) identities × \(Workspace.providers.count) providers (seed \(options.seed))")
+    var universeGenerator = generator.fork(1)
+    let universe = DomainUniverse(siteCount: max(50, options.identities / 5), generator: &universeGenerator)
+    var identityGenerator = generator.fork(2)
+    let data = GeneratedData(universe: universe, identities: IdentityGenerator(universe: universe)
+        .generate(providers: Workspace.providers.count, perProvider: options.identities, generator: &identityGenerator))
+    var queryGenerator = generator.fork(3)
+    let queries = QueryGenerator(universe: universe).generate(count: options.queries, generator: &queryGenerator)
+
+    progress("filling the 3 stores in \(workspace.stores.path)")
+    let fillTimes = try workspace.fill(with: data)
+    let storeBytes = Workspace.providers.map { provider in
+        let path = workspace.stores.path(for: provider.id)
+        return Workspace.fileSize(path) + Workspace.fileSize(path + "-wal")
+    }
+
+    let suggestion = try SuggestionBenchmark(workspace: workspace, data: data, queries: queries,
+                                             naiveQueries: options.naiveQueries, preparsedQueries: options.preparsedQueries).run(progress: progress)
+    var process = try ProcessBenchmark(workspace: workspace, autofill: autofill, queries: queries, runs: options.runs).run(progress: progress)
+    progress("memory: a fresh process opening the stores and running \(queries.count) queries")
+    process.probe = try MemoryProbe.measure(workspace: workspace, queries: queries)
+    var writeGenerator = generator.fork(4)
+    let writes = try StoreWriteBenchmark(workspace: workspace, data: data, replaceRuns: options.replaceRuns, saves: options.saves)
+        .run(progress: progress, generator: &writeGenerator)
+
+    let machine = MachineInfo.current(temporaryFolder: workspace.root, sqliteLibrary: (try? DirectSQLite().version) ?? "?")
+    return ReportBuilder(options: options, data: data, storeBytes: storeBytes, fillTimes: fillTimes, suggestion: suggestion,
+                         writes: writes, process: process).build(machine: machine)
+}
+
+do {
+    let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+    if let probe = options.memoryProbe {
+        try MemoryProbe.runChild(config: probe.config, queryFile: probe.queries)
+        exit(0)
+    }
+    let report = try runBenchmark(options)
+    print(options.json ? try report.json() : report.text())
+} catch is HelpRequested {
+    print(Options.usage)
+} catch {
+    progress("error: \(error)")
+    exit(1)
+}

@@ -7,27 +7,28 @@ struct Autofill: AsyncParsableCommand {
         commandName: "autofill",
         abstract: "A multi-provider credential AutoFill host: password managers plug in as providers.",
         discussion: """
-            Providers are plugins (.afprovider bundles) that declare their capabilities in an
-            Info.plist. At most three are enabled at once, in the order you choose. Each
-            provider keeps a store of identities (credentials without their secrets) that
-            autofill suggests from without running the provider.
+            Providers are plugins (.afprovider bundles) that declare their
+            capabilities in an Info.plist. At most three are enabled at once, in
+            the order you choose. Each provider keeps a store of identities
+            (credentials without their secrets); autofill suggests from the
+            stores without running any provider.
 
             Configuration lookup: --config PATH, then $AUTOFILL_CONFIG, then
-            $XDG_CONFIG_HOME/autofill/config.plist, then the demo configuration built in
-            (the repository's Config/). Changes are written to the file that was read, or to
-            $XDG_CONFIG_HOME/autofill/config.plist when the built-in demo was read.
+            $XDG_CONFIG_HOME/autofill/config.plist, then the demo configuration
+            built in (the repository's Config/). Changes are written to the file
+            that was read, or to $XDG_CONFIG_HOME/autofill/config.plist when the
+            built-in demo was read.
 
             Exit status (sysexits.h):
               0   success
               64  usage error (unknown provider id, bad argument)
-              65  invalid plugin (plist, library, ABI version, entry points) or invalid input
-                  (an identities file, a URL)
+              65  invalid plugin (plist, library, ABI, entry points) or input
               66  a named file or bundle does not exist
               69  a provider failed or could not be reached
               70  internal error
               74  a file could not be read or written
               75  try again later (an identity store is busy)
-              78  configuration error or refused change (a fourth provider, a duplicate id)
+              78  configuration error or refused change (a fourth provider)
             """,
         subcommands: [SuggestCommand.self, IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self]
     )

@@ -29,9 +29,10 @@ struct GlobalOptions: ParsableArguments {
 
     /// The configuration, the plugins found and the identity stores.
     func setup() throws(AutofillError) -> ProviderSetup {
-        ProviderSetup(
-            catalog: ProviderCatalog(file: try configurationFile()),
-            stores: IdentityStoreDirectory(environment: ProcessInfo.processInfo.environment),
+        let file = try configurationFile()
+        return ProviderSetup(
+            catalog: ProviderCatalog(file: file),
+            stores: file.identityStores(environment: ProcessInfo.processInfo.environment),
             logger: Logger(label: "autofill.provider"))
     }
 }

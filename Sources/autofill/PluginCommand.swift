@@ -23,8 +23,13 @@ struct PluginCommand: ParsableCommand {
         func run() throws {
             global.bootstrapLogging()
             let (manifest, _) = ManifestReader.read(bundle: bundle)
-            let services = manifest.map { ProviderServices.validation(for: $0) }
-                ?? ProviderServices(store: InMemoryIdentityStore(isEnabled: false), logger: .init(label: "autofill.plugin"))
+            // The provider's settings from the configuration, if there is one: a provider may need them to load.
+            let settings = manifest.flatMap { manifest in
+                (try? global.configurationFile())?.settings(for: manifest.identifier)
+            } ?? [:]
+            var services = ProviderServices(store: InMemoryIdentityStore(isEnabled: false), logger: .init(label: "autofill.plugin"))
+            if let manifest { services = .validation(for: manifest) }
+            services.settings = settings
             let validation = PluginLoader.validate(bundle: bundle, services: services)
             let report = ValidationReport(validation)
             if json { try printJSON(report) } else { print(report.text) }
@@ -39,8 +44,9 @@ struct PluginCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a bundle directory from an Info.plist and a built library.",
             discussion: """
-                Copies the plist and the library into OUTPUT (created if needed), naming the library as the
-                plist's CFBundleExecutable says. Then check it with `autofill plugin validate OUTPUT`.
+                Copies the plist and the library into OUTPUT (created if needed), naming
+                the library as the plist's CFBundleExecutable says. Then check it with
+                `autofill plugin validate OUTPUT`.
                 """)
 
         @Option(help: ArgumentHelp("The plugin's Info.plist.", valueName: "plist")) var info: String
@@ -54,21 +60,12 @@ struct PluginCommand: ParsableCommand {
                 for (path, what) in [(info, "plist"), (library, "library")] where !files.fileExists(atPath: path) {
                     throw AutofillError(.notFound, "no \(what) at \(path)")
                 }
-                // Read the plist as a bundle would be: stage it alone to learn CFBundleExecutable.
-                let staging = files.temporaryDirectory.appendingPathComponent("autofill-bundle-\(getpid())").path
-                defer { try? files.removeItem(atPath: staging) }
-                do {
-                    try files.createDirectory(atPath: staging, withIntermediateDirectories: true)
-                    try files.copyItem(atPath: info, toPath: "\(staging)/Info.plist")
-                } catch {
-                    throw AutofillError(.io, "cannot stage the bundle in \(staging): \(error)")
+                let (manifest, problems) = ManifestReader.check(plist: info)
+                guard let manifest else {
+                    throw AutofillError(.invalidPlugin, "\(info) is not a valid provider Info.plist:",
+                                        problems: problems.filter { $0.severity == .error })
                 }
-                let (_, problems) = ManifestReader.read(bundle: staging)
-                let plistErrors = problems.filter { $0.severity == .error && $0.code != .libraryNotFound }
-                guard plistErrors.isEmpty else {
-                    throw AutofillError(.invalidPlugin, "\(info) is not a valid provider Info.plist:", problems: plistErrors)
-                }
-                let executable = try Self.executableName(plist: info)
+                let executable = manifest.executable
                 do {
                     try files.createDirectory(atPath: output, withIntermediateDirectories: true)
                     for (source, name) in [(info, "Info.plist"), (library, executable)] {
@@ -81,14 +78,6 @@ struct PluginCommand: ParsableCommand {
                 }
                 print("Wrote \(output) (Info.plist, \(executable)). Next: autofill plugin validate \(output)")
             }
-        }
-
-        static func executableName(plist: String) throws(AutofillError) -> String {
-            guard let data = FileManager.default.contents(atPath: plist),
-                let root = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
-                let name = root["CFBundleExecutable"] as? String
-            else { throw AutofillError(.invalidPlugin, "\(plist) has no CFBundleExecutable string") }
-            return name
         }
     }
 }

@@ -94,8 +94,9 @@ struct ProvidersCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Load enabled providers so they write their identities to their stores.",
             discussion: """
-                What a provider's own app does on Apple platforms: each provider named (all enabled ones by
-                default) is loaded with its identity store and may write its full list. Exits 69 if any failed.
+                What a provider's own app does on Apple platforms: each provider named
+                (all enabled ones by default) is loaded with its identity store and may
+                write its full list. Exits 69 if any failed.
                 """)
 
         @OptionGroup var global: GlobalOptions

@@ -55,7 +55,7 @@ struct ManifestReaderTests {
         let (manifest, problems) = ManifestReader.read(bundle: path)
         #expect(manifest == nil)
         #expect(problems.map(\.code) == [.malformedPlist])
-        #expect(problems[0].fix.contains("xmllint"))
+        #expect(problems[0].fix.contains("plistlib.load"))
     }
 
     @Test func wrongValueTypesNameTheKeyPathAndTheExpectedType() throws {
@@ -126,12 +126,22 @@ struct ManifestReaderTests {
 
     @Test func unknownAndNewerCapabilityKeysAreWarningsNotErrors() throws {
         let path = try bundle(TestPlugins.plist(
-            id: "org.test.keys", capabilities: ["ProvidesPasswords": true, "ProvidesPassword": true, "SupportsCredentialUpdate": true]))
+            id: "org.test.keys", capabilities: ["ProvidesPasswords": true, "ProvidesTeleportation": true, "SupportsCredentialUpdate": true]))
         let (manifest, problems) = ManifestReader.read(bundle: path)
         #expect(manifest != nil)
         #expect(problems.count == 2)
         #expect(problems.allSatisfy { $0.severity == .warning && $0.code == .unknownKey })
         #expect(problems.contains { $0.fix.contains("check the spelling") })
+    }
+
+    @Test(arguments: ["ProvidesPassword", "providesOneTimeCodes", "ShowConfigurationUI"])
+    func aMisspelledCapabilityKeyIsAnError(key: String) throws {
+        let (manifest, problems) = ManifestReader.read(bundle: try bundle(TestPlugins.plist(
+            id: "org.test.typo", capabilities: ["ProvidesTextToInsert": true, key: true])))
+        #expect(manifest == nil)
+        let problem = try #require(problems.first)
+        #expect(problem.severity == .error)
+        #expect(problem.message.contains("did you mean"))
     }
 
     @Test(arguments: [

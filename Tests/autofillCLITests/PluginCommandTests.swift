@@ -55,6 +55,16 @@ struct PluginCommandTests {
         #expect(result.stdout.contains("no plugin bundle directory here"))
     }
 
+    @Test func bundleNamesTheRealPlistInItsErrors() throws {
+        let plist = try home.file("Info.plist", "<?xml version=\"1.0\"?><plist version=\"1.0\"><array/></plist>")
+        let result = try CLI.run(
+            ["plugin", "bundle", "--info", plist, "--library", "\(CLI.builtBundles)/NetrcProvider.afprovider/libNetrcProvider.so",
+             "--output", "\(home.path)/Out.afprovider"], home: home.path)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("\(plist): the top level is an Array, expected a Dictionary"))
+        #expect(!FileManager.default.fileExists(atPath: "\(home.path)/Out.afprovider"))
+    }
+
     @Test func bundleAssemblesADirectoryThatValidates() throws {
         let output = "\(home.path)/Made.afprovider"
         let made = try CLI.run(

@@ -49,6 +49,19 @@ struct SuggestCommandTests {
         #expect(sync.stderr.contains("org.t.vault.afprovider/libVaultProvider.so"), "control: sync does load providers")
     }
 
+    @Test func aConfigurationMayKeepItsOwnIdentityStores() throws {
+        let plist: [String: Any] = ["PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.t.vault"], "IdentityStoreDirectory": "own-stores"]
+        let own = "\(home.path)/own.plist"
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: own))
+        let sync = try CLI.run(["providers", "sync", "--config", own], home: home.path)
+        #expect(sync.stdout == "org.t.vault: 3 identities\n", "\(sync.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(home.path)/own-stores/org.t.vault.sqlite"))
+        let disable = try CLI.run(["providers", "disable", "org.t.vault", "--config", own], home: home.path)
+        #expect(disable.status == 0)
+        let untouched = try json(["identities", "list", "--provider", "org.t.vault"])
+        #expect(((untouched["providers"] as! [[String: Any]])[0]["identities"] as! [Any]).count == 3, "the default stores were not wiped")
+    }
+
     @Test func aBadServiceIsADataError() throws {
         let result = try CLI.run(["suggest", "https://exa mple.com/", "--config", config], home: home.path)
         #expect(result.status == 65)

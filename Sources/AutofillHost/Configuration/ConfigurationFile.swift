@@ -1,3 +1,4 @@
+public import AutofillStore
 internal import FoundationEssentials
 internal import Glibc
 
@@ -84,6 +85,12 @@ public struct ConfigurationFile: Sendable {
         return ConfigurationFile(path: path, source: source, configuration: configuration, writePath: writePath, home: home)
     }
 
+    /// The identity stores' folder: the configuration's `IdentityStoreDirectory`, else the environment's.
+    public func identityStores(environment: [String: String]) -> IdentityStoreDirectory {
+        configuration.identityStoreDirectory.map { IdentityStoreDirectory(path: resolve($0)) }
+            ?? IdentityStoreDirectory(environment: environment)
+    }
+
     /// Plugin search folders as absolute paths.
     public var searchPaths: [String] {
         configuration.pluginSearchPaths.map { resolve($0) }
@@ -111,6 +118,7 @@ public struct ConfigurationFile: Sendable {
         var toWrite = configuration
         if writePath != path {
             toWrite.pluginSearchPaths = searchPaths
+            toWrite.identityStoreDirectory = configuration.identityStoreDirectory.map(resolve)
             toWrite.providerSettings = Dictionary(uniqueKeysWithValues: configuration.providerSettings.keys.map { ($0, settings(for: $0)) })
         }
         let data: Data

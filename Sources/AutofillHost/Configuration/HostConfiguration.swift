@@ -17,12 +17,16 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     public var providerSettings: [String: [String: String]]
     /// Seconds a provider gets to answer a no-UI request.
     public var noUIDeadlineSeconds: Double?
+    /// The folder of the identity stores; default `$XDG_DATA_HOME/autofill/stores`. Relative paths are
+    /// relative to the configuration file. Give a test or throwaway configuration its own.
+    public var identityStoreDirectory: String?
 
     enum CodingKeys: String, CodingKey {
         case pluginSearchPaths = "PluginSearchPaths"
         case enabledProviders = "EnabledProviders"
         case providerSettings = "ProviderSettings"
         case noUIDeadlineSeconds = "NoUIDeadlineSeconds"
+        case identityStoreDirectory = "IdentityStoreDirectory"
     }
 
     /// Creates a configuration.
@@ -42,6 +46,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         enabledProviders = try container.decodeIfPresent([String].self, forKey: .enabledProviders) ?? []
         providerSettings = try container.decodeIfPresent([String: [String: String]].self, forKey: .providerSettings) ?? [:]
         noUIDeadlineSeconds = try container.decodeIfPresent(Double.self, forKey: .noUIDeadlineSeconds)
+        identityStoreDirectory = try container.decodeIfPresent(String.self, forKey: .identityStoreDirectory)
     }
 
     /// The no-UI deadline.

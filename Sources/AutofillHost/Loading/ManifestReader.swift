@@ -36,7 +36,7 @@ public enum ManifestReader {
             return (nil, [PluginProblem(
                 .malformedPlist, file: plistPath,
                 message: "not a readable property list (XML or binary): \(describe(error))",
-                fix: "fix the plist syntax; `xmllint --noout \(plistPath)` shows where an XML plist breaks")])
+                fix: "fix the plist syntax; `python3 -c 'import plistlib,sys; plistlib.load(open(sys.argv[1],\"rb\"))' \(plistPath)` names the line and column where an XML plist breaks")])
         }
         var checker = PlistChecker(file: plistPath)
         let manifest = checker.manifest(root: root, bundlePath: bundlePath)
@@ -45,6 +45,29 @@ public enum ManifestReader {
         }
         let hasErrors = checker.problems.contains { $0.severity == .error }
         return (hasErrors ? nil : manifest, checker.problems)
+    }
+
+    /// Checks a plist file on its own (before it is put in a bundle): every problem but the library's.
+    public static func check(plist plistPath: String) -> (manifest: PluginManifest?, problems: [PluginProblem]) {
+        guard let data = FileManager.default.contents(atPath: plistPath) else {
+            return (nil, [PluginProblem(.missingPlist, file: plistPath, message: "cannot read this file", fix: "check the path")])
+        }
+        let root: PlistValue
+        do {
+            root = try PlistValue.read(contentsOf: data)
+        } catch {
+            return (nil, [PluginProblem(
+                .malformedPlist, file: plistPath, message: "not a readable property list (XML or binary): \(describe(error))",
+                fix: "fix the plist syntax; `python3 -c 'import plistlib,sys; plistlib.load(open(sys.argv[1],\"rb\"))' \(plistPath)` names the line and column")])
+        }
+        var checker = PlistChecker(file: plistPath)
+        let manifest = checker.manifest(root: root, bundlePath: directory(of: plistPath))
+        return (checker.problems.contains { $0.severity == .error } ? nil : manifest, checker.problems)
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return String(path[..<slash])
     }
 
     /// The bundle path without a trailing slash.
@@ -74,7 +97,7 @@ private struct PlistChecker {
 
     mutating func manifest(root: PlistValue, bundlePath: String) -> PluginManifest? {
         guard case .dictionary(let top) = root else {
-            problem(.wrongType, "", "the top level is a \(root.typeName), expected a Dictionary",
+            problem(.wrongType, "", "the top level is \(root.typeNameWithArticle), expected a Dictionary",
                     fix: "make the plist's top element a <dict>")
             return nil
         }
@@ -155,6 +178,9 @@ private struct PlistChecker {
             if ManifestReader.knownButUnsupportedKeys.contains(key) {
                 problem(.unknownKey, path, "Apple's \(key) is not supported by autofill yet; ignored", severity: .warning,
                         fix: "nothing to do; the provider is offered only what autofill routes")
+            } else if let intended = Capability.allCases.map(\.plistKey).first(where: { Self.isNearMiss(key, $0) }) {
+                problem(.unknownKey, path, "not a capability key; did you mean \(intended)? As written, \(intended) is off",
+                        fix: "spell it \(intended)")
             } else {
                 problem(.unknownKey, path, "not a capability key; ignored", severity: .warning,
                         fix: "check the spelling; the keys are \(Capability.allCases.map(\.plistKey).joined(separator: ", "))")
@@ -208,7 +234,7 @@ private struct PlistChecker {
         case .string(let value) where !value.isEmpty: return value
         case .string: problem(.invalidValue, path, "is empty", fix: fix.isEmpty ? "give it a value" : fix)
         case .none: if required { problem(.missingKey, path, "missing (expected a String)", fix: fix) }
-        case .some(let other): problem(.wrongType, path, "expected a String, found a \(other.typeName)", fix: fix.isEmpty ? "make it a <string>" : fix)
+        case .some(let other): problem(.wrongType, path, "expected a String, found \(other.typeNameWithArticle)", fix: fix.isEmpty ? "make it a <string>" : fix)
         }
         return nil
     }
@@ -217,7 +243,7 @@ private struct PlistChecker {
         switch dict[key] {
         case .integer(let value): return value
         case .none: problem(.missingKey, key, "missing (expected an Integer)", fix: fix)
-        case .some(let other): problem(.wrongType, key, "expected an Integer, found a \(other.typeName)", fix: fix)
+        case .some(let other): problem(.wrongType, key, "expected an Integer, found \(other.typeNameWithArticle)", fix: fix)
         }
         return nil
     }
@@ -227,7 +253,7 @@ private struct PlistChecker {
         case .bool(let value): return value
         case .none: return nil
         case .some(let other):
-            problem(.wrongType, path, "expected a Boolean, found a \(other.typeName)",
+            problem(.wrongType, path, "expected a Boolean, found \(other.typeNameWithArticle)",
                     fix: "write <true/> or <false/>")
             return nil
         }
@@ -237,7 +263,7 @@ private struct PlistChecker {
         switch dict[key] {
         case .dictionary(let value): return value
         case .none: problem(.missingKey, path, "missing (expected a Dictionary)", fix: fix)
-        case .some(let other): problem(.wrongType, path, "expected a Dictionary, found a \(other.typeName)", fix: fix)
+        case .some(let other): problem(.wrongType, path, "expected a Dictionary, found \(other.typeNameWithArticle)", fix: fix)
         }
         return nil
     }
@@ -248,6 +274,21 @@ private struct PlistChecker {
     ) {
         problems.append(PluginProblem(code, severity: severity, file: file, keyPath: keyPath.isEmpty ? nil : keyPath,
                                       message: message, fix: fix))
+    }
+
+    /// True when `key` differs from `known` by at most two edits, ignoring case (a likely typo).
+    static func isNearMiss(_ key: String, _ known: String) -> Bool {
+        let a = Array(key.lowercased()), b = Array(known.lowercased())
+        guard a != b, abs(a.count - b.count) <= 2 else { return a == b && key != known }
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count] <= 2
     }
 
     static func isBundleIdentifier(_ text: String) -> Bool {

@@ -51,6 +51,12 @@ enum PlistValue: Decodable, Equatable {
         try PropertyListDecoder().decode(PlistValue.self, from: data)
     }
 
+    /// The type name with its article ("an Array", "a String").
+    var typeNameWithArticle: String {
+        let name = typeName
+        return "AEIOU".contains(name.first!) ? "an \(name)" : "a \(name)"
+    }
+
     /// The plist type name, as Apple's documentation spells it.
     var typeName: String {
         switch self {

@@ -71,7 +71,7 @@ public enum PluginLoader {
         let list = missing.map { "\($0.entryPoint.cName) (for \($0.neededBy.map(\.plistKey).joined(separator: ", ")))" }
         let capabilities = Set(missing.flatMap(\.neededBy)).sorted { $0.rawValue < $1.rawValue }
         return [PluginProblem(
-            .missingEntryPoints, file: manifest.libraryPath, keyPath: ManifestReader.capabilitiesKeyPath,
+            .missingEntryPoints, file: manifest.plistPath, keyPath: ManifestReader.capabilitiesKeyPath,
             message: "declares capabilities whose entry points the provider table leaves NULL: \(list.joined(separator: ", "))",
             fix: "implement those entry points in the table the entry function returns, or stop declaring \(capabilities.map(\.plistKey).joined(separator: ", ")) in Info.plist")]
     }
@@ -84,7 +84,7 @@ public enum PluginLoader {
         case .failure(let error):
             return .failure(PluginProblem(
                 .loadFailed, file: manifest.libraryPath, message: "the dynamic loader refused it: \(error.message)",
-                fix: "check `ldd \(manifest.libraryPath)` for missing libraries; a Swift plugin must be built by this host's toolchain"))
+                fix: "`ldd \(manifest.libraryPath)` lists missing libraries and `ldd -r` undefined symbols; a Swift plugin must be built by this host's Swift toolchain"))
         }
         guard let symbol = library.symbol(manifest.entrySymbol) else {
             return .failure(PluginProblem(
@@ -104,7 +104,7 @@ public enum PluginLoader {
             return .failure(PluginProblem(
                 .entryRefused, file: manifest.libraryPath, keyPath: PluginManifest.entrySymbolKey,
                 message: "\(manifest.entrySymbol)(\(providerABIVersion), host) returned NULL: the provider refused to load",
-                fix: "read the provider's log lines above (run with --verbose); a provider returns NULL when the host's ABI version is not one it supports"))
+                fix: "run with --verbose to see the provider's log lines: it may lack a setting (ProviderSettings in the configuration), or not support this host's ABI version"))
         }
         let table = ProviderTable(pointer: tablePointer)
         guard table.abiVersion == providerABIVersion else {
