@@ -13,7 +13,9 @@
 //   AutofillProviderKit  the Swift SDK for provider authors
 //   AutofillCompanion    a provider's companion program writing its identity store
 //   autofill             the command-line tool
-//   Plugins/*            the sample providers (Swift ones here; the C one is built by cc)
+//   AutofillOTP          one-time codes (HOTP/TOTP, otpauth:// URIs) for providers
+//   Plugins/*            the sample providers (Swift ones here; the C one is built by cc);
+//                        VaultProvider has VaultCore (the encrypted vault) and autofill-vault (its companion)
 import PackageDescription
 
 let strictSwift: [SwiftSetting] = [
@@ -29,12 +31,15 @@ let package = Package(
         .executable(name: "autofill", targets: ["autofill"]),
         .library(name: "AutofillProviderKit", targets: ["AutofillProviderKit"]),
         .library(name: "AutofillCompanion", targets: ["AutofillCompanion"]),
+        .library(name: "AutofillOTP", targets: ["AutofillOTP"]),
+        .executable(name: "autofill-vault", targets: ["autofill-vault"]),
         .library(name: "VaultProvider", type: .dynamic, targets: ["VaultProvider"]),
         .library(name: "AuthenticatorProvider", type: .dynamic, targets: ["AuthenticatorProvider"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         .target(name: "CAutofillProvider"),
@@ -43,18 +48,20 @@ let package = Package(
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPAM", providers: [.apt(["libpam0g-dev"])]),
         .target(name: "AutofillMatching", dependencies: ["AutofillCore", "CPSL", "CIDN2"]),
         .target(name: "AutofillStore", dependencies: ["AutofillCore", "AutofillMatching", "CSQLite"]),
         .target(name: "AutofillABI", dependencies: ["AutofillCore", "CAutofillProvider"]),
         .target(
             name: "AutofillHost",
             dependencies: [
-                "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "CAutofillProvider", "CFFI",
+                "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "CAutofillProvider", "CFFI", "CPAM",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "AutofillProviderKit", dependencies: ["AutofillCore", "AutofillABI", "CAutofillProvider"]),
         .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
+        .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(
             name: "autofill",
             dependencies: [
@@ -69,14 +76,33 @@ let package = Package(
             path: "Benchmarks/autofill-bench"
         ),
         .target(
-            name: "VaultProvider", dependencies: ["AutofillProviderKit"],
-            path: "Plugins/VaultProvider", exclude: ["Info.plist"]
+            name: "VaultCore",
+            dependencies: [
+                "AutofillCore", "AutofillOTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Plugins/VaultProvider/VaultCore"
         ),
         .target(
-            name: "AuthenticatorProvider", dependencies: ["AutofillProviderKit"],
+            name: "VaultProvider", dependencies: ["AutofillProviderKit", "VaultCore"],
+            path: "Plugins/VaultProvider/Provider"
+        ),
+        .executableTarget(
+            name: "autofill-vault",
+            dependencies: [
+                "VaultCore", "AutofillCompanion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Plugins/VaultProvider/Companion"
+        ),
+        .target(
+            name: "AuthenticatorProvider", dependencies: ["AutofillProviderKit", "AutofillOTP"],
             path: "Plugins/AuthenticatorProvider", exclude: ["Info.plist"]
         ),
         .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore"]),
+        .testTarget(name: "AutofillOTPTests", dependencies: ["AutofillOTP"]),
+        .testTarget(name: "VaultTests", dependencies: ["VaultCore", "AutofillCore", "AutofillStore", "AutofillCompanion"]),
         .testTarget(name: "AutofillMatchingTests", dependencies: ["AutofillMatching", "AutofillCore"]),
         .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore", "AutofillCompanion"]),
         .testTarget(

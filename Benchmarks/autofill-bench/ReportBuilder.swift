@@ -92,12 +92,13 @@ struct ReportBuilder {
             peer(series.name, series.command, ms("median", series.samples.median), against: headline)
         }
         var notes = ["\(process.suggest.command); stdout to /dev/null; interleaved with the peers, one of each per round, after 3 warm-up rounds; wall time from posix_spawn to wait4."]
-        if let help = process.peer("autofill --help")?.samples.median, let none = process.peer("autofill suggest, no providers")?.samples.median,
-           let floor = process.peer("/bin/true")?.samples.median {
-            notes.append(String(format: "Split of the median: process floor %.1f ms; start-up of the autofill binary (dynamic linking of Swift runtime + Foundation, argument parsing) %.1f ms more; configuration + plugin discovery %.1f ms more; opening 3 stores + query + printing %.1f ms more.",
-                                floor, help - floor, none - help, headline - none))
+        func median(_ name: String) -> Double? { process.peer(name)?.samples.median }
+        if let floor = median(ProcessBenchmark.floor), let swift = median(ProcessBenchmark.swiftFloor),
+           let missing = median(ProcessBenchmark.missingConfig), let none = median(ProcessBenchmark.noProviders) {
+            notes.append(String(format: "Split of the median (differences of peer medians): process floor %.1f ms; loading the Swift runtime + Foundation (ICU) + autofill's libraries %.1f ms; autofill's own start-up and argument parsing %.1f ms; configuration + plugin discovery %.1f ms; opening the 3 stores + the query + printing %.1f ms.",
+                                floor, swift - floor, missing - swift, none - missing, headline - none))
         }
-        if let sqlite = process.peer("sqlite3 indexed SELECT") {
+        if let sqlite = process.peer(ProcessBenchmark.sqlite) {
             notes.append("The sqlite3 peer reads one store (autofill reads three) for the same query's lookup key: p90 \(BenchmarkReport.format(sqlite.samples.p90, "ms")).")
         }
         return Measurement(
@@ -141,7 +142,7 @@ struct ReportBuilder {
     private func memory() -> Measurement {
         let rss = process.suggest.rss
         var peers: [Peer] = []
-        for name in ["autofill --help", "/bin/true", "sqlite3 indexed SELECT"] {
+        for name in [ProcessBenchmark.help, ProcessBenchmark.swiftFloor, ProcessBenchmark.floor, ProcessBenchmark.sqlite] {
             guard let series = process.peer(name) else { continue }
             peers.append(peer(name, "peak RSS of the peer process, measured the same way", Figure(name: "median", value: series.rss.median, unit: "kB"), against: rss.median))
         }

@@ -50,6 +50,9 @@ func runBenchmark(_ options: Options) throws -> BenchmarkReport {
                          writes: writes, process: process).build(machine: machine)
 }
 
+// `--noop`: exit at once (the Swift + Foundation start-up peer of the process figures).
+if CommandLine.arguments.count == 2 && CommandLine.arguments[1] == "--noop" { exit(0) }
+
 do {
     let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
     if let probe = options.memoryProbe {

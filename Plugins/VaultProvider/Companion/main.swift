@@ -1,0 +1,1 @@
+print("autofill-vault: not yet")
