@@ -28,28 +28,47 @@ struct ProvidersCommand: ParsableCommand {
         }
     }
 
-    struct Enable: ParsableCommand {
+    struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Enable a provider by bundle path or id (at most three).",
-            discussion: "Loads the plugin to check it first; nothing is changed if it is invalid.")
+            discussion: """
+                Loads the plugin to check it first; nothing is changed if it is invalid. If the plugin declares
+                ShowsConfigurationUI, its configuration runs next (in this terminal or from --ui-script), and
+                the provider is enabled only when the provider completes it.
+                """)
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var session: SessionOptions
         @Argument(help: ArgumentHelp("A bundle directory (X.afprovider) or a provider id.", valueName: "bundle|id"))
         var provider: String
 
-        func run() throws {
+        func run() async throws {
             global.bootstrapLogging()
-            try reportingErrors {
+            try await reportingFillErrors(session) {
                 var setup = try global.setup()
-                let (manifest, isNew, _) = try setup.enable(provider)
-                let enabled = setup.catalog.enabledIDs
-                if isNew {
-                    let position = (enabled.firstIndex(of: manifest.identifier) ?? 0) + 1
-                    print("Enabled \(manifest.displayName) (\(manifest.identifier)) as provider \(position) of \(enabled.count).")
-                    print("Saved \(setup.catalog.file.path)")
-                } else {
+                let router = try session.router(setup)
+                defer { session.printTrace(router) }
+                let (manifest, isNew, _) = try setup.enable(provider, userInterface: router.userInterface)
+                guard isNew else {
                     print("\(manifest.displayName) (\(manifest.identifier)) is already enabled.")
+                    return
                 }
+                if manifest.capabilities.contains(.showsConfigurationUI) {
+                    do {
+                        try await FillRouter(
+                            setup: setup, ui: router.userInterface, authenticator: NoUserAuthentication(),
+                            deadline: setup.catalog.file.configuration.noUIDeadline, notify: { printError("autofill: \($0)") }
+                        ).configure(providerID: manifest.identifier)
+                    } catch {
+                        _ = try? setup.disable(manifest.identifier)
+                        printError("autofill: \(manifest.displayName) was not enabled: its configuration did not complete.")
+                        throw error
+                    }
+                }
+                let enabled = setup.catalog.enabledIDs
+                let position = (enabled.firstIndex(of: manifest.identifier) ?? 0) + 1
+                print("Enabled \(manifest.displayName) (\(manifest.identifier)) as provider \(position) of \(enabled.count).")
+                print("Saved \(setup.catalog.file.path)")
             }
         }
     }

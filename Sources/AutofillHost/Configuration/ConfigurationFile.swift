@@ -1,3 +1,4 @@
+public import AutofillCore
 public import AutofillStore
 internal import FoundationEssentials
 internal import Glibc
@@ -91,6 +92,18 @@ public struct ConfigurationFile: Sendable {
             ?? IdentityStoreDirectory(environment: environment)
     }
 
+    /// The user authenticator the configuration asks for (default: `confirm`).
+    public func userAuthenticator(ui: any ProviderUserInterface) -> any UserAuthenticator {
+        let settings = configuration.userAuthentication ?? UserAuthenticationSettings(policy: .confirm)
+        switch settings.policy {
+        case .none: return NoUserAuthentication()
+        case .confirm: return ConfirmUserAuthentication(ui: ui)
+        case .pam:
+            return PAMUserAuthentication(service: settings.pamService ?? "autofill",
+                                         configurationDirectory: settings.pamConfigurationDirectory.map(resolve), ui: ui)
+        }
+    }
+
     /// Plugin search folders as absolute paths.
     public var searchPaths: [String] {
         configuration.pluginSearchPaths.map { resolve($0) }
@@ -119,6 +132,7 @@ public struct ConfigurationFile: Sendable {
         if writePath != path {
             toWrite.pluginSearchPaths = searchPaths
             toWrite.identityStoreDirectory = configuration.identityStoreDirectory.map(resolve)
+            toWrite.userAuthentication?.pamConfigurationDirectory = configuration.userAuthentication?.pamConfigurationDirectory.map(resolve)
             toWrite.providerSettings = Dictionary(uniqueKeysWithValues: configuration.providerSettings.keys.map { ($0, settings(for: $0)) })
         }
         let data: Data

@@ -1,5 +1,32 @@
 internal import FoundationEssentials
 
+/// The `UserAuthentication` dictionary of the host configuration.
+public struct UserAuthenticationSettings: Codable, Equatable, Sendable {
+    /// The policy: `pam` (user verification through PAM), `confirm` (a yes/no on the terminal, user
+    /// presence only) or `none` (no authentication; for scripts, see the README's warning).
+    public enum Policy: String, Codable, Sendable, CaseIterable {
+        case pam, confirm, none
+    }
+
+    public var policy: Policy
+    /// The PAM service name for `pam`; default `autofill` (falls back to PAM's `other` if absent).
+    public var pamService: String?
+    /// A PAM configuration directory instead of `/etc/pam.d` (relative to the configuration file).
+    public var pamConfigurationDirectory: String?
+
+    enum CodingKeys: String, CodingKey {
+        case policy = "Policy"
+        case pamService = "PAMService"
+        case pamConfigurationDirectory = "PAMConfigurationDirectory"
+    }
+
+    public init(policy: Policy, pamService: String? = nil, pamConfigurationDirectory: String? = nil) {
+        self.policy = policy
+        self.pamService = pamService
+        self.pamConfigurationDirectory = pamConfigurationDirectory
+    }
+}
+
 /// The host configuration: where plugins are, which providers are enabled in the user's order,
 /// and each provider's settings. Stored as a property list (see docs/CONFIGURATION.md).
 public struct HostConfiguration: Codable, Equatable, Sendable {
@@ -17,6 +44,8 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     public var providerSettings: [String: [String: String]]
     /// Seconds a provider gets to answer a no-UI request.
     public var noUIDeadlineSeconds: Double?
+    /// How the host authenticates the user after a provider answered without UI.
+    public var userAuthentication: UserAuthenticationSettings?
     /// The folder of the identity stores; default `$XDG_DATA_HOME/autofill/stores`. Relative paths are
     /// relative to the configuration file. Give a test or throwaway configuration its own.
     public var identityStoreDirectory: String?
@@ -27,6 +56,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         case providerSettings = "ProviderSettings"
         case noUIDeadlineSeconds = "NoUIDeadlineSeconds"
         case identityStoreDirectory = "IdentityStoreDirectory"
+        case userAuthentication = "UserAuthentication"
     }
 
     /// Creates a configuration.
@@ -47,6 +77,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         providerSettings = try container.decodeIfPresent([String: [String: String]].self, forKey: .providerSettings) ?? [:]
         noUIDeadlineSeconds = try container.decodeIfPresent(Double.self, forKey: .noUIDeadlineSeconds)
         identityStoreDirectory = try container.decodeIfPresent(String.self, forKey: .identityStoreDirectory)
+        userAuthentication = try container.decodeIfPresent(UserAuthenticationSettings.self, forKey: .userAuthentication)
     }
 
     /// The no-UI deadline.

@@ -47,7 +47,9 @@ public struct ProviderSetup: Sendable {
     /// Enables the provider (by bundle path or id): enables its store, loads it so it can check in
     /// and publish its identities, and only then saves the configuration. Nothing changes if the
     /// plugin is invalid. Returns the manifest and whether it was newly enabled.
-    public mutating func enable(_ bundleOrID: String) throws(AutofillError) -> (manifest: PluginManifest, isNew: Bool, connection: InProcessConnection) {
+    public mutating func enable(_ bundleOrID: String, userInterface: any ProviderUserInterface = UnavailableUserInterface())
+        throws(AutofillError) -> (manifest: PluginManifest, isNew: Bool, connection: InProcessConnection)
+    {
         let (manifest, _) = try catalog.resolve(bundleOrID)
         try catalog.checkCanEnable(manifest.identifier)
         let id = manifest.identifier
@@ -62,7 +64,8 @@ public struct ProviderSetup: Sendable {
         }
         let connection: InProcessConnection
         do {
-            connection = try PluginLoader.load(bundle: manifest.bundlePath, services: services(for: manifest, store: store))
+            connection = try PluginLoader.load(
+                bundle: manifest.bundlePath, services: services(for: manifest, store: store, userInterface: userInterface))
         } catch {
             if !wasEnabled && !catalog.enabledIDs.contains(id) { try? store.setEnabled(false) }
             throw error

@@ -1,0 +1,95 @@
+public import AutofillCore
+
+/// Providers' UI (and the host's own prompts) rendered on the controlling terminal.
+///
+/// Every request can be cancelled: Ctrl-D at any prompt, or `q` where a choice is asked.
+/// Secrets are read without echo. Answers longer than the provider can take are refused at the
+/// prompt, so nothing is ever cut short.
+public final class TerminalUserInterface: ProviderUserInterface {
+    private let terminal: Terminal
+
+    /// The terminal UI, or nil when the process has no controlling terminal.
+    public static func open() -> TerminalUserInterface? {
+        Terminal.open().map(TerminalUserInterface.init)
+    }
+
+    private init(terminal: Terminal) {
+        self.terminal = terminal
+    }
+
+    public func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
+        switch request {
+        case .prompt(let title, let message, let secret, let maxLength):
+            header(title, providerName)
+            while true {
+                terminal.write("\(Self.printable(message.isEmpty ? "Answer" : message)): ")
+                guard let line = terminal.readLine(echo: !secret) else { throw .canceled }
+                guard line.count <= maxLength else {
+                    terminal.write("That is \(line.count) bytes; \(providerName) takes at most \(maxLength). Try again (Ctrl-D cancels).\n")
+                    continue
+                }
+                guard let text = String(validating: line, as: UTF8.self) else {
+                    terminal.write("That is not valid UTF-8. Try again (Ctrl-D cancels).\n")
+                    continue
+                }
+                return .text(Secret(text))
+            }
+        case .choose(let title, let items):
+            header(title, providerName)
+            for (index, item) in items.enumerated() { terminal.write("  \(index + 1). \(Self.printable(item))\n") }
+            while true {
+                terminal.write("Choose 1–\(items.count) (q cancels): ")
+                guard let line = terminal.readLine(echo: true) else { throw .canceled }
+                let answer = String(decoding: line, as: UTF8.self).trimmed
+                if answer == "q" { throw .canceled }
+                if let number = Int(answer), (1...items.count).contains(number) { return .choice(number - 1) }
+                terminal.write("Type a number from 1 to \(items.count), or q.\n")
+            }
+        case .confirm(let title, let message):
+            header(title, providerName)
+            while true {
+                terminal.write("\(Self.printable(message)) [y/n, q cancels]: ")
+                guard let line = terminal.readLine(echo: true) else { throw .canceled }
+                switch String(decoding: line, as: UTF8.self).trimmed.lowercased() {
+                case "y", "yes": return .confirmed(true)
+                case "n", "no": return .confirmed(false)
+                case "q": throw .canceled
+                default: terminal.write("Type y or n (q cancels).\n")
+                }
+            }
+        case .message(let title, let message):
+            header(title, providerName)
+            terminal.write("\(Self.printable(message))\nPress Enter to continue (q cancels): ")
+            guard let line = terminal.readLine(echo: true) else { throw .canceled }
+            if String(decoding: line, as: UTF8.self).trimmed == "q" { throw .canceled }
+            return .acknowledged
+        }
+    }
+
+    private func header(_ title: String, _ providerName: String) {
+        terminal.write("\n[\(Self.printable(providerName))] \(Self.printable(title))\n")
+    }
+
+    /// Text from a provider with control characters shown escaped, so it cannot move the cursor,
+    /// clear the screen or fake another prompt.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control && scalar != "\n" {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    var trimmed: String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,323 @@
+public import AutofillCore
+public import AutofillMatching
+internal import Synchronization
+
+/// A credential the user got, with who gave it and how the user was authenticated.
+public struct FillResult: Sendable {
+    public var credential: Credential
+    public var providerID: String
+    public var providerName: String
+    /// The suggestion picked, or nil when the credential came from a provider's own list.
+    public var suggestion: Suggestion?
+    public var authentication: UserAuthentication
+}
+
+/// Why nothing was filled. Each maps to one exit status of the CLI.
+public enum FillFailure: Error, Sendable, CustomStringConvertible {
+    /// Nothing to offer (no suggestion, no provider with the capability).
+    case nothingToFill(String)
+    /// The user cancelled (at a provider's UI or the host's).
+    case canceled(String)
+    /// A UI was needed and none is available (no terminal, no UI script).
+    case userInterfaceUnavailable(String)
+    /// The host could not authenticate the user.
+    case authenticationFailed(String)
+    /// Every candidate tried failed; the messages name each provider.
+    case providersFailed([String])
+
+    public var description: String {
+        switch self {
+        case .nothingToFill(let message), .canceled(let message), .userInterfaceUnavailable(let message),
+            .authenticationFailed(let message):
+            message
+        case .providersFailed(let messages): messages.joined(separator: "\n")
+        }
+    }
+}
+
+/// How the candidate to fill is chosen.
+public enum FillPick: Sendable, Equatable {
+    /// Ask the user (the host's UI: terminal or UI script).
+    case interactive
+    /// The Nth suggestion (1-based).
+    case position(Int)
+    /// The best suggestion for this user name.
+    case user(String)
+}
+
+/// Routes requests to the owning providers, as the AutoFill system does:
+///
+/// 1. the no-UI entry point under the deadline;
+/// 2. a credential → the host authenticates the user itself (the configured policy), then fills;
+/// 3. `userInteractionRequired` → the provider's UI entry point; the host does not authenticate again;
+/// 4. `credentialIdentityNotFound` → the provider's identity store is wiped, the user told, the next
+///    candidate offered;
+/// 5. `failed`, a timeout, or no answer → a message naming the provider, and fallback to the next
+///    candidate (interactive: the list again with the failure marked; otherwise only with `fallback`);
+/// 6. `userCanceled` → nothing is filled.
+///
+/// Only providers whose plist declares the capability receive a request kind.
+public final class FillRouter: Sendable {
+    let setup: ProviderSetup
+    let ui: RecordingUserInterface
+    let authenticator: any UserAuthenticator
+    let deadline: Duration
+    let notify: @Sendable (String) -> Void
+    /// Which provider answered what.
+    public let trace = RequestTrace()
+    private let connections = Mutex<[String: InProcessConnection]>([:])
+
+    /// A router over `setup`'s enabled providers, rendering UI with `ui` and authenticating with `authenticator`.
+    public init(setup: ProviderSetup, ui: any ProviderUserInterface, authenticator: any UserAuthenticator,
+                deadline: Duration, notify: @escaping @Sendable (String) -> Void) {
+        self.setup = setup
+        self.ui = RecordingUserInterface(ui)
+        self.authenticator = authenticator
+        self.deadline = deadline
+        self.notify = notify
+    }
+
+    /// The UI that providers and the host's own prompts use.
+    public var userInterface: any ProviderUserInterface { ui }
+
+    // MARK: Filling from suggestions
+
+    /// Fills one of `candidates` (best first), chosen by `pick`, falling back as the rules say.
+    public func fill(_ candidates: [Suggestion], for query: ServiceQuery, pick: FillPick, fallback: Bool) async throws(FillFailure) -> FillResult {
+        guard !candidates.isEmpty else { throw .nothingToFill("No suggestions for \(query.name).") }
+        var failures: [Int: String] = [:]
+        var messages: [String] = []
+        var tried: Set<Int> = []
+        var next = try firstChoice(candidates, pick: pick)
+        while true {
+            tried.insert(next)
+            switch await provide(candidates[next], services: query.serviceIdentifiers) {
+            case .filled(let result):
+                return result
+            case .stop(let failure):
+                throw failure
+            case .failed(let message):
+                failures[next] = message
+                messages.append(message)
+                notify(message)
+            }
+            if pick == .interactive {
+                next = try choose(candidates, query: query, failures: failures)
+                continue
+            }
+            let remaining = candidates.indices.filter { index in
+                guard !tried.contains(index) else { return false }
+                if case .user(let name) = pick { return candidates[index].identity.displayUser == name }
+                return true
+            }
+            guard fallback, let following = remaining.first else {
+                if !fallback && !remaining.isEmpty { messages.append("Pass --fallback to try the next suggestion automatically.") }
+                throw .providersFailed(messages)
+            }
+            notify("Trying the next suggestion: \(Self.label(candidates[following])).")
+            next = following
+        }
+    }
+
+    private func firstChoice(_ candidates: [Suggestion], pick: FillPick) throws(FillFailure) -> Int {
+        switch pick {
+        case .interactive:
+            if candidates.count == 1 { return 0 }
+            return try choose(candidates, query: nil, failures: [:])
+        case .position(let position):
+            guard candidates.indices.contains(position - 1) else {
+                throw .nothingToFill("There are \(candidates.count) suggestions; --pick takes 1 to \(candidates.count).")
+            }
+            return position - 1
+        case .user(let name):
+            guard let index = candidates.firstIndex(where: { $0.identity.displayUser == name }) else {
+                let users = Array(Set(candidates.map(\.identity.displayUser))).sorted()
+                throw .nothingToFill("No suggestion for the user \(name); the suggestions are for \(users.joined(separator: ", ")).")
+            }
+            return index
+        }
+    }
+
+    private func choose(_ candidates: [Suggestion], query: ServiceQuery?, failures: [Int: String]) throws(FillFailure) -> Int {
+        let items = candidates.enumerated().map { index, candidate in
+            Self.label(candidate) + (failures[index].map { "  — failed: \($0)" } ?? "")
+        }
+        do {
+            guard case .choice(let index) = try ui.present(.choose(title: "Choose a suggestion", items: items), providerName: "autofill") else {
+                throw FillFailure.canceled("Nothing was filled.")
+            }
+            return index
+        } catch let failure as FillFailure {
+            throw failure
+        } catch UserInterfaceError.canceled {
+            throw .canceled("Nothing was filled.")
+        } catch {
+            throw .userInterfaceUnavailable(ui.unavailableReason ?? "no UI to choose with: run in a terminal, pass --ui-script, or pick with --pick N or --user NAME")
+        }
+    }
+
+    static func label(_ suggestion: Suggestion) -> String {
+        let user = suggestion.identity.displayUser.isEmpty ? "(no user name)" : suggestion.identity.displayUser
+        return "\(user) — \(suggestion.identity.kind.label) — \(suggestion.providerName) (\(suggestion.match): \(suggestion.service))"
+    }
+
+    /// One attempt's result.
+    enum Attempt {
+        case filled(FillResult)
+        case failed(String)
+        case stop(FillFailure)
+    }
+
+    /// Asks the suggestion's provider for the credential: no-UI first, then its UI.
+    func provide(_ suggestion: Suggestion, services: [ServiceIdentifier]) async -> Attempt {
+        let manifest: PluginManifest
+        let connection: InProcessConnection
+        do {
+            manifest = try setup.catalog.manifest(for: suggestion.providerID)
+            connection = try self.connection(for: manifest)
+        } catch {
+            return .failed("\(suggestion.providerName) could not be loaded: \(error)")
+        }
+        let request: CredentialRequest
+        switch suggestion.identity {
+        case .password(let identity) where manifest.capabilities.contains(.providesPasswords): request = .password(identity)
+        case .oneTimeCode(let identity) where manifest.capabilities.contains(.providesOneTimeCodes): request = .oneTimeCode(identity)
+        default:
+            return .failed("\(manifest.displayName) does not declare \(suggestion.identity.kind.label)s; not asked")
+        }
+        let start = ContinuousClock.now
+        let silent = await connection.send(.credentialWithoutUserInteraction(request), deadline: deadline)
+        trace.record(manifest, .provideCredentialWithoutUserInteraction, silent, since: start)
+        switch silent {
+        case .completed(let credential):
+            do {
+                let authentication = try authenticator.authenticate(
+                    reason: "fill \(suggestion.identity.displayUser)'s \(suggestion.identity.kind.label) for \(suggestion.service) from \(manifest.displayName)")
+                trace.note(manifest, "host user authentication", "\(authentication.method.rawValue)")
+                return .filled(FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
+                                          suggestion: suggestion, authentication: authentication))
+            } catch {
+                trace.note(manifest, "host user authentication", "\(error)")
+                switch error {
+                case .canceled: return .stop(.canceled("Nothing was filled."))
+                case .denied(let why): return .stop(.authenticationFailed("Not filled: you were not authenticated (\(why))."))
+                case .unavailable(let why): return .stop(.userInterfaceUnavailable("Not filled: autofill could not ask you to confirm (\(why))."))
+                }
+            }
+        case .canceled(let error) where error.code == .userInteractionRequired:
+            return await provideWithInterface(request, suggestion: suggestion, manifest: manifest, connection: connection)
+        default:
+            return settle(silent, suggestion: suggestion, manifest: manifest)
+        }
+    }
+
+    private func provideWithInterface(_ request: CredentialRequest, suggestion: Suggestion, manifest: PluginManifest,
+                                      connection: InProcessConnection) async -> Attempt {
+        let start = ContinuousClock.now
+        ui.reset()
+        let outcome = await connection.send(.interfaceToProvideCredential(request), deadline: nil)
+        trace.record(manifest, .prepareInterfaceToProvideCredential, outcome, since: start)
+        if case .completed(let credential) = outcome {
+            return .filled(FillResult(
+                credential: credential, providerID: manifest.identifier, providerName: manifest.displayName, suggestion: suggestion,
+                authentication: UserAuthentication(method: .provider, userPresent: true, userVerified: true)))
+        }
+        if let reason = ui.unavailableReason, case .canceled(let error) = outcome, error.code == .failed {
+            return .stop(.userInterfaceUnavailable("\(manifest.displayName) needs you to unlock it: run in a terminal or pass --ui-script (\(reason))."))
+        }
+        return settle(outcome, suggestion: suggestion, manifest: manifest)
+    }
+
+    /// The common endings: cancel, identity not found (wipe), failure.
+    private func settle(_ outcome: ProviderOutcome, suggestion: Suggestion, manifest: PluginManifest) -> Attempt {
+        switch outcome {
+        case .completed:
+            return .failed("\(manifest.displayName) answered unexpectedly")
+        case .canceled(let error) where error.code == .userCanceled:
+            return .stop(.canceled("Nothing was filled: cancelled in \(manifest.displayName)."))
+        case .canceled(let error) where error.code == .credentialIdentityNotFound:
+            var wiped = false
+            if let store = try? setup.store(for: manifest.identifier) { wiped = (try? store.wipe()) != nil }
+            trace.note(manifest, "identity store", wiped ? "wiped" : "could not be wiped")
+            return .failed("\(manifest.displayName) no longer has \(suggestion.identity.displayUser) for \(suggestion.service); its suggestions were cleared until it writes them again")
+        case .canceled(let error):
+            return .failed("\(manifest.displayName) failed: \(error.failureReason ?? error.code.description)")
+        case .failed(let failure):
+            return .failed(failure.message)
+        }
+    }
+
+    // MARK: Lists, text, configuration
+
+    /// Opens a provider's full list (`prepareCredentialList` or the one-time-code list) and returns what the user chose.
+    public func fillFromList(providerID: String, kind: CredentialIdentity.Kind, services: [ServiceIdentifier]) async throws(FillFailure) -> FillResult {
+        let request: ProviderRequest = kind == .oneTimeCode ? .oneTimeCodeList(services) : .credentialList(services)
+        return try await interfaceRequest(request, providerID: providerID, capability: kind == .oneTimeCode ? .providesOneTimeCodes : .providesPasswords)
+    }
+
+    /// Asks a provider for text to insert.
+    public func insertText(providerID: String) async throws(FillFailure) -> FillResult {
+        try await interfaceRequest(.textToInsert, providerID: providerID, capability: .providesTextToInsert)
+    }
+
+    /// Runs a provider's configuration UI; returns when the provider completes it.
+    public func configure(providerID: String) async throws(FillFailure) {
+        _ = try await interfaceRequest(.extensionConfiguration, providerID: providerID, capability: .showsConfigurationUI)
+    }
+
+    private func interfaceRequest(_ request: ProviderRequest, providerID: String, capability: Capability) async throws(FillFailure) -> FillResult {
+        let manifest: PluginManifest
+        let connection: InProcessConnection
+        do {
+            manifest = try setup.catalog.manifest(for: providerID)
+            guard manifest.capabilities.contains(capability) else {
+                throw FillFailure.nothingToFill("\(manifest.displayName) does not declare \(capability.plistKey)")
+            }
+            connection = try self.connection(for: manifest)
+        } catch let failure as FillFailure {
+            throw failure
+        } catch {
+            throw .providersFailed(["\(providerID) could not be loaded: \(error)"])
+        }
+        ui.reset()
+        let start = ContinuousClock.now
+        let outcome = await connection.send(request, deadline: nil)
+        trace.record(manifest, request.entryPoint, outcome, since: start)
+        switch outcome {
+        case .completed(let credential):
+            return FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
+                              suggestion: nil, authentication: UserAuthentication(method: .provider, userPresent: true, userVerified: true))
+        case .canceled(let error) where error.code == .userCanceled:
+            throw .canceled("Nothing was filled: cancelled in \(manifest.displayName).")
+        case .canceled(let error):
+            if let reason = ui.unavailableReason {
+                throw .userInterfaceUnavailable("\(manifest.displayName) needs the terminal: run in a terminal or pass --ui-script (\(reason)).")
+            }
+            throw .providersFailed(["\(manifest.displayName) failed: \(error.failureReason ?? error.code.description)"])
+        case .failed(let failure):
+            throw .providersFailed([failure.message])
+        }
+    }
+
+    /// The loaded provider, loading it the first time with its store, settings and the host's UI.
+    func connection(for manifest: PluginManifest) throws(AutofillError) -> InProcessConnection {
+        if let existing = connections.withLock({ $0[manifest.identifier] }) { return existing }
+        guard let store = try setup.store(for: manifest.identifier) else {
+            throw AutofillError(.configuration, "\(manifest.identifier) is not enabled")
+        }
+        let connection = try PluginLoader.load(bundle: manifest.bundlePath, services: setup.services(for: manifest, store: store, userInterface: ui))
+        connections.withLock { $0[manifest.identifier] = connection }
+        return connection
+    }
+}
+
+extension CredentialIdentity.Kind {
+    /// "password", "passkey", "one-time code".
+    public var label: String {
+        switch self {
+        case .password: "password"
+        case .passkey: "passkey"
+        case .oneTimeCode: "one-time code"
+        }
+    }
+}

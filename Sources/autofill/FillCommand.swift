@@ -1,0 +1,134 @@
+import ArgumentParser
+import AutofillCore
+import AutofillHost
+import AutofillMatching
+import Foundation
+
+/// `autofill fill`: the fill session.
+struct FillCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fill",
+        abstract: "Fill a password or one-time code for a site: pick a suggestion, get the secret.",
+        discussion: """
+            Suggestions come from the providers' identity stores (as `autofill suggest` shows them). The
+            picked one's provider is asked without UI first (deadline: NoUIDeadlineSeconds); if it needs
+            you (a locked vault), its own UI runs in this terminal or from --ui-script. When it answered
+            without UI, autofill authenticates you itself (UserAuthentication policy: pam, confirm or
+            none). The secret is printed on stdout only.
+
+            Exit status: 0 filled; 1 nothing to fill; 20 cancelled; 21 a UI was needed and there is no
+            terminal or UI script; 22 you were not authenticated; 69 the providers failed; 65 bad input
+            or UI script; see `autofill --help` for the rest.
+            """)
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case password, otp
+
+        var identityKind: CredentialIdentity.Kind { self == .otp ? .oneTimeCode : .password }
+    }
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var session: SessionOptions
+    @Argument(help: ArgumentHelp("The site: a URL or a domain.", valueName: "url|domain")) var service: String
+    @Option(help: "What to fill (default: password).") var type: Kind = .password
+    @Flag(help: "Open a provider's full credential list instead of the suggestions.") var list = false
+    @Option(help: ArgumentHelp("With --list: the provider whose list to open.", valueName: "id")) var provider: String?
+    @Option(help: ArgumentHelp("Fill the Nth suggestion without asking.", valueName: "n")) var pick: Int?
+    @Option(help: ArgumentHelp("Fill the best suggestion for this user name without asking.", valueName: "name")) var user: String?
+    @Flag(help: "If a provider fails, try the next suggestion automatically.") var fallback = false
+    @Option(help: "How to print the result: plain (the secret alone), env or json.") var format: OutputFormat = .plain
+    @Flag(help: "Same as --format json.") var json = false
+
+    func validate() throws {
+        if pick != nil && user != nil { throw ValidationError("give --pick or --user, not both") }
+        if let pick, pick < 1 { throw ValidationError("--pick takes a position from 1") }
+        if provider != nil && !list { throw ValidationError("--provider goes with --list") }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await reportingFillErrors(session) {
+            let query: ServiceQuery
+            do {
+                query = try ServiceQuery(service)
+            } catch {
+                throw AutofillError(.invalidData, "\(error)")
+            }
+            let setup = try global.setup()
+            let router = try session.router(setup)
+            defer { session.printTrace(router) }
+            let result: FillResult
+            if list {
+                result = try await router.fillFromList(
+                    providerID: try chooseListProvider(setup, router: router), kind: type.identityKind, services: query.serviceIdentifiers)
+            } else {
+                let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
+                for warning in engine.warnings { printError("autofill: warning: \(warning)") }
+                let candidates = try AutofillError.fromStore { () throws(IdentityStoreError) in
+                    try engine.suggestions(for: query, kinds: [type.identityKind])
+                }
+                guard !candidates.isEmpty else {
+                    throw FillFailure.nothingToFill("No suggestions for \(service); `autofill fill --list \(service)` opens a provider's full list.")
+                }
+                let choice: FillPick = pick.map { .position($0) } ?? user.map { .user($0) } ?? .interactive
+                result = try await router.fill(candidates, for: query, pick: choice, fallback: fallback)
+            }
+            try FillOutput(result).print(as: json ? .json : format)
+        }
+    }
+
+    /// The provider whose list to open: --provider, the only one with the capability, or the user's choice.
+    func chooseListProvider(_ setup: ProviderSetup, router: FillRouter) throws -> String {
+        let capability: Capability = type == .otp ? .providesOneTimeCodes : .providesPasswords
+        let providers = setup.catalog.enabledIDs.compactMap { try? setup.catalog.manifest(for: $0) }.filter { $0.capabilities.contains(capability) }
+        if let provider {
+            guard providers.contains(where: { $0.identifier == provider }) else {
+                throw AutofillError(.usage, "\(provider) is not an enabled provider with \(capability.plistKey)")
+            }
+            return provider
+        }
+        guard !providers.isEmpty else { throw FillFailure.nothingToFill("No enabled provider declares \(capability.plistKey).") }
+        if providers.count == 1 { return providers[0].identifier }
+        do {
+            guard case .choice(let index) = try router.userInterface.present(
+                .choose(title: "Whose list?", items: providers.map(\.displayName)), providerName: "autofill")
+            else { throw FillFailure.canceled("Nothing was filled.") }
+            return providers[index].identifier
+        } catch UserInterfaceError.canceled {
+            throw FillFailure.canceled("Nothing was filled.")
+        } catch UserInterfaceError.unavailable(let why) {
+            throw FillFailure.userInterfaceUnavailable("Choose the list with --provider ID (\(why)).")
+        }
+    }
+}
+
+/// `autofill text`: text to insert, from a provider that declares ProvidesTextToInsert.
+struct TextCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "text",
+        abstract: "Choose text to insert from a provider (ProvidesTextToInsert); printed on stdout.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var session: SessionOptions
+    @Option(help: ArgumentHelp("The provider to ask (default: the first enabled one that offers text).", valueName: "id"))
+    var provider: String?
+    @Option(help: "How to print the result: plain, env or json.") var format: OutputFormat = .plain
+    @Flag(help: "Same as --format json.") var json = false
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await reportingFillErrors(session) {
+            let setup = try global.setup()
+            let router = try session.router(setup)
+            defer { session.printTrace(router) }
+            let offering = setup.catalog.enabledIDs.filter { id in
+                (try? setup.catalog.manifest(for: id))?.capabilities.contains(.providesTextToInsert) ?? false
+            }
+            guard let chosen = provider ?? offering.first else {
+                throw FillFailure.nothingToFill("No enabled provider declares ProvidesTextToInsert.")
+            }
+            let result = try await router.insertText(providerID: chosen)
+            try FillOutput(result).print(as: json ? .json : format)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import AutofillCore
+import AutofillHost
+import Foundation
+
+/// Options of commands that may talk to providers and the user.
+struct SessionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Answer UI requests from this file instead of the terminal (docs/CLI.md).", valueName: "file"))
+    var uiScript: String?
+
+    @Flag(help: "Print which provider answered what to stderr (secrets redacted).")
+    var trace = false
+
+    /// The UI: a UI script, else the terminal, else none (requests then fail with a clear reason).
+    func userInterface() throws(AutofillError) -> any ProviderUserInterface {
+        if let uiScript { return try ScriptedUserInterface(path: uiScript) }
+        if let terminal = TerminalUserInterface.open() { return terminal }
+        return UnavailableUserInterface(reason: "there is no terminal: run in a terminal or pass --ui-script FILE")
+    }
+
+    /// A router over the configuration's providers.
+    func router(_ setup: ProviderSetup) throws(AutofillError) -> FillRouter {
+        let ui = try userInterface()
+        return FillRouter(
+            setup: setup, ui: ui, authenticator: setup.catalog.file.userAuthenticator(ui: ui),
+            deadline: setup.catalog.file.configuration.noUIDeadline, notify: { printError("autofill: \($0)") })
+    }
+
+    func printTrace(_ router: FillRouter) {
+        guard trace else { return }
+        for entry in router.trace.all { printError("trace: \(entry)") }
+    }
+}
+
+/// How a credential is printed (on stdout: the only place a secret ever goes).
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    /// The secret alone (password, code or text), one line.
+    case plain
+    /// Shell assignments: AUTOFILL_USER, AUTOFILL_PASSWORD / AUTOFILL_CODE / AUTOFILL_TEXT.
+    case env
+    /// The documented JSON object (docs/CLI.md).
+    case json
+}
+
+/// Exit statuses of commands that fill (besides sysexits).
+enum FillExitStatus {
+    static let nothingToFill: Int32 = 1
+    static let canceled: Int32 = 20
+    static let userInterfaceUnavailable: Int32 = 21
+    static let authenticationFailed: Int32 = 22
+
+    static func status(_ failure: FillFailure) -> Int32 {
+        switch failure {
+        case .nothingToFill: nothingToFill
+        case .canceled: canceled
+        case .userInterfaceUnavailable: userInterfaceUnavailable
+        case .authenticationFailed: authenticationFailed
+        case .providersFailed: 69
+        }
+    }
+}
+
+/// Prints a fill's result in `format`.
+struct FillOutput: Encodable {
+    struct Provider: Encodable {
+        let id: String
+        let displayName: String
+    }
+
+    let kind: String
+    let user: String?
+    let password: String?
+    let code: String?
+    let text: String?
+    let service: String?
+    let provider: Provider
+    let authentication: UserAuthentication
+
+    init(_ result: FillResult) {
+        var kind = "", user: String?, password: String?, code: String?, text: String?
+        switch result.credential {
+        case .password(let credential):
+            kind = "password"
+            user = credential.user
+            password = credential.password.revealed
+        case .oneTimeCode(let secret):
+            kind = "oneTimeCode"
+            code = secret.revealed
+            user = result.suggestion?.identity.displayUser
+        case .text(let secret):
+            kind = "text"
+            text = secret.revealed
+        case .passkeyAssertion, .passkeyRegistration, .configurationCompleted:
+            kind = "\(result.credential.kind)"
+        }
+        self.kind = kind
+        self.user = user
+        self.password = password
+        self.code = code
+        self.text = text
+        service = result.suggestion?.service
+        provider = Provider(id: result.providerID, displayName: result.providerName)
+        authentication = result.authentication
+    }
+
+    func print(as format: OutputFormat) throws {
+        switch format {
+        case .json:
+            try printJSON(self)
+        case .plain:
+            Swift.print(password ?? code ?? text ?? "")
+        case .env:
+            var lines: [String] = []
+            if let user { lines.append("AUTOFILL_USER=\(Self.shellQuoted(user))") }
+            if let password { lines.append("AUTOFILL_PASSWORD=\(Self.shellQuoted(password))") }
+            if let code { lines.append("AUTOFILL_CODE=\(Self.shellQuoted(code))") }
+            if let text { lines.append("AUTOFILL_TEXT=\(Self.shellQuoted(text))") }
+            lines.append("AUTOFILL_PROVIDER=\(Self.shellQuoted(provider.id))")
+            Swift.print(lines.joined(separator: "\n"))
+        }
+    }
+
+    /// 'text' with every ' written as '\''.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+}
+
+/// Runs an async command body, turning errors into messages and exit statuses. With a UI script,
+/// "no UI" means the script did not fit what was asked: bad input (65), not a missing terminal.
+func reportingFillErrors(_ session: SessionOptions, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as AutofillError {
+        printError("autofill: \(error)")
+        throw ExitCode(error.exitStatus)
+    } catch let failure as FillFailure {
+        printError("autofill: \(failure)")
+        if case .userInterfaceUnavailable = failure, session.uiScript != nil { throw ExitCode(65) }
+        throw ExitCode(FillExitStatus.status(failure))
+    }
+}

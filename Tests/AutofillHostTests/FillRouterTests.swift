@@ -1,0 +1,196 @@
+import AutofillCore
+import AutofillHost
+import AutofillMatching
+import AutofillStore
+import Foundation
+import Synchronization
+import Testing
+
+/// Every branch of the router, through real C plugins (the fixture provider, two copies).
+struct FillRouterTests {
+    let folder: TemporaryFolder
+    let setup: ProviderSetup
+    let log = LogCapture()
+    let query: ServiceQuery
+
+    /// Two enabled fixture providers, Alpha and Beta, with identities whose user names choose the
+    /// fixture's behaviour (see Fixtures/fixture_provider.c).
+    init() throws {
+        folder = try TemporaryFolder()
+        for name in ["alpha", "beta"] {
+            try TestPlugins.fixture(
+                in: "\(folder.path)/plugins", name: name,
+                plist: TestPlugins.plist(id: "org.test.\(name)", name: name.capitalized, capabilities: [
+                    "ProvidesPasswords": true, "ProvidesTextToInsert": true, "ShowsConfigurationUI": true,
+                ]))
+        }
+        let config = "\(folder.path)/config.plist"
+        try TestPlugins.write([
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.test.alpha", "org.test.beta"],
+            "IdentityStoreDirectory": "stores", "NoUIDeadlineSeconds": 0.3,
+            "ProviderSettings": ["org.test.alpha": ["FixtureName": "alpha"], "org.test.beta": ["FixtureName": "beta"]],
+        ], to: config)
+        let file = try ConfigurationFile.locate(option: config, environment: ["HOME": folder.path])
+        setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]), logger: log.logger)
+        query = try ServiceQuery("https://example.com/login")
+    }
+
+    /// Stores these (provider, user, rank) identities at example.com.
+    func identities(_ rows: [(String, String, Int)]) throws {
+        for (provider, user, rank) in rows {
+            try #require(try setup.store(for: "org.test.\(provider)")).save([
+                .password(.init(serviceIdentifier: .init(identifier: "example.com", type: .domain), user: user, rank: rank))])
+        }
+    }
+
+    func candidates() throws -> [Suggestion] {
+        try SuggestionEngine(catalog: setup.catalog, directory: setup.stores).suggestions(for: query, kinds: [.password])
+    }
+
+    func script(_ lines: String) throws -> ScriptedUserInterface {
+        let path = "\(folder.path)/script-\(UUID().uuidString).txt"
+        try Data(lines.utf8).write(to: URL(fileURLWithPath: path))
+        return try ScriptedUserInterface(path: path)
+    }
+
+    func router(ui: any ProviderUserInterface, authenticator: (any UserAuthenticator)? = nil) -> FillRouter {
+        FillRouter(setup: setup, ui: ui, authenticator: authenticator ?? ConfirmUserAuthentication(ui: ui),
+                   deadline: .milliseconds(300), notify: { _ in })
+    }
+
+    static func password(_ user: String, _ password: String) -> Credential {
+        .password(PasswordCredential(user: user, password: Secret(password)))
+    }
+
+    @Test func aNoUIAnswerIsFilledAfterTheHostConfirms() async throws {
+        try identities([("alpha", "ok", 0)])
+        let ui = try script("confirm yes\n")
+        let router = router(ui: ui)
+        let result = try await router.fill(try candidates(), for: query, pick: .user("ok"), fallback: false)
+        #expect(result.credential == Self.password("ok", "pw-alpha"))
+        #expect(result.authentication == UserAuthentication(method: .confirm, userPresent: true, userVerified: false))
+        #expect(router.trace.all.map(\.entryPoint) == ["provideCredentialWithoutUserInteraction(for:)", "host user authentication"])
+        #expect(router.trace.all.allSatisfy { !$0.outcome.contains("pw-alpha") })
+    }
+
+    @Test func userInteractionRequiredRunsTheProvidersUIAndTheHostDoesNotAskAgain() async throws {
+        try identities([("alpha", "cancel:100", 0)])
+        let router = router(ui: try script("secret s3cr3t\n"))  // no `confirm` line: the host must not ask
+        let result = try await router.fill(try candidates(), for: query, pick: .position(1), fallback: false)
+        #expect(result.credential == Self.password("ui", "s3cr3t"))
+        #expect(result.authentication.method == .provider)
+        #expect(router.trace.all.map(\.entryPoint) == ["provideCredentialWithoutUserInteraction(for:)", "prepareInterfaceToProvideCredential(for:)"])
+    }
+
+    @Test func credentialIdentityNotFoundWipesTheStoreAndOffersTheNext() async throws {
+        try identities([("alpha", "cancel:101", 10), ("alpha", "other", 0), ("beta", "ok", 5)])
+        let notices = Notices()
+        let ui = try script("confirm yes\n")
+        let router = FillRouter(setup: setup, ui: ui, authenticator: ConfirmUserAuthentication(ui: ui), deadline: .seconds(3),
+                                notify: notices.add)
+        let result = try await router.fill(try candidates(), for: query, pick: .position(1), fallback: true)
+        #expect(result.credential == Self.password("ok", "pw-beta"))
+        let alpha = try #require(try setup.store(for: "org.test.alpha"))
+        #expect(try alpha.count() == 0)
+        #expect(try alpha.state() == IdentityStoreState(isEnabled: true, supportsIncrementalUpdates: false))
+        #expect(notices.all.first == "Alpha no longer has cancel:101 for example.com; its suggestions were cleared until it writes them again")
+    }
+
+    @Test func aFailureNamesTheProviderAndFallsBackOnlyWhenAsked() async throws {
+        try identities([("alpha", "cancel:0", 10), ("beta", "ok", 5)])
+        do {
+            _ = try await router(ui: try script("confirm yes\n")).fill(try candidates(), for: query, pick: .position(1), fallback: false)
+            Issue.record("expected a failure")
+        } catch let error as FillFailure {
+            guard case .providersFailed(let messages) = error else { Issue.record("got \(error)"); return }
+            #expect(messages == ["Alpha failed: fixture says 0", "Pass --fallback to try the next suggestion automatically."])
+        }
+        let result = try await router(ui: try script("confirm yes\n")).fill(try candidates(), for: query, pick: .position(1), fallback: true)
+        #expect(result.credential == Self.password("ok", "pw-beta"))
+    }
+
+    @Test func aProviderThatNeverAnswersIsCutOffAtTheDeadline() async throws {
+        try identities([("alpha", "never", 10), ("beta", "ok", 5)])
+        let notices = Notices()
+        let ui = try script("confirm yes\n")
+        let router = FillRouter(setup: setup, ui: ui, authenticator: ConfirmUserAuthentication(ui: ui), deadline: .milliseconds(300),
+                                notify: notices.add)
+        let result = try await router.fill(try candidates(), for: query, pick: .position(1), fallback: true)
+        #expect(result.credential == Self.password("ok", "pw-beta"))
+        #expect(notices.all.first == "Alpha did not answer within 0.3 s")
+    }
+
+    @Test func userCanceledFillsNothing() async throws {
+        try identities([("alpha", "cancel:1", 0), ("beta", "ok", 0)])
+        await #expect(throws: FillFailure.self) {
+            try await router(ui: try script("confirm yes\n")).fill(try candidates(), for: query, pick: .user("cancel:1"), fallback: true)
+        }
+    }
+
+    @Test func interactivelyAFailureShowsTheListAgainWithItMarked() async throws {
+        try identities([("alpha", "cancel:0", 10), ("beta", "ok", 5)])
+        let ui = ScriptedUI([.success(.choice(0)), .success(.choice(1)), .success(.confirmed(true))])
+        let result = try await router(ui: ui).fill(try candidates(), for: query, pick: .interactive, fallback: false)
+        #expect(result.credential == Self.password("ok", "pw-beta"))
+        guard ui.asked.count == 3, case .choose(_, let again) = ui.asked[1] else { Issue.record("asked \(ui.asked)"); return }
+        #expect(again[0].hasSuffix("— failed: Alpha failed: fixture says 0"))
+        #expect(!again[1].contains("failed"))
+    }
+
+    @Test func withoutATerminalTheProvidersUIIsReportedUnavailable() async throws {
+        try identities([("alpha", "cancel:100", 0)])
+        let router = router(ui: UnavailableUserInterface(reason: "there is no terminal"))
+        do {
+            _ = try await router.fill(try candidates(), for: query, pick: .position(1), fallback: false)
+            Issue.record("expected a failure")
+        } catch let error as FillFailure {
+            guard case .userInterfaceUnavailable(let message) = error else { Issue.record("got \(error)"); return }
+            #expect(message == "Alpha needs you to unlock it: run in a terminal or pass --ui-script (there is no terminal).")
+        }
+    }
+
+    @Test func pamPermitVerifiesTheUserAndPamDenyRefuses() async throws {
+        try identities([("alpha", "ok", 0)])
+        let pam = "\(folder.path)/pam.d"
+        try FileManager.default.createDirectory(atPath: pam, withIntermediateDirectories: true)
+        try Data("auth required pam_permit.so\naccount required pam_permit.so\n".utf8).write(to: URL(fileURLWithPath: "\(pam)/autofill-permit"))
+        try Data("auth required pam_deny.so\naccount required pam_permit.so\n".utf8).write(to: URL(fileURLWithPath: "\(pam)/autofill-deny"))
+        let ui = UnavailableUserInterface()
+        let permit = PAMUserAuthentication(service: "autofill-permit", configurationDirectory: pam, ui: ui)
+        let result = try await router(ui: ui, authenticator: permit).fill(try candidates(), for: query, pick: .position(1), fallback: false)
+        #expect(result.authentication == UserAuthentication(method: .pam, userPresent: true, userVerified: true))
+        let deny = PAMUserAuthentication(service: "autofill-deny", configurationDirectory: pam, ui: ui)
+        do {
+            _ = try await router(ui: ui, authenticator: deny).fill(try candidates(), for: query, pick: .position(1), fallback: false)
+            Issue.record("pam_deny let it through")
+        } catch let error as FillFailure {
+            guard case .authenticationFailed(let message) = error else { Issue.record("got \(error)"); return }
+            #expect(message.contains("PAM refused"))
+        }
+    }
+
+    @Test func listsTextAndConfigurationGoToTheChosenProvider() async throws {
+        let router = router(ui: try script("choose 2\n"))
+        let listed = try await router.fillFromList(providerID: "org.test.beta", kind: .password, services: query.serviceIdentifiers)
+        #expect(listed.credential == Self.password("second", "list-pw"))
+        #expect(try await router.insertText(providerID: "org.test.alpha").credential == .text(Secret("inserted text")))
+        try await router.configure(providerID: "org.test.alpha")
+    }
+
+    @Test func aKindTheProviderDidNotDeclareIsNeverSuggestedOrAsked() async throws {
+        try #require(try setup.store(for: "org.test.alpha")).save([
+            .oneTimeCode(.init(serviceIdentifier: .init(identifier: "example.com", type: .domain), label: "code"))])
+        let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
+        #expect(try engine.suggestions(for: query, kinds: [.oneTimeCode]).isEmpty)
+        await #expect(throws: FillFailure.self) {
+            try await router(ui: try script("")).fillFromList(providerID: "org.test.alpha", kind: .oneTimeCode, services: [])
+        }
+    }
+}
+
+/// Messages the router gives the user, collected.
+final class Notices: Sendable {
+    private let messages = Mutex<[String]>([])
+    var all: [String] { messages.withLock { $0 } }
+    func add(_ message: String) { messages.withLock { $0.append(message) } }
+}
