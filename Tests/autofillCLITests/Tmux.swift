@@ -15,16 +15,15 @@ final class TmuxSession {
 
     @discardableResult
     func tmux(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = ["-L", socket, "-f", "/dev/null"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        // Through the shell and into a file: the tmux server that new-session starts outlives the
+        // client, and Foundation's Process did not always see that client exit; system() waits for
+        // it with waitpid. Arguments are single-quoted for the shell.
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let quoted = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let status = system(quoted.joined(separator: " ") + " </dev/null >'\(output.path)' 2>&1")
+        guard status != -1 else { throw TmuxTimeout(expected: "tmux to run", screen: "") }
+        return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
     }
 
     /// What the pane shows.
