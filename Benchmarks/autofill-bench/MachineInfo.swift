@@ -11,6 +11,9 @@ struct MachineInfo: Codable {
     var sqliteLibrary: String
     var sqliteTool: String?
     var build: String
+    /// Cores' worth of CPU other programs used during the run, on average (see LoadMonitor).
+    var otherLoadCores: Double = 0
+    var stealCores: Double = 0
 
     static func current(temporaryFolder: String, sqliteLibrary: String) -> MachineInfo {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""

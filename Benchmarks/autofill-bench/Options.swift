@@ -9,6 +9,7 @@ struct Options {
     var preparsedQueries = 300
     var seed: UInt64 = 20_250_601
     var json = false
+    var jsonFile: String?
     var keep = false
     var temporaryParent: String?
     var autofill: String?
@@ -37,6 +38,7 @@ struct Options {
           --tmp DIR             where the temporary folder goes (default: $TMPDIR or /tmp)
           --keep                keep the temporary folder (its path is printed)
           --json                print JSON instead of the table
+          --json-file PATH      also write the JSON to PATH
           -h, --help            show this help
         """
 
@@ -69,6 +71,7 @@ struct Options {
             case "--tmp": options.temporaryParent = try value(argument)
             case "--keep": options.keep = true
             case "--json": options.json = true
+            case "--json-file": options.jsonFile = try value(argument)
             case "--memory-probe": options.memoryProbe = (try value(argument), try value(argument))
             case "-h", "--help": throw HelpRequested()
             default: throw BenchmarkError("unknown option \(argument); see --help")

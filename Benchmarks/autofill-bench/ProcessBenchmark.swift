@@ -11,8 +11,11 @@ struct ProcessBenchmark {
         let name: String
         let command: String
         let expectedStatus: Int32
-        let make: (BenchmarkQuery) throws -> Subprocess
+        /// The command for a round's query and the round's number.
+        let make: (BenchmarkQuery, Int) throws -> Subprocess
         var times: [Double] = []
+        /// The kind of query each timed run asked.
+        var kinds: [BenchmarkQuery.Kind] = []
         var maxRSS: [Int] = []
 
         var samples: Samples { Samples(times) }
@@ -21,6 +24,8 @@ struct ProcessBenchmark {
 
     struct Result {
         var suggest: Series
+        /// `autofill suggest` for hot sites only (hundreds of suggestions printed), when there are any.
+        var hotSuggest: Series?
         var peers: [Series]
         /// How the peak RSS figures were taken.
         var rssSource: String
@@ -42,44 +47,48 @@ struct ProcessBenchmark {
     let queries: [BenchmarkQuery]
     let runs: Int
 
-    func makeSeries() -> (suggest: Series, peers: [Series]) {
+    func makeSeries() -> (suggest: Series, hot: Series?, peers: [Series]) {
         let environment = workspace.environment
         let (autofill, config, emptyConfig) = (self.autofill, workspace.config, workspace.emptyConfig)
         let missing = "\(workspace.root)/no-such-config.plist"
         let storePath = workspace.stores.path(for: Workspace.providers[0].id)
         let truePath = Subprocess.find("true") ?? "/bin/true"
-        let suggest = Series(name: "autofill suggest", command: "autofill suggest <url> --config <3 providers>", expectedStatus: 0) { query in
+        let suggest = Series(name: "autofill suggest", command: "autofill suggest <url> --config <3 providers>", expectedStatus: 0) { query, _ in
             Subprocess(path: autofill, arguments: ["suggest", query.text, "--config", config], environment: environment)
         }
         var peers = [
-            Series(name: Self.floor, command: "\(truePath): the process floor (fork/exec, a C program)", expectedStatus: 0) { _ in
+            Series(name: Self.floor, command: "\(truePath): the process floor (fork/exec, a C program)", expectedStatus: 0) { _, _ in
                 Subprocess(path: truePath, arguments: [], environment: environment)
             },
-            Series(name: Self.swiftFloor, command: "autofill-bench --noop: a Swift binary linking the same runtime, Foundation and autofill libraries, exiting at once", expectedStatus: 0) { _ in
+            Series(name: Self.swiftFloor, command: "autofill-bench --noop: a Swift binary linking the same runtime, Foundation and autofill libraries, exiting at once", expectedStatus: 0) { _, _ in
                 Subprocess(path: MemoryProbe.selfExecutable(), arguments: ["--noop"], environment: environment)
             },
-            Series(name: Self.help, command: "autofill --help: start-up, argument parser, help text", expectedStatus: 0) { _ in
+            Series(name: Self.help, command: "autofill --help: start-up, argument parser, help text", expectedStatus: 0) { _, _ in
                 Subprocess(path: autofill, arguments: ["--help"], environment: environment)
             },
-            Series(name: Self.missingConfig, command: "autofill suggest <url> --config <missing file>: start-up, argument parsing, query parsing; exits 66 before reading anything", expectedStatus: 66) { query in
+            Series(name: Self.missingConfig, command: "autofill suggest <url> --config <missing file>: start-up, argument parsing, query parsing; exits 66 before reading anything", expectedStatus: 66) { query, _ in
                 Subprocess(path: autofill, arguments: ["suggest", query.text, "--config", missing], environment: environment)
             },
-            Series(name: Self.noProviders, command: "autofill suggest <url> --config <none enabled>: + configuration and plugin discovery (3 Info.plists), no store", expectedStatus: 0) { query in
+            Series(name: Self.noProviders, command: "autofill suggest <url> --config <none enabled>: + configuration and plugin discovery (3 Info.plists), no store", expectedStatus: 0) { query, _ in
                 Subprocess(path: autofill, arguments: ["suggest", query.text, "--config", emptyConfig], environment: environment)
             },
         ]
         if let sqlite3 = Subprocess.find("sqlite3") {
-            peers.append(Series(name: Self.sqlite, command: "sqlite3 -readonly <one store> \"SELECT <the 8 columns> FROM identity WHERE lookup_key = '<the query's key>' ORDER BY id\"", expectedStatus: 0) { query in
+            peers.append(Series(name: Self.sqlite, command: "sqlite3 -readonly <one store> \"SELECT <the 8 columns> FROM identity WHERE lookup_key = '<the query's key>' ORDER BY id\"", expectedStatus: 0) { query, _ in
                 let key = try ServiceQuery(query.text).lookupKey.replacingOccurrences(of: "'", with: "''")
                 let select = "SELECT kind, service_type, service, user, record_identifier, credential_id, user_handle, rank FROM identity WHERE lookup_key = '\(key)' ORDER BY id"
                 return Subprocess(path: sqlite3, arguments: ["-readonly", storePath, select], environment: environment)
             })
         }
-        return (suggest, peers)
+        let hotQueries = queries.filter { $0.kind == .hot }
+        let hot = hotQueries.isEmpty ? nil : Series(name: "autofill suggest, hot site", command: "autofill suggest <hot-site url> --config <3 providers>", expectedStatus: 0) { _, round in
+            Subprocess(path: autofill, arguments: ["suggest", hotQueries[round % hotQueries.count].text, "--config", config], environment: environment)
+        }
+        return (suggest, hot, peers)
     }
 
     func run(progress: (String) -> Void) throws -> Result {
-        var (suggest, peers) = makeSeries()
+        var (suggest, hot, peers) = makeSeries()
 
         // A sanity run: the binary works with this configuration and finds suggestions.
         if let hit = queries.first(where: { $0.kind == .hitURL }) {
@@ -90,18 +99,24 @@ struct ProcessBenchmark {
             }
         }
 
-        progress("process: \(runs) runs each of autofill suggest and \(peers.count) peers (interleaved, 3 warm-up rounds)")
+        progress("process: \(runs) runs each of autofill suggest\(hot == nil ? "" : " (any site, hot site)") and \(peers.count) peers (interleaved, 3 warm-up rounds)")
         for round in -3..<runs {
             let query = queries[(round + 3) % queries.count]
-            for index in -1..<peers.count {
-                let series = index < 0 ? suggest : peers[index]
-                let command = try series.make(query)
+            for index in -2..<peers.count {
+                guard let series = index == -2 ? hot : index == -1 ? suggest : peers[index] else { continue }
+                let command = try series.make(query, round + 3)
                 let outcome = try command.run()
                 guard outcome.status == series.expectedStatus else {
                     throw BenchmarkError("\(command.path) \(command.arguments.joined(separator: " ")) exited with \(outcome.status), expected \(series.expectedStatus)")
                 }
                 guard round >= 0 else { continue }
-                if index < 0 { suggest.times.append(outcome.elapsed.milliseconds) } else { peers[index].times.append(outcome.elapsed.milliseconds) }
+                switch index {
+                case -2: hot?.times.append(outcome.elapsed.milliseconds)
+                case -1:
+                    suggest.times.append(outcome.elapsed.milliseconds)
+                    suggest.kinds.append(query.kind)
+                default: peers[index].times.append(outcome.elapsed.milliseconds)
+                }
             }
         }
 
@@ -115,16 +130,20 @@ struct ProcessBenchmark {
             progress("process memory: \(memoryRounds) runs of each under \(time)")
             let output = "\(workspace.root)/time-output.txt"
             for round in 0..<memoryRounds {
-                for index in -1..<peers.count {
-                    let series = index < 0 ? suggest : peers[index]
-                    let command = try series.make(queries[round % queries.count])
+                for index in -2..<peers.count {
+                    guard let series = index == -2 ? hot : index == -1 ? suggest : peers[index] else { continue }
+                    let command = try series.make(queries[round % queries.count], round)
                     let run = try Subprocess(path: time, arguments: ["-f", "%M", "-o", output, command.path] + command.arguments,
                                              environment: command.environment).run()
                     guard let text = try? String(contentsOfFile: output, encoding: .utf8),
                           let kilobytes = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
                         throw BenchmarkError("\(time) \(command.path) gave no figure (status \(run.status))")
                     }
-                    if index < 0 { suggest.maxRSS.append(kilobytes) } else { peers[index].maxRSS.append(kilobytes) }
+                    switch index {
+                    case -2: hot?.maxRSS.append(kilobytes)
+                    case -1: suggest.maxRSS.append(kilobytes)
+                    default: peers[index].maxRSS.append(kilobytes)
+                    }
                 }
             }
         } else {
@@ -132,11 +151,11 @@ struct ProcessBenchmark {
             for round in 0..<memoryRounds {
                 for index in -1..<peers.count {
                     let series = index < 0 ? suggest : peers[index]
-                    let outcome = try series.make(queries[round % queries.count]).run()
+                    let outcome = try series.make(queries[round % queries.count], round).run()
                     if index < 0 { suggest.maxRSS.append(outcome.maxRSSKilobytes) } else { peers[index].maxRSS.append(outcome.maxRSSKilobytes) }
                 }
             }
         }
-        return Result(suggest: suggest, peers: peers, rssSource: rssSource, probe: nil)
+        return Result(suggest: suggest, hotSuggest: hot, peers: peers, rssSource: rssSource, probe: nil)
     }
 }

@@ -52,6 +52,7 @@ struct BenchmarkReport: Codable {
         var lines: [String] = []
         lines.append("autofill-bench: \(machine.cpu), \(machine.cores) cores, \(machine.memoryMegabytes) MB; \(machine.system), Linux \(machine.kernel)")
         lines.append("  stores on \(machine.filesystem); SQLite library \(machine.sqliteLibrary), sqlite3 tool \(machine.sqliteTool ?? "absent"); build: \(machine.build)")
+        lines.append(String(format: "  other programs used %.2f of the %d cores on average during the run (hypervisor steal %.2f)", machine.otherLoadCores, machine.cores, machine.stealCores))
         lines.append("  data: \(Self.count(data["identities"])) identities (\(Self.count(data["identitiesPerProvider"])) per provider × \(Self.count(data["providers"]))), \(Self.count(data["sites"])) sites (\(Self.count(data["hotSites"])) hot, \(Self.count(data["idnSites"])) IDN, \(Self.count(data["exactOnlySites"])) IP/localhost); \(Self.count(data["passwords"])) passwords, \(Self.count(data["passkeys"])) passkeys, \(Self.count(data["oneTimeCodes"])) one-time codes")
         let storeSizes = data.filter { $0.key.hasPrefix("storeBytes.") }.map(\.value)
         if !storeSizes.isEmpty {
@@ -98,9 +99,10 @@ struct BenchmarkReport: Codable {
         guard value.isFinite else { return "n/a" }
         switch unit {
         case "ms":
-            if value >= 1000 { return String(format: "%.2f s", value / 1000) }
-            if value >= 10 { return String(format: "%.1f ms", value) }
-            if value >= 0.1 { return String(format: "%.2f ms", value) }
+            let size = abs(value)
+            if size >= 1000 { return String(format: "%.2f s", value / 1000) }
+            if size >= 10 { return String(format: "%.1f ms", value) }
+            if size >= 0.1 { return String(format: "%.2f ms", value) }
             return String(format: "%.1f µs", value * 1000)
         case "kB": return String(format: "%.1f MB", value / 1024)
         default: return String(format: "%g %@", value, unit)

@@ -36,35 +36,29 @@ struct StoreWriteBenchmark {
         // Alternate two different full lists, as a provider whose list changed would.
         let lists = [data.identities[0], data.identities[data.identities.count > 1 ? 1 : 0]]
 
-        progress("store: replace of \(lists[0].count) identities, \(replaceRuns) runs (+1 into an empty store)")
-        let (first, _) = try measure { try store.replace(with: lists[1]) }
-        var replaceTimes: [Duration] = []
-        for run in 0..<replaceRuns {
-            let (elapsed, _) = try measure { try store.replace(with: lists[run % 2]) }
-            replaceTimes.append(elapsed)
-        }
-
-        progress("store peer: bare INSERT loop, \(replaceRuns) runs")
-        var preparation: [Duration] = []
-        var rows: [[BareRow]] = []
-        for list in lists {
-            let (elapsed, prepared) = measure { list.map(BareRow.init) }
-            preparation.append(elapsed)
-            rows.append(prepared)
-        }
+        // The peer's database: the store's own schema, read back from its file, so both sides have
+        // the same indexes; the same journal settings.
         let sqlite = try DirectSQLite()
         let peer = try sqlite.open("\(workspace.root)/write-stores/bare.sqlite")
-        // The store's own schema, read back from its file, so both sides have the same indexes.
         let schema = try sqlite.open(store.path).strings("SELECT sql FROM sqlite_master WHERE sql NOT NULL AND name NOT LIKE 'sqlite_%'")
         try peer.execute("PRAGMA journal_mode = WAL")
         try peer.execute("PRAGMA synchronous = NORMAL")
         for statement in schema { try peer.execute(statement) }
         let insert = try peer.prepare(BareRow.insertSQL)
-        try Self.bareReplace(peer, insert, rows[1])
-        var bareTimes: [Duration] = []
+
+        progress("store: replace of \(lists[0].count) identities and the bare INSERT peer, \(replaceRuns) runs each, interleaved")
+        let (first, _) = try measure { try store.replace(with: lists[1]) }
+        try Self.bareReplace(peer, insert, lists[1].map(BareRow.init))
+        var replaceTimes: [Duration] = [], bareTimes: [Duration] = [], preparation: [Duration] = []
         for run in 0..<replaceRuns {
-            let (elapsed, _) = try measure { try Self.bareReplace(peer, insert, rows[run % 2]) }
-            bareTimes.append(elapsed)
+            let list = lists[run % 2]
+            let (elapsed, _) = try measure { try store.replace(with: list) }
+            replaceTimes.append(elapsed)
+            // The peer gets its rows ready-made; making them is timed apart.
+            let (prepared, rows) = measure { list.map(BareRow.init) }
+            preparation.append(prepared)
+            let (bare, _) = try measure { try Self.bareReplace(peer, insert, rows) }
+            bareTimes.append(bare)
         }
 
         progress("store: \(saves) saves of one identity into a store of \(try store.count())")

@@ -76,7 +76,8 @@ struct SuggestionBenchmark {
         let phases = try QueryPhases.replay(engine: engine, queries: queries)
 
         // The peers hold every identity in memory, as the provider's own (store order) arrays.
-        let scan = InMemoryScan(data: data)
+        // Each provider contributes only the kinds its bundle declares, as in the engine.
+        let scan = InMemoryScan(data: data, kinds: engine.sources.map { SuggestionEngine.kinds(declaredBy: $0.capabilities) })
         var mismatches: [String] = []
         func check(_ query: BenchmarkQuery, _ scanned: [Suggestion]) throws {
             let expected = try Self.suggest(query.text, engine: engine)
@@ -126,11 +127,12 @@ struct InMemoryScan {
 
     let entries: [Entry]
 
-    init(data: GeneratedData) {
+    /// Every identity of `data` whose kind its provider declares (`kinds`, in provider order).
+    init(data: GeneratedData, kinds: [Set<CredentialIdentity.Kind>]) {
         var entries: [Entry] = []
         entries.reserveCapacity(data.total)
         for (provider, identities) in data.identities.enumerated() {
-            for (order, identity) in identities.enumerated() {
+            for (order, identity) in identities.enumerated() where kinds[provider].contains(identity.kind) {
                 entries.append(Entry(provider: provider, order: order, identity: identity, service: IdentityIndex.serviceName(for: identity)))
             }
         }

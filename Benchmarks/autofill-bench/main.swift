@@ -19,6 +19,7 @@ func runBenchmark(_ options: Options) throws -> BenchmarkReport {
     let workspace = try Workspace(parent: parent, builtBundles: options.plugins ?? "\(repositoryRoot)/.build/plugins", keep: options.keep)
     if options.keep { progress("workspace: \(workspace.root) (kept)") }
 
+    let load = LoadMonitor()
     var generator = SeededGenerator(seed: options.seed)
     progress("generating \(options.identities) identities × \(Workspace.providers.count) providers (seed \(options.seed))")
     var universeGenerator = generator.fork(1)
@@ -45,7 +46,8 @@ func runBenchmark(_ options: Options) throws -> BenchmarkReport {
     let writes = try StoreWriteBenchmark(workspace: workspace, data: data, replaceRuns: options.replaceRuns, saves: options.saves)
         .run(progress: progress, generator: &writeGenerator)
 
-    let machine = MachineInfo.current(temporaryFolder: workspace.root, sqliteLibrary: (try? DirectSQLite().version) ?? "?")
+    var machine = MachineInfo.current(temporaryFolder: workspace.root, sqliteLibrary: (try? DirectSQLite().version) ?? "?")
+    (machine.otherLoadCores, machine.stealCores) = load.othersAndSteal()
     return ReportBuilder(options: options, data: data, storeBytes: storeBytes, fillTimes: fillTimes, suggestion: suggestion,
                          writes: writes, process: process).build(machine: machine)
 }
@@ -60,6 +62,7 @@ do {
         exit(0)
     }
     let report = try runBenchmark(options)
+    if let path = options.jsonFile { try (try report.json() + "\n").write(toFile: path, atomically: true, encoding: .utf8) }
     print(options.json ? try report.json() : report.text())
 } catch is HelpRequested {
     print(Options.usage)

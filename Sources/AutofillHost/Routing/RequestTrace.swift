@@ -1,4 +1,4 @@
-public import AutofillCore
+internal import AutofillCore
 internal import Synchronization
 
 /// Which provider answered what, request by request (`--trace`). Never holds a secret: outcomes
