@@ -8,6 +8,15 @@ struct IdentityRow {
     static let maximumUserHandleLength = 64  // WebAuthn: user handles are at most 64 bytes
     static let maximumCredentialIDLength = 1023  // WebAuthn: credential ids are at most 1023 bytes
 
+    /// The `kind` column's value for `kind`.
+    static func code(of kind: CredentialIdentity.Kind) -> Int64 {
+        switch kind {
+        case .password: 1
+        case .passkey: 2
+        case .oneTimeCode: 3
+        }
+    }
+
     let identity: CredentialIdentity
     let key: [UInt8]
     let lookupKey: String?

@@ -163,8 +163,12 @@ public final class SQLiteIdentityStore: CredentialIdentityStore {
     /// The identities indexed under `lookupKey` (see `IdentityIndex`), of the given kinds.
     public func identities(lookupKey: String, kinds: Set<CredentialIdentity.Kind>) throws(IdentityStoreError) -> [CredentialIdentity] {
         try run { connection in
-            let select = try connection.statement("SELECT \(IdentityRow.columns) FROM identity WHERE lookup_key = ?1 ORDER BY id")
+            // The index (lookup_key, kind) yields rows in kind, then insertion order: no sort needed.
+            let select = try connection.statement(
+                "SELECT \(IdentityRow.columns) FROM identity WHERE lookup_key = ?1 AND kind IN (?2, ?3, ?4)")
             try select.bind(1, lookupKey)
+            let codes = CredentialIdentity.Kind.allCases.map { kinds.contains($0) ? IdentityRow.code(of: $0) : 0 }
+            for (index, code) in codes.enumerated() { try select.bind(Int32(index + 2), code) }
             return try IdentityRow.read(select, kinds: kinds)
         }
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import AutofillCore
 import AutofillHost
 import AutofillMatching
-import Foundation
+import FoundationEssentials
 
 /// `autofill fill`: the fill session.
 struct FillCommand: AsyncParsableCommand {

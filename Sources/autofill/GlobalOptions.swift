@@ -1,7 +1,8 @@
 import ArgumentParser
 import AutofillHost
 import AutofillStore
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// Options every command takes.
@@ -49,7 +50,14 @@ func reportingErrors(_ body: () throws -> Void) throws {
 
 /// Writes a line to stderr.
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    // write(2) on fd 2: no C stdio globals (not concurrency-safe) and no Foundation FileHandle.
+    var bytes = Array((text + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+        if written <= 0 { if written < 0 && errno == EINTR { continue }; return }
+        offset += written
+    }
 }
 
 /// Prints `value` as pretty, key-sorted JSON on stdout.

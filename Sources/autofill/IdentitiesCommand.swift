@@ -2,7 +2,7 @@ import ArgumentParser
 import AutofillCore
 import AutofillHost
 import AutofillStore
-import Foundation
+import FoundationEssentials
 
 /// `autofill identities …`: read and write providers' identity stores (the companion-program path).
 struct IdentitiesCommand: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import AutofillCore
 import AutofillHost
-import Foundation
+import FoundationEssentials
 
 /// `autofill plugin …`: tools for provider authors.
 struct PluginCommand: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import AutofillCore
 import AutofillHost
-import Foundation
+import FoundationEssentials
 
 /// Options of commands that may talk to providers and the user.
 struct SessionOptions: ParsableArguments {

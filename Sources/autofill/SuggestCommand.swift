@@ -3,7 +3,7 @@ import AutofillCore
 import AutofillHost
 import AutofillMatching
 import AutofillStore
-import Foundation
+import FoundationEssentials
 
 /// `autofill suggest`: the best identities for a site across the enabled providers, without
 /// running any provider.

@@ -9,10 +9,18 @@ struct SuggestCommandTests {
     /// Vault and Netrc enabled (copies of the samples), with a netrc of our own.
     init() throws {
         home = try TemporaryHome()
-        _ = try home.sample("VaultProvider", as: "org.t.vault")
+        // Two copies of the C sample, one shown as "Vault", each with its own file.
+        _ = try home.sample("NetrcProvider", as: "org.t.vault") { $0["CFBundleDisplayName"] = "Vault" }
         _ = try home.sample("NetrcProvider", as: "org.t.netrc")
+        let vault = try home.file("vault.netrc", """
+            machine example.com login alice password a
+            machine example.com login bob password b
+            machine accounts.example.org login alice@example.org password c
+
+            """)
         let netrc = try home.file("netrc", "machine example.com login carol password pw\nmachine www.example.com login dave password pw2\n")
-        config = try home.config(enabled: ["org.t.vault", "org.t.netrc"], settings: ["org.t.netrc": ["NetrcFile": netrc]])
+        config = try home.config(enabled: ["org.t.vault", "org.t.netrc"],
+                                 settings: ["org.t.netrc": ["NetrcFile": netrc], "org.t.vault": ["NetrcFile": vault]])
         let sync = try CLI.run(["providers", "sync", "--config", config], home: home.path)
         #expect(sync.stdout == "org.t.vault: 3 identities\norg.t.netrc: 2 identities\n", "\(sync.stderr)")
     }
@@ -46,11 +54,12 @@ struct SuggestCommandTests {
         #expect(suggest.stdout.contains("alice"))
         #expect(!suggest.stderr.contains(".afprovider"), "suggest must not dlopen a provider")
         let sync = try CLI.run(["providers", "sync", "--config", config], home: home.path, environment: ["LD_DEBUG": "files"])
-        #expect(sync.stderr.contains("org.t.vault.afprovider/libVaultProvider.so"), "control: sync does load providers")
+        #expect(sync.stderr.contains("org.t.vault.afprovider/libNetrcProvider.so"), "control: sync does load providers")
     }
 
     @Test func aConfigurationMayKeepItsOwnIdentityStores() throws {
-        let plist: [String: Any] = ["PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.t.vault"], "IdentityStoreDirectory": "own-stores"]
+        let plist: [String: Any] = ["PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.t.vault"], "IdentityStoreDirectory": "own-stores",
+                                    "ProviderSettings": ["org.t.vault": ["NetrcFile": "\(home.path)/vault.netrc"]]]
         let own = "\(home.path)/own.plist"
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: own))
         let sync = try CLI.run(["providers", "sync", "--config", own], home: home.path)

@@ -1,4 +1,5 @@
 internal import AutofillCore
+internal import AutofillMatching
 
 /// The one total order of suggestions across providers (docs/RANKING.md).
 ///
@@ -13,11 +14,13 @@ internal import AutofillCore
 public enum SuggestionRanking {
     /// `suggestions` in the documented order.
     public static func ranked(_ suggestions: [Suggestion]) -> [Suggestion] {
-        let groups = Dictionary(grouping: suggestions) { AccountKey($0) }
-        let orderedGroups = groups.map { key, members in
-            (key: key, members: members.sorted(by: memberOrder))
-        }.sorted { a, b in groupOrder(a.members[0], b.members[0]) }
-        return orderedGroups.flatMap(\.members)
+        // Keys are computed once per suggestion, not once per comparison.
+        let keyed = suggestions.map { (suggestion: $0, user: $0.identity.displayUser.lowercased()) }
+        let groups = Dictionary(grouping: keyed) { AccountKey(match: $0.suggestion.match, kind: $0.suggestion.identity.kind, user: $0.user) }
+        return groups.values
+            .map { $0.sorted { memberOrder($0.suggestion, $1.suggestion) } }
+            .sorted { groupOrder($0[0], $1[0]) }
+            .flatMap { $0.map(\.suggestion) }
     }
 
     /// Within an account: rank, then provider order, then store order.
@@ -28,12 +31,12 @@ public enum SuggestionRanking {
     }
 
     /// Between accounts, compared by their best members.
-    static func groupOrder(_ a: Suggestion, _ b: Suggestion) -> Bool {
+    static func groupOrder(_ x: (suggestion: Suggestion, user: String), _ y: (suggestion: Suggestion, user: String)) -> Bool {
+        let a = x.suggestion, b = y.suggestion
         if a.match != b.match { return a.match < b.match }
         if a.identity.rank != b.identity.rank { return a.identity.rank > b.identity.rank }
         if a.providerPosition != b.providerPosition { return a.providerPosition < b.providerPosition }
-        let userA = a.identity.displayUser.lowercased(), userB = b.identity.displayUser.lowercased()
-        if userA != userB { return userA < userB }
+        if x.user != y.user { return x.user < y.user }
         if a.identity.kind != b.identity.kind { return kindOrder(a.identity.kind) < kindOrder(b.identity.kind) }
         return a.storeOrder < b.storeOrder
     }
@@ -48,14 +51,8 @@ public enum SuggestionRanking {
 
     /// What makes two suggestions the same account.
     struct AccountKey: Hashable {
-        let match: String
+        let match: MatchQuality
         let kind: CredentialIdentity.Kind
         let user: String
-
-        init(_ suggestion: Suggestion) {
-            match = "\(suggestion.match)"
-            kind = suggestion.identity.kind
-            user = suggestion.identity.displayUser.lowercased()
-        }
     }
 }

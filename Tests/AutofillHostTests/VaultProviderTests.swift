@@ -1,0 +1,200 @@
+import AutofillCore
+import AutofillHost
+import Foundation
+import Testing
+
+/// VaultProvider through the real C ABI: a copy of the demo vault, the session cache shared by
+/// separate loads (as separate autofill processes share it), and the unlock prompt.
+struct VaultProviderTests {
+    let folder: TemporaryFolder
+    let vault: VaultCopy
+    let log = LogCapture()
+
+    static let master = "correct horse battery staple"
+    static let example = ServiceIdentifier(identifier: "example.com", type: .domain)
+    static let alice = PasswordCredentialIdentity(serviceIdentifier: example, user: "alice", recordIdentifier: "vault-1", rank: 2)
+    static let code = OneTimeCodeCredentialIdentity(serviceIdentifier: example, label: "alice@example.com", recordIdentifier: "otp-1")
+    static let unlock = Result<UserInterfaceAnswer, UserInterfaceError>.success(.text(Secret(master)))
+    static let wrong = Result<UserInterfaceAnswer, UserInterfaceError>.success(.text(Secret("wrong horse")))
+
+    init() throws {
+        folder = try TemporaryFolder()
+        vault = try VaultCopy(in: folder.path)
+    }
+
+    /// Loads a fresh copy of the built bundle (a new file, so a new load with fresh globals).
+    func load(store: InMemoryIdentityStore = InMemoryIdentityStore(), ui: any ProviderUserInterface = UnavailableUserInterface(),
+              settings: [String: String]? = nil) throws -> InProcessConnection {
+        let copies = "\(folder.path)/load-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: copies, withIntermediateDirectories: true)
+        let bundle = try TestPlugins.copyOfSample("VaultProvider", into: copies)
+        return try PluginLoader.load(bundle: bundle, services: ProviderServices(
+            store: store, settings: settings ?? ["VaultFile": vault.path, "UnlockTimeoutSeconds": "60"], userInterface: ui,
+            logger: log.logger))
+    }
+
+    /// Unlocks the vault through the UI path of a load of its own.
+    func unlockThroughTheUI() async throws {
+        let outcome = try await load(ui: ScriptedUI([Self.unlock])).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+        #expect(outcome == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.master)))))
+    }
+
+    @Test func aLockedVaultAnswersUserInteractionRequiredAtOnce() async throws {
+        let outcome = try await load().send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        #expect(outcome == .canceled(ExtensionError(.userInteractionRequired)))
+    }
+
+    @Test func anUnlockThroughTheUIServesTheNextLoadWithoutUI() async throws {
+        let ui = ScriptedUI([Self.unlock])
+        let first = try load(ui: ui)
+        #expect(await first.send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+            == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.master)))))
+        guard case .prompt(let title, let message, let secret, _) = ui.asked.first else { Issue.record("no prompt"); return }
+        #expect(title == "Unlock Vault" && secret)
+        #expect(message == "Enter the master password of \(vault.path).")
+
+        // Another process, in effect: a fresh load of another copy, no UI at all.
+        let second = try load()
+        let bob = PasswordCredentialIdentity(serviceIdentifier: Self.example, user: "bob", recordIdentifier: "vault-2")
+        #expect(await second.send(.credentialWithoutUserInteraction(.password(bob)), deadline: .seconds(3))
+            == .completed(.password(PasswordCredential(user: "bob", password: Secret("hunter2-but-longer")))))
+
+        let before = try totp()
+        let outcome = await second.send(.credentialWithoutUserInteraction(.oneTimeCode(Self.code)), deadline: .seconds(3))
+        let after = try totp()
+        guard case .completed(.oneTimeCode(let code)) = outcome else { Issue.record("no code: \(outcome)"); return }
+        #expect([before, after].contains(code.revealed))
+
+        let unknown = PasswordCredentialIdentity(serviceIdentifier: Self.example, user: "mallory", recordIdentifier: "nope")
+        #expect(await second.send(.credentialWithoutUserInteraction(.password(unknown)), deadline: .seconds(3))
+            == .canceled(ExtensionError(.credentialIdentityNotFound, failureReason: "no such login in the vault")))
+
+        #expect(!log.all.contains { $0.contains(Self.master) || $0.contains("hunter2") || $0.contains(code.revealed) })
+    }
+
+    @Test func aWrongPasswordIsSaidAndThreeFail() async throws {
+        let ui = ScriptedUI([Self.wrong, Self.wrong, Self.wrong])
+        let outcome = try await load(ui: ui).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+        #expect(outcome == .canceled(ExtensionError(.failed, failureReason: "wrong master password (3 attempts)")))
+        let messages = ui.asked.compactMap { request -> String? in
+            if case .prompt(_, let message, _, _) = request { return message }
+            return nil
+        }
+        #expect(messages.count == 3)
+        #expect(messages[1] == "That did not open the vault: wrong master password, or the vault file was changed. 2 attempts left.")
+        #expect(messages[2].hasSuffix("1 attempt left."))
+        #expect(try await load().send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+            == .canceled(ExtensionError(.userInteractionRequired)), "still locked")
+    }
+
+    @Test func aWrongPasswordThenTheRightOneUnlocks() async throws {
+        let ui = ScriptedUI([Self.wrong, Self.unlock])
+        #expect(try await load(ui: ui).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+            == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.master)))))
+        #expect(ui.asked.count == 2)
+    }
+
+    @Test func cancellingThePromptIsUserCanceled() async throws {
+        let outcome = try await load(ui: ScriptedUI([.failure(.canceled)]))
+            .send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+        #expect(outcome == .canceled(ExtensionError(.userCanceled)))
+    }
+
+    @Test func withoutAnyUIThePromptFailsPointingToTheTerminal() async throws {
+        let outcome = try await load().send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+        guard case .canceled(let error) = outcome else { Issue.record("expected a cancel: \(outcome)"); return }
+        #expect(error.code == .failed)
+        #expect(error.failureReason?.contains("autofill-vault unlock --vault \(vault.path)") == true)
+    }
+
+    @Test func theLoginListPutsMatchingLoginsFirst() async throws {
+        let ui = ScriptedUI([Self.unlock, .success(.choice(0))])
+        let service = ServiceIdentifier(identifier: "https://accounts.example.org/login", type: .url)
+        #expect(try await load(ui: ui).send(.credentialList([service]), deadline: nil)
+            == .completed(.password(PasswordCredential(user: "alice@example.org", password: Secret("tr0ub4dor&3")))))
+        guard case .choose(_, let items) = ui.asked.last else { Issue.record("no list shown"); return }
+        #expect(items == ["alice@example.org — https://accounts.example.org/login", "alice — example.com", "bob — example.com"])
+    }
+
+    @Test func theCodeListAndTheTextListServeFromTheVault() async throws {
+        try await unlockThroughTheUI()
+        let ui = ScriptedUI([.success(.choice(0)), .success(.choice(1))])
+        let provider = try load(ui: ui)
+        let before = try totp()
+        let outcome = await provider.send(.oneTimeCodeList([Self.example]), deadline: nil)
+        let after = try totp()
+        guard case .completed(.oneTimeCode(let code)) = outcome else { Issue.record("no code: \(outcome)"); return }
+        #expect([before, after].contains(code.revealed))
+        #expect(await provider.send(.textToInsert, deadline: nil)
+            == .completed(.text(Secret("Thanks for reaching out; we will get back to you within a day."))))
+        #expect(ui.asked == [.choose(title: "Vault: choose a one-time code", items: ["alice@example.com — example.com"]),
+                             .choose(title: "Vault: choose text to insert", items: ["Postal address", "Support reply"])])
+    }
+
+    @Test func identitiesArePublishedAtLoadWhenUnlockedAndTheStoreWantsThem() async throws {
+        let wiped = InMemoryIdentityStore(isEnabled: false)
+        wiped.setEnabled(true)  // enabled after a wipe: waits for the full list
+        _ = try load(store: wiped)
+        #expect(wiped.allIdentities.isEmpty, "locked: nothing to publish")
+
+        try await unlockThroughTheUI()
+        _ = try load(store: wiped)
+        #expect(wiped.allIdentities.map(\.displayUser) == ["alice", "bob", "alice@example.org", "alice@example.com"])
+        #expect(wiped.allIdentities.map(\.recordIdentifier) == ["vault-1", "vault-2", "vault-3", "otp-1"])
+
+        let current = InMemoryIdentityStore()  // incremental updates on: the companion keeps it current
+        _ = try load(store: current)
+        #expect(current.allIdentities.isEmpty)
+    }
+
+    @Test func configurationUnlocksAndPublishesTheFullList() async throws {
+        let store = InMemoryIdentityStore()
+        let provider = try load(store: store, ui: ScriptedUI([Self.unlock]))
+        #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
+        #expect(store.allIdentities.count == 4)
+    }
+
+    @Test func withoutAVaultFileTheProviderLoadsExplainsAndServesNothing() async throws {
+        let ui = ScriptedUI([.success(.acknowledged)])
+        let provider = try load(ui: ui, settings: [:])
+        #expect(log.contains("no VaultFile setting"))
+        guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        else { Issue.record("expected a cancel"); return }
+        #expect(error.code == .failed)
+        #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
+        guard case .message(_, let message) = ui.asked.first else { Issue.record("no message shown"); return }
+        #expect(message.contains("autofill-vault create"))
+    }
+
+    @Test func passkeysArriveLater() async throws {
+        let provider = try load()
+        let passkey = PasskeyCredentialIdentity(relyingPartyIdentifier: "example.com", userName: "alice", credentialID: [1], userHandle: [2])
+        let parameters = PasskeyParameters(relyingParty: "example.com", clientDataHash: Array(repeating: 0, count: 32))
+        let later = ProviderOutcome.canceled(ExtensionError(.failed, failureReason: "passkeys arrive with a later release"))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey, parameters)), deadline: .seconds(3)) == later)
+        #expect(await provider.send(.passkeyCredentialList([Self.example], parameters), deadline: nil) == later)
+        #expect(await provider.send(.passkeyRegistration(PasskeyRegistrationRequest(identity: passkey, parameters: parameters)), deadline: nil) == later)
+    }
+
+    /// The current TOTP of the demo secret, from oathtool.
+    func totp() throws -> String {
+        let (status, output) = try TestPlugins.run("/usr/bin/oathtool", ["--totp", "-b", "JBSWY3DPEHPK3PXP"])
+        guard status == 0 else { throw TestFailure("oathtool failed: \(output)") }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// A private copy of the demo vault (master password `correct horse battery staple`); its
+/// unlocked session is ended (`autofill-vault lock`) when the test is done.
+final class VaultCopy: Sendable {
+    let path: String
+
+    init(in folder: String) throws {
+        path = "\(folder)/vault.afvault"
+        try FileManager.default.copyItem(atPath: "\(Repository.root)/Config/demo/vault.afvault", toPath: path)
+    }
+
+    deinit {
+        _ = try? TestPlugins.run("\(Repository.root)/.build/debug/autofill-vault", ["lock", "--vault", path])
+    }
+}
