@@ -522,6 +522,23 @@ static void prepare_credential_list(void *context, af_request_id request, const 
     netrc_free(&nf);
 }
 
+/* ---- Configuration ----------------------------------------------------- */
+
+/* Right after the user enables the provider: read the file again, write the full identity list
+ * (the store may have just been created or wiped), say what was found, and complete. */
+static void prepare_configuration(void *context, af_request_id request) {
+    const af_host_services *host = ((const provider_state *)context)->host;
+    netrc nf;
+    netrc_load(host, &nf);
+    publish_identities(host, &nf);
+    char line[160];
+    snprintf(line, sizeof line, "Netrc serves %zu login%s from its .netrc file.", nf.count, nf.count == 1 ? "" : "s");
+    netrc_free(&nf);
+    /* A message is a courtesy: without a terminal the configuration still completes. */
+    host->ui_message(request, "Netrc", 5, line, strlen(line));
+    host->complete_configuration(request);
+}
+
 /* ---- Entry ----------------------------------------------------------- */
 
 static const af_provider provider_table = {
@@ -531,6 +548,7 @@ static const af_provider provider_table = {
     .prepare_credential_list = prepare_credential_list,
     .provide_credential_without_user_interaction = provide_credential,
     .prepare_interface_to_provide_credential = provide_credential,
+    .prepare_interface_for_extension_configuration = prepare_configuration,
 };
 
 AF_EXPORT const af_provider *netrc_provider_entry(uint32_t host_abi_version, const af_host_services *host) {

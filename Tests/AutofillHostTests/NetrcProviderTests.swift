@@ -52,4 +52,16 @@ struct NetrcProviderTests {
         #expect(items == ["carol @ example.com", "first @ a.test"])
     }
 
+    @Test func configurationWritesTheFullIdentityListAgain() async throws {
+        let netrc = "\(folder.path)/netrc"
+        try Data("machine example.com login carol password s3cret\n".utf8).write(to: URL(fileURLWithPath: netrc))
+        let store = InMemoryIdentityStore()
+        let ui = ScriptedUI([.success(.acknowledged)])
+        let provider = try load("NetrcProvider", store: store, settings: ["NetrcFile": netrc], ui: ui)
+        try Data("machine example.com login carol password s3cret\nmachine b.test login dan password x\n".utf8)
+            .write(to: URL(fileURLWithPath: netrc))
+        #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
+        #expect(store.allIdentities.map(\.displayUser) == ["carol", "dan"])
+        #expect(ui.asked == [.message(title: "Netrc", message: "Netrc serves 2 logins from its .netrc file.")])
+    }
 }

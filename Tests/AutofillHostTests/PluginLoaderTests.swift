@@ -19,7 +19,8 @@ struct PluginLoaderTests {
         ("AuthenticatorProvider", "org.autofill.authenticator",
          EntryPoints([.prepareOneTimeCodeList, .provideCredentialWithoutUserInteraction, .prepareInterfaceToProvideCredential])),
         ("NetrcProvider", "org.autofill.netrc",
-         EntryPoints([.prepareCredentialList, .provideCredentialWithoutUserInteraction, .prepareInterfaceToProvideCredential])),
+         EntryPoints([.prepareCredentialList, .provideCredentialWithoutUserInteraction, .prepareInterfaceToProvideCredential,
+                      .prepareInterfaceForExtensionConfiguration])),
     ])
     func theSamplePluginsLoadThroughTheABI(sample: String, id: String, entryPoints: EntryPoints) throws {
         let bundle = try TestPlugins.copyOfSample(sample, into: folder.path)

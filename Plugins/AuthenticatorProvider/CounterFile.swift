@@ -1,0 +1,113 @@
+// The HOTP state file: the next counter of each HOTP entry, written atomically before a code is used.
+import FoundationEssentials
+import Glibc
+
+/// `{"version": 1, "counters": {"otp-…": 7}}`: the next counter value per record identifier.
+///
+/// Every use locks `<file>.lock` (flock, so other processes and other loads wait), reads the
+/// file, and writes the new value with a temporary file, fsync and rename, mode 0600, before
+/// the code leaves the provider. A counter is never used twice, even if a later step fails.
+struct CounterFile: Sendable {
+    struct Problem: Error {
+        let reason: String
+    }
+
+    private struct Contents: Codable {
+        var version = 1
+        var counters: [String: UInt64] = [:]
+    }
+
+    let path: String
+
+    /// Takes the counter to use for `record` (the stored one, or `initial` from the URI if that
+    /// is larger) and stores the next one; returns the counter to make the code with.
+    func take(_ record: String, initial: UInt64) throws(Problem) -> UInt64 {
+        try withLock { () throws(Problem) -> UInt64 in
+            var contents = try load()
+            let counter = max(contents.counters[record] ?? initial, initial)
+            guard counter < UInt64.max else {
+                throw Problem(reason: "the HOTP counter of \(record) is used up; enrol the account again")
+            }
+            contents.counters[record] = counter + 1
+            try save(contents)
+            return counter
+        }
+    }
+
+    /// The stored next counter of `record`, if any (for tests and diagnostics).
+    func stored(_ record: String) throws(Problem) -> UInt64? {
+        try load().counters[record]
+    }
+
+    private func load() throws(Problem) -> Contents {
+        guard FileManager.default.fileExists(atPath: path) else { return Contents() }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Problem(reason: "cannot read the HOTP state file \(path)")
+        }
+        do {
+            return try JSONDecoder().decode(Contents.self, from: data)
+        } catch {
+            throw Problem(reason: "the HOTP state file \(path) is damaged; repair it (counters must not go back) or remove it")
+        }
+    }
+
+    private func save(_ contents: Contents) throws(Problem) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(contents) else { throw Problem(reason: "cannot encode the HOTP state") }
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        let temporary = "\(directory.isEmpty ? "/" : directory)/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Problem(reason: "cannot write the HOTP state next to \(path): \(errnoText())") }
+        var ok = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
+        }
+        ok = ok && fchmod(fd, 0o600) == 0 && fsync(fd) == 0
+        guard ok else {
+            let failure = errnoText()
+            close(fd)
+            unlink(temporary)
+            throw Problem(reason: "cannot write the HOTP state next to \(path): \(failure)")
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let failure = errnoText()
+            unlink(temporary)
+            throw Problem(reason: "cannot replace the HOTP state file \(path): \(failure)")
+        }
+        let directoryFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            _ = fsync(directoryFD)
+            close(directoryFD)
+        }
+    }
+
+    /// Runs `body` holding an exclusive flock on `<path>.lock`; gives up after about a second.
+    private func withLock<T>(_ body: () throws(Problem) -> T) throws(Problem) -> T {
+        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Problem(reason: "cannot open the HOTP lock file \(path).lock: \(errnoText())") }
+        defer { close(fd) }
+        var attempts = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            attempts += 1
+            guard errno == EWOULDBLOCK || errno == EINTR, attempts < 100 else {
+                throw Problem(reason: "the HOTP state file \(path) is busy; try again")
+            }
+            usleep(10_000)
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    private func errnoText() -> String {
+        String(cString: strerror(errno))
+    }
+}
