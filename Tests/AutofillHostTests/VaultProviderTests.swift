@@ -11,6 +11,7 @@ struct VaultProviderTests {
     let log = LogCapture()
 
     static let master = "correct horse battery staple"
+    static let alicePassword = "alice-demo-password"
     static let example = ServiceIdentifier(identifier: "example.com", type: .domain)
     static let alice = PasswordCredentialIdentity(serviceIdentifier: example, user: "alice", recordIdentifier: "vault-1", rank: 2)
     static let code = OneTimeCodeCredentialIdentity(serviceIdentifier: example, label: "alice@example.com", recordIdentifier: "otp-1")
@@ -36,7 +37,7 @@ struct VaultProviderTests {
     /// Unlocks the vault through the UI path of a load of its own.
     func unlockThroughTheUI() async throws {
         let outcome = try await load(ui: ScriptedUI([Self.unlock])).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
-        #expect(outcome == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.master)))))
+        #expect(outcome == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.alicePassword)))))
     }
 
     @Test func aLockedVaultAnswersUserInteractionRequiredAtOnce() async throws {
@@ -48,7 +49,7 @@ struct VaultProviderTests {
         let ui = ScriptedUI([Self.unlock])
         let first = try load(ui: ui)
         #expect(await first.send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
-            == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.master)))))
+            == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.alicePassword)))))
         guard case .prompt(let title, let message, let secret, _) = ui.asked.first else { Issue.record("no prompt"); return }
         #expect(title == "Unlock Vault" && secret)
         #expect(message == "Enter the master password of \(vault.path).")
@@ -69,7 +70,7 @@ struct VaultProviderTests {
         #expect(await second.send(.credentialWithoutUserInteraction(.password(unknown)), deadline: .seconds(3))
             == .canceled(ExtensionError(.credentialIdentityNotFound, failureReason: "no such login in the vault")))
 
-        #expect(!log.all.contains { $0.contains(Self.master) || $0.contains("hunter2") || $0.contains(code.revealed) })
+        #expect(!log.all.contains { $0.contains(Self.master) || $0.contains(Self.alicePassword) || $0.contains("hunter2") || $0.contains(code.revealed) })
     }
 
     @Test func aWrongPasswordIsSaidAndThreeFail() async throws {
@@ -90,7 +91,7 @@ struct VaultProviderTests {
     @Test func aWrongPasswordThenTheRightOneUnlocks() async throws {
         let ui = ScriptedUI([Self.wrong, Self.unlock])
         #expect(try await load(ui: ui).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
-            == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.master)))))
+            == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.alicePassword)))))
         #expect(ui.asked.count == 2)
     }
 

@@ -1,8 +1,9 @@
-// VaultProvider: the sample provider that declares every capability.
-//
-// In this release it serves a few fixed entries so that every entry point of the C ABI is
-// exercised end to end; the encrypted vault (issue C) and real passkeys (issue D) replace them.
+// VaultProvider: the sample provider backed by an encrypted vault (VaultCore), declaring every
+// capability. Its companion program, autofill-vault, creates and edits the vault and keeps the
+// identity store current; this plugin serves secrets, asking for the master password through the
+// host's UI when the vault is locked. Passkeys arrive with issue D.
 import AutofillProviderKit
+import VaultCore
 
 /// The exported entry function named by Info.plist's AFProviderEntrySymbol.
 @c(vault_provider_entry)
@@ -10,130 +11,70 @@ public func vaultProviderEntry(_ hostABIVersion: UInt32, _ host: UnsafeRawPointe
     ProviderExport.entry(VaultProvider.self, hostABIVersion: hostABIVersion, host: host)
 }
 
-/// A provider with passwords, passkeys, one-time codes, text and configuration.
+/// A provider serving the vault named by its `VaultFile` setting.
+///
+/// Settings: `VaultFile` (the vault's path; without it the provider loads but serves nothing) and
+/// `UnlockTimeoutSeconds` (how long an unlock lasts across processes; default 300, 0 asks every time).
 final class VaultProvider: CredentialProvider {
-    struct Entry {
-        let identity: PasswordCredentialIdentity
-        let password: Secret
-    }
-
-    static let entries: [Entry] = [
-        Entry(identity: .init(serviceIdentifier: .init(identifier: "example.com", type: .domain), user: "alice",
-                              recordIdentifier: "vault-1", rank: 2), password: Secret("correct horse battery staple")),
-        Entry(identity: .init(serviceIdentifier: .init(identifier: "example.com", type: .domain), user: "bob",
-                              recordIdentifier: "vault-2", rank: 1), password: Secret("hunter2-but-longer")),
-        Entry(identity: .init(serviceIdentifier: .init(identifier: "https://accounts.example.org/login", type: .url),
-                              user: "alice@example.org", recordIdentifier: "vault-3"), password: Secret("tr0ub4dor&3")),
-    ]
-
-    static let snippets: [(title: String, text: String)] = [
-        ("Postal address", "1 Infinite Loop, Cupertino"),
-        ("Support reply", "Thanks for reaching out; we will get back to you within a day."),
-    ]
-
     let host: ProviderHost
+    /// The vault file, if the setting names one.
+    let vaultPath: String?
+    /// How long an unlocked session lasts, in seconds.
+    let timeout: Int
+    /// Where unlocked sessions are kept between processes.
+    let sessions: SessionCache
+
+    static let name = "Vault"
+    static let maximumAttempts = 3
+    static let passkeysLater = "passkeys arrive with a later release"
 
     init(host: ProviderHost) throws {
         self.host = host
+        sessions = SessionCache.standard()
+        if let path = host.setting("VaultFile"), !path.isEmpty {
+            vaultPath = path
+        } else {
+            vaultPath = nil
+            host.log(.info, "no VaultFile setting: serving nothing (create a vault with autofill-vault create, then set VaultFile)")
+        }
+        let setting = host.setting("UnlockTimeoutSeconds")
+        if let setting, let seconds = Int(setting), (0...SessionCache.maximumTimeout).contains(seconds) {
+            timeout = seconds
+        } else {
+            timeout = SessionCache.defaultTimeout
+            if let setting {
+                host.log(.warning, "UnlockTimeoutSeconds \"\(setting)\" is not 0 to \(SessionCache.maximumTimeout) seconds; using \(timeout)")
+            }
+        }
+        publishAtLoad()
+    }
+
+    /// While unlocked, writes the full identity list if the store asks for it (after a wipe). The
+    /// companion keeps the store current otherwise; while locked, its `sync` or `unlock` publishes.
+    func publishAtLoad() {
+        guard let vaultPath else { return }
         do {
-            try host.identityStore.replace(with: Self.entries.map { .password($0.identity) })
-            host.log(.info, "published \(Self.entries.count) password identities")
-        } catch {
-            // Disabled while the host only validates the plugin: nothing to publish to.
-            host.log(.debug, "identities not published: \(error)")
-        }
-    }
-
-    func entry(for identity: PasswordCredentialIdentity) -> Entry? {
-        Self.entries.first { entry in
-            if let record = identity.recordIdentifier { return entry.identity.recordIdentifier == record }
-            return entry.identity.serviceIdentifier == identity.serviceIdentifier && entry.identity.user == identity.user
-        }
-    }
-
-    func notYet(_ what: String, _ context: ExtensionContext) {
-        context.cancelRequest(withError: ExtensionError(.failed, failureReason: "VaultProvider does not do \(what) yet"))
-    }
-}
-
-extension VaultProvider: CredentialListProviding {
-    func prepareCredentialList(for serviceIdentifiers: [ServiceIdentifier], context: ExtensionContext) {
-        let wanted = Set(serviceIdentifiers.map(\.identifier))
-        let ordered = Self.entries.filter { wanted.contains($0.identity.serviceIdentifier.identifier) }
-            + Self.entries.filter { !wanted.contains($0.identity.serviceIdentifier.identifier) }
-        do {
-            let index = try context.choose(
-                title: "Vault: choose a login",
-                items: ordered.map { "\($0.identity.user) — \($0.identity.serviceIdentifier.identifier)" })
-            let entry = ordered[index]
-            context.completeRequest(withSelectedCredential: PasswordCredential(user: entry.identity.user, password: entry.password))
-        } catch .canceled {
-            context.cancelRequest(withError: ExtensionError(.userCanceled))
-        } catch {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: "choosing a login needs the host's UI"))
-        }
-    }
-}
-
-extension VaultProvider: CredentialProviding {
-    func provideCredentialWithoutUserInteraction(for credentialRequest: CredentialRequest, context: ExtensionContext) {
-        switch credentialRequest {
-        case .password(let identity):
-            guard let entry = entry(for: identity) else {
-                context.cancelRequest(withError: ExtensionError(.credentialIdentityNotFound, failureReason: "no such login in the vault"))
+            let state = try host.identityStore.state()
+            guard state.isEnabled, !state.supportsIncrementalUpdates else { return }
+            guard let vault = try sessions.unlockedVault(at: vaultPath, maximumAge: timeout) else {
+                host.log(.info, "the vault is locked: identities not published (autofill-vault unlock or sync publishes them)")
                 return
             }
-            context.completeRequest(withSelectedCredential: PasswordCredential(user: entry.identity.user, password: entry.password))
-        case .passkeyAssertion: notYet("passkey sign-in", context)
-        case .oneTimeCode: notYet("one-time codes", context)
-        }
-    }
-
-    func prepareInterfaceToProvideCredential(for credentialRequest: CredentialRequest, context: ExtensionContext) {
-        provideCredentialWithoutUserInteraction(for: credentialRequest, context: context)
-    }
-}
-
-extension VaultProvider: PasskeyCredentialListProviding, PasskeyRegistrationProviding, ConditionalPasskeyRegistrationProviding {
-    func prepareCredentialList(
-        for serviceIdentifiers: [ServiceIdentifier], requestParameters: PasskeyParameters, context: ExtensionContext
-    ) {
-        notYet("passkey sign-in", context)
-    }
-
-    func prepareInterface(forPasskeyRegistration registrationRequest: PasskeyRegistrationRequest, context: ExtensionContext) {
-        notYet("passkey registration", context)
-    }
-
-    func performWithoutUserInteractionIfPossible(
-        passkeyRegistration registrationRequest: PasskeyRegistrationRequest, context: ExtensionContext
-    ) {
-        notYet("automatic passkey upgrades", context)
-    }
-}
-
-extension VaultProvider: OneTimeCodeListProviding {
-    func prepareOneTimeCodeCredentialList(for serviceIdentifiers: [ServiceIdentifier], context: ExtensionContext) {
-        notYet("one-time codes", context)
-    }
-}
-
-extension VaultProvider: TextToInsertProviding {
-    func prepareInterfaceForUserChoosingTextToInsert(context: ExtensionContext) {
-        do {
-            let index = try context.choose(title: "Vault: choose text to insert", items: Self.snippets.map(\.title))
-            context.completeRequest(withTextToInsert: Self.snippets[index].text)
-        } catch .canceled {
-            context.cancelRequest(withError: ExtensionError(.userCanceled))
+            let outcome = try IdentityPublisher.replace(with: vault.contents.identities, in: host.identityStore)
+            host.log(.info, "\(outcome)")
+        } catch let error as IdentityStoreError {
+            host.log(.debug, "identities not published: \(error)")
         } catch {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: "choosing text needs the host's UI"))
+            host.log(.warning, "identities not published: \(error)")
         }
     }
-}
 
-extension VaultProvider: ExtensionConfigurationProviding {
-    func prepareInterfaceForExtensionConfiguration(context: ExtensionContext) {
-        try? context.showMessage(title: "Vault", message: "VaultProvider is ready. It serves a few fixed demo entries.")
-        context.completeExtensionConfigurationRequest()
+    /// Publishes the full identity list (configuration); logs instead of failing.
+    func publishAll(_ vault: Vault) {
+        do {
+            host.log(.info, "\(try IdentityPublisher.replace(with: vault.contents.identities, in: host.identityStore))")
+        } catch {
+            host.log(.warning, "identities not published: \(error)")
+        }
     }
 }

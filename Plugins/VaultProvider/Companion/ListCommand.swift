@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import AutofillCompanion
+import VaultCore
+
+/// `autofill-vault list`: the entries, without secrets unless asked.
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the entries; secrets only with --reveal.")
+
+    @OptionGroup var options: VaultOptions
+
+    @Flag(help: "Also show passwords, current one-time codes and texts.")
+    var reveal = false
+
+    func run() throws {
+        try CommandFailure.reporting {
+            let access = VaultAccess(options)
+            let vault = try access.open(at: access.path)
+            let entries = vault.contents.entries
+            print("\(vault.path): \(entries.count) \(entries.count == 1 ? "entry" : "entries")")
+            guard !entries.isEmpty else { return }
+            let now = Int64(Date().timeIntervalSince1970)
+            var rows = [["KIND", "ID", "SERVICE", "USER / LABEL / TITLE", "RANK"] + (reveal ? ["SECRET"] : [])]
+            for entry in entries {
+                var row: [String]
+                var secret = ""
+                switch entry {
+                case .password(let login):
+                    row = ["password", login.id, login.service.identifier, login.user, String(login.rank)]
+                    secret = login.password.revealed
+                case .oneTimeCode(let code):
+                    row = ["otp", code.id, code.service.identifier, code.label, String(code.rank)]
+                    if reveal {
+                        secret = (try? code.code(atUnixTime: now)).map { current in
+                            "\(current.revealed) (\(code.secondsRemaining(atUnixTime: now).map { "\($0) s left" } ?? "unreadable"))"
+                        } ?? "(cannot make codes)"
+                    }
+                case .text(let text):
+                    row = ["text", text.id, "", text.title, ""]
+                    secret = text.text.revealed.replacingOccurrences(of: "\n", with: "\\n")
+                case .unknown(let other):
+                    row = [other.kind, other.id, "", "(written by a newer autofill)", ""]
+                }
+                rows.append(row + (reveal ? [secret] : []))
+            }
+            printTable(rows)
+        }
+    }
+}
+
+/// Prints `rows` as left-aligned columns separated by two spaces.
+func printTable(_ rows: [[String]]) {
+    let count = rows.map(\.count).max() ?? 0
+    let widths = (0..<count).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+    for row in rows {
+        let cells = row.enumerated().map { index, cell in
+            index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+        }
+        print("  " + cells.joined(separator: "  "))
+    }
+}

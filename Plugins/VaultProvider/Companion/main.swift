@@ -1,1 +1,0 @@
-print("autofill-vault: not yet")

@@ -1,0 +1,110 @@
+import AutofillProviderKit
+import VaultCore
+
+/// Getting at the vault: from the unlocked session, or by asking for the master password.
+extension VaultProvider {
+    /// Why the vault cannot be opened: locked, or a problem the user must fix.
+    enum Access: Error {
+        /// The vault is locked: a no-UI request answers `userInteractionRequired`.
+        case locked
+        /// Answer the request with this error.
+        case failed(ExtensionError)
+    }
+
+    /// The vault if the session is unlocked, without any UI; `.locked` otherwise.
+    func sessionVault() throws(Access) -> Vault {
+        guard let vaultPath else {
+            throw .failed(ExtensionError(.failed, failureReason: "no vault is configured: set VaultFile in the Vault provider's settings (docs/VAULT.md)"))
+        }
+        do {
+            guard let vault = try sessions.unlockedVault(at: vaultPath, maximumAge: timeout) else { throw Access.locked }
+            return vault
+        } catch let access as Access {
+            throw access
+        } catch let error as VaultError where error.code == .unsafeSessionFolder {
+            host.log(.warning, "\(error.message)")
+            throw .locked
+        } catch let error as VaultError {
+            host.log(.error, "\(error.message)")
+            throw .failed(ExtensionError(.failed, failureReason: error.message))
+        } catch {
+            throw .failed(ExtensionError(.failed, failureReason: "cannot open the vault"))
+        }
+    }
+
+    /// The vault, unlocked with the master password if needed: up to three prompts through the
+    /// host, then the session is kept for `UnlockTimeoutSeconds`. UI entry points only.
+    func unlockedVault(context: ExtensionContext) throws(Access) -> Vault {
+        do throws(Access) {
+            return try sessionVault()
+        } catch .locked {
+            // Ask below.
+        }
+        guard let vaultPath else { throw .locked }  // sessionVault() threw .failed without a path
+        var message = "Enter the master password of \(vaultPath)."
+        for attempt in 1...Self.maximumAttempts {
+            let password: Secret
+            do {
+                password = try context.promptForSecret(title: "Unlock \(Self.name)", message: message)
+            } catch .canceled {
+                throw .failed(ExtensionError(.userCanceled))
+            } catch {
+                throw .failed(ExtensionError(.failed, failureReason: """
+                    the vault is locked and cannot ask for its master password here; \
+                    unlock it in a terminal with `autofill-vault unlock --vault \(vaultPath)`
+                    """))
+            }
+            do {
+                let vault = try Vault.open(at: vaultPath, password: password)
+                remember(vault)
+                return vault
+            } catch where error.code == .wrongPasswordOrModified || error.code == .invalidInput {
+                host.log(.notice, "the master password did not open the vault (attempt \(attempt) of \(Self.maximumAttempts))")
+                let left = Self.maximumAttempts - attempt
+                message = """
+                    That did not open the vault: wrong master password, or the vault file was changed. \
+                    \(left) \(left == 1 ? "attempt" : "attempts") left.
+                    """
+            } catch {
+                host.log(.error, "\(error.message)")
+                throw .failed(ExtensionError(.failed, failureReason: error.message))
+            }
+        }
+        throw .failed(ExtensionError(.failed, failureReason: "wrong master password (\(Self.maximumAttempts) attempts)"))
+    }
+
+    /// Keeps the unlocked session for the next processes; a failure only costs a prompt later.
+    func remember(_ vault: Vault) {
+        do {
+            try sessions.store(vault, timeout: timeout)
+            host.log(.info, timeout > 0 ? "vault unlocked for \(timeout) s" : "vault unlocked for this request (UnlockTimeoutSeconds is 0)")
+        } catch {
+            host.log(.warning, "the unlocked session was not kept: \(error.message)")
+        }
+    }
+
+    /// Runs `body` with the vault unlocked (asking if needed), or cancels `context` with the reason.
+    func withUnlockedVault(_ context: ExtensionContext, _ body: (Vault) -> Void) {
+        do throws(Access) {
+            body(try unlockedVault(context: context))
+        } catch {
+            cancel(context, because: error)
+        }
+    }
+
+    /// Cancels `context` for `access`: `userInteractionRequired` when locked, else its error.
+    func cancel(_ context: ExtensionContext, because access: Access) {
+        switch access {
+        case .locked: context.cancelRequest(withError: ExtensionError(.userInteractionRequired))
+        case .failed(let error): context.cancelRequest(withError: error)
+        }
+    }
+
+    /// Cancels after a UI call failed: the user cancelled, or there is no UI.
+    func cancel(_ context: ExtensionContext, after error: UserInterfaceError, doing what: String) {
+        switch error {
+        case .canceled: context.cancelRequest(withError: ExtensionError(.userCanceled))
+        case .unavailable: context.cancelRequest(withError: ExtensionError(.failed, failureReason: "\(what) needs the host's UI"))
+        }
+    }
+}

@@ -1,0 +1,152 @@
+internal import AutofillCore
+
+/// Imports a password manager's CSV export: Bitwarden's, or a browser's (Chrome, Firefox).
+///
+/// * Bitwarden: `folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp`.
+///   `login` rows become logins (the first of several URIs; a favorite gets rank 1); a `login_totp`
+///   (an otpauth URI or a bare Base32 secret) also becomes a one-time-code entry; `note` rows become
+///   text snippets; other types are reported and skipped.
+/// * Browsers: `name,url,username,password[,note]` (Chrome) or Firefox's `url,username,password,…`;
+///   extra columns are ignored.
+///
+/// The format is detected from the header. Rows that cannot be imported are reported by row number
+/// (the header is row 1) and never with their contents; logins already in the vault (same service
+/// and user) are skipped.
+public struct CSVImport: Sendable {
+    /// The two export formats.
+    public enum Format: String, Hashable, Sendable, CaseIterable {
+        case bitwarden, browser
+    }
+
+    /// A row that was not imported, or imported only in part.
+    public struct Problem: Hashable, Sendable, CustomStringConvertible {
+        /// The row number; the header is row 1.
+        public var row: Int
+        /// What was wrong; never a field's contents.
+        public var message: String
+
+        public var description: String { "row \(row): \(message)" }
+    }
+
+    /// The detected format.
+    public var format: Format
+    /// The entries to add, in file order.
+    public var entries: [VaultEntry]
+    /// The rows skipped or imported in part.
+    public var problems: [Problem]
+
+    /// Reads `text` (the file `name`, for messages), given the vault's current contents to skip duplicates.
+    public init(text: String, name: String, existing: VaultContents) throws(VaultError) {
+        let (records, parseProblems) = CSVParser.parse(text)
+        guard let header = records.first, header.row == 1 else {
+            throw VaultError(.invalidInput, "\(name) has no header row; expected a Bitwarden or browser password export")
+        }
+        let columns = header.fields.map { $0.trimmingWhitespace.lowercased() }
+        guard let format = Self.detect(columns) else {
+            throw VaultError(.invalidInput, """
+                \(name): the header (\(columns.joined(separator: ","))) is neither a Bitwarden export \
+                (folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp) \
+                nor a browser export (name,url,username,password[,note])
+                """)
+        }
+        self.format = format
+        entries = []
+        problems = parseProblems.map { Problem(row: $0.row, message: $0.message + "; skipped") }
+        var seen = existing
+        for record in records.dropFirst() {
+            guard record.fields.count == columns.count else {
+                problems.append(Problem(row: record.row, message: "has \(record.fields.count) fields, the header \(columns.count); skipped"))
+                continue
+            }
+            var row: [String: String] = [:]
+            for (column, value) in zip(columns, record.fields) where row[column] == nil { row[column] = value }
+            let before = seen.entries.count
+            switch format {
+            case .bitwarden: importBitwarden(row, number: record.row, into: &seen)
+            case .browser: importBrowser(row, number: record.row, into: &seen)
+            }
+            entries.append(contentsOf: seen.entries[before...])
+        }
+        problems.sort { $0.row < $1.row }
+    }
+
+    static func detect(_ columns: [String]) -> Format? {
+        let set = Set(columns)
+        if set.isSuperset(of: ["type", "name", "login_uri", "login_username", "login_password"]) { return .bitwarden }
+        if set.isSuperset(of: ["url", "username", "password"]) { return .browser }
+        return nil
+    }
+
+    private mutating func importBitwarden(_ row: [String: String], number: Int, into vault: inout VaultContents) {
+        let name = (row["name"] ?? "").trimmingWhitespace
+        let type = (row["type"] ?? "").trimmingWhitespace.lowercased()
+        switch type {
+        case "login":
+            let uri = (row["login_uri"] ?? "").split(whereSeparator: { $0 == "," || $0.isNewline }).first.map(String.init) ?? ""
+            let notes = row["notes"].flatMap { $0.isEmpty ? nil : Secret($0) }
+            guard let login = addLogin(uri: uri, user: row["login_username"] ?? "", password: row["login_password"] ?? "",
+                                       rank: row["favorite"] == "1" ? 1 : 0, notes: notes, number: number, column: "login_uri",
+                                       into: &vault)
+            else { return }
+            let totp = (row["login_totp"] ?? "").trimmingWhitespace
+            guard !totp.isEmpty else { return }
+            let label = login.user.isEmpty ? (name.isEmpty ? login.service.identifier : name) : login.user
+            do {
+                let input = try OneTimeCodeEntry.parseInput(Secret(totp), issuer: name.isEmpty ? nil : name, account: label)
+                let entry = OneTimeCodeEntry(id: VaultContents.newID(), service: login.service, label: input.label ?? label, uri: input.uri)
+                guard !vault.oneTimeCodes.contains(where: { $0.service == entry.service && $0.label == entry.label }) else {
+                    problems.append(Problem(row: number, message: "the one-time code for \(entry.label) at \(entry.service.identifier) is in the vault already; login imported without it"))
+                    return
+                }
+                try vault.add(.oneTimeCode(entry))
+            } catch {
+                problems.append(Problem(row: number, message: "login_totp is not usable (\(error.message)); login imported without it"))
+            }
+        case "note":
+            let text = row["notes"] ?? ""
+            guard !text.isEmpty else {
+                problems.append(Problem(row: number, message: "the note is empty; skipped"))
+                return
+            }
+            try? vault.add(.text(TextEntry(id: VaultContents.newID(), title: name.isEmpty ? "Note" : name, text: Secret(text))))
+        default:
+            problems.append(Problem(row: number, message: "type \(type.isEmpty ? "(empty)" : type) is not imported (only login and note); skipped"))
+        }
+    }
+
+    private mutating func importBrowser(_ row: [String: String], number: Int, into vault: inout VaultContents) {
+        let notes = (row["note"] ?? row["notes"]).flatMap { $0.isEmpty ? nil : Secret($0) }
+        addLogin(uri: row["url"] ?? "", user: row["username"] ?? "", password: row["password"] ?? "", rank: 0, notes: notes,
+                 number: number, column: "url", into: &vault)
+    }
+
+    @discardableResult
+    private mutating func addLogin(
+        uri: String, user: String, password: String, rank: Int, notes: Secret?, number: Int, column: String,
+        into vault: inout VaultContents
+    ) -> PasswordEntry? {
+        guard !uri.trimmingWhitespace.isEmpty else {
+            problems.append(Problem(row: number, message: "\(column) is empty: a login needs the site it is for; skipped"))
+            return nil
+        }
+        let service: ServiceIdentifier
+        do {
+            service = try ServiceInput.parse(uri)
+        } catch {
+            problems.append(Problem(row: number, message: "\(column): \(error.message); skipped"))
+            return nil
+        }
+        guard !password.isEmpty else {
+            problems.append(Problem(row: number, message: "the password is empty; skipped"))
+            return nil
+        }
+        let user = user.trimmingWhitespace
+        guard !vault.passwords.contains(where: { $0.service == service && $0.user == user }) else {
+            problems.append(Problem(row: number, message: "\(user.isEmpty ? "the login" : user) at \(service.identifier) is in the vault already; skipped"))
+            return nil
+        }
+        let entry = PasswordEntry(id: VaultContents.newID(), service: service, user: user, password: Secret(password), rank: rank, notes: notes)
+        try? vault.add(.password(entry))
+        return entry
+    }
+}

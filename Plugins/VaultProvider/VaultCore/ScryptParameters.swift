@@ -1,0 +1,89 @@
+internal import AutofillCore
+internal import Crypto
+internal import _CryptoExtras
+
+/// The scrypt cost parameters of a vault, recorded in its header.
+///
+/// Memory is `128 · r · N` bytes; time grows with it. ``standard`` takes about 0.2 s on a 2-core
+/// machine in a release build (docs/VAULT.md has the measurements).
+public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
+    /// log2 of the CPU/memory cost N.
+    public var log2N: UInt8
+    /// The block size r.
+    public var r: UInt8
+    /// The parallelism p.
+    public var p: UInt8
+
+    /// Creates parameters; ``check()`` says whether a vault may use them.
+    public init(log2N: UInt8, r: UInt8 = 8, p: UInt8 = 1) {
+        self.log2N = log2N
+        self.r = r
+        self.p = p
+    }
+
+    /// What new vaults use: N = 2^16, r = 8, p = 1 (64 MiB).
+    public static let standard = ScryptParameters(log2N: 16)
+
+    /// The smallest N a vault may use (2^10, 1 MiB with r = 8): for tests and demos only.
+    public static let minimumLog2N: UInt8 = 10
+    /// The most memory a vault's parameters may ask for (1 GiB), so a crafted header cannot exhaust memory.
+    public static let maximumMemory = 1 << 30
+
+    /// The memory scrypt needs, in bytes.
+    public var memory: Int { 128 * Int(r) * (1 << Int(log2N)) * Int(p) }
+
+    public var description: String { "scrypt N=2^\(log2N) r=\(r) p=\(p)" }
+
+    /// Checks the parameters are within what this release derives keys with.
+    public func check() throws(VaultError) {
+        guard log2N >= Self.minimumLog2N, log2N <= 24, (1...32).contains(r), (1...16).contains(p),
+            memory <= Self.maximumMemory
+        else {
+            throw VaultError(.invalidInput,
+                             "\(self) is out of range: N from 2^\(Self.minimumLog2N), r 1–32, p 1–16, at most 1 GiB of memory")
+        }
+    }
+
+    /// Derives the 256-bit vault key from `password` and `salt`.
+    func deriveKey(password: Secret, salt: [UInt8]) throws(VaultError) -> VaultKey {
+        try check()
+        guard !password.isEmpty else { throw VaultError(.invalidInput, "the master password is empty") }
+        var bytes = Array(password.revealed.utf8)
+        defer { bytes.withUnsafeMutableBytes { raw in for index in raw.indices { raw[index] = 0 } } }
+        do {
+            let key = try KDF.Scrypt.deriveKey(
+                from: bytes, salt: salt, outputByteCount: 32, rounds: 1 << Int(log2N), blockSize: Int(r),
+                parallelism: Int(p))
+            return VaultKey(key)
+        } catch {
+            throw VaultError(.io, "scrypt could not derive the vault key (\(self)): \(error)")
+        }
+    }
+}
+
+/// The key that opens one vault (derived from its master password and salt); prints as `<REDACTED>`.
+public struct VaultKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    let symmetricKey: SymmetricKey
+
+    init(_ key: SymmetricKey) {
+        symmetricKey = key
+    }
+
+    /// Reads a key from its 32 raw bytes (the session cache).
+    init?(bytes: [UInt8]) {
+        guard bytes.count == 32 else { return nil }
+        symmetricKey = SymmetricKey(data: bytes)
+    }
+
+    /// The raw key bytes, for the session cache only.
+    var bytes: [UInt8] {
+        symmetricKey.withUnsafeBytes { Array($0) }
+    }
+
+    public var description: String { "<REDACTED>" }
+    public var debugDescription: String { "VaultKey(<REDACTED>)" }
+}
+
+extension VaultKey: CustomReflectable {
+    public var customMirror: Mirror { Mirror(self, children: ["key": "<REDACTED>"]) }
+}

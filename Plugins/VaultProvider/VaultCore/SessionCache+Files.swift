@@ -1,0 +1,104 @@
+internal import FoundationEssentials
+internal import Glibc
+
+/// The session cache's file handling: a checked folder, files read and written relative to it.
+extension SessionCache {
+    /// Opens the folder (creating it 0700 if `create`), refusing a symbolic link, another owner or
+    /// access for others. Returns nil when it does not exist and `create` is false.
+    func openFolder(create: Bool) throws(VaultError) -> Int32? {
+        if create && mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            throw AtomicFile.ioError("cannot create the session folder \(folder)")
+        }
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP || errno == ENOTDIR {
+                throw VaultError(.unsafeSessionFolder,
+                                 "the session folder \(folder) is a symbolic link or not a folder; remove it (the vault stays locked until then)")
+            }
+            throw AtomicFile.ioError("cannot open the session folder \(folder)")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            close(fd)
+            throw AtomicFile.ioError("cannot check the session folder \(folder)")
+        }
+        guard info.st_uid == getuid() else {
+            close(fd)
+            throw VaultError(.unsafeSessionFolder,
+                             "the session folder \(folder) belongs to user \(info.st_uid), not to you (\(getuid())); remove it or set XDG_RUNTIME_DIR")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            close(fd)
+            throw VaultError(.unsafeSessionFolder,
+                             "the session folder \(folder) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 \(folder)")
+        }
+        return fd
+    }
+
+    /// Writes a session file atomically (temporary file, rename), mode 0600.
+    func writeFile(_ bytes: [UInt8], named name: String, in folderFD: Int32) throws(VaultError) {
+        var random = SystemRandomNumberGenerator()
+        let temporary = ".\(name).\(String(random.next() as UInt64, radix: 16)).tmp"
+        let fd = openat(folderFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw AtomicFile.ioError("cannot create a session file in \(folder)") }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == bytes.count, synced, renameat(folderFD, temporary, folderFD, name) == 0 else {
+            let code = errno
+            unlinkat(folderFD, temporary, 0)
+            throw AtomicFile.ioError("cannot write the session file \(folder)/\(name)", code)
+        }
+    }
+
+    /// Reads a session file; deletes and ignores one that is not a small regular 0600 file of ours.
+    func readRecord<Record: Decodable>(named name: String, in folderFD: Int32, as type: Record.Type = Record.self) -> Record? {
+        let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno != ENOENT { unlinkat(folderFD, name, 0) }
+            return nil
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid(),
+            info.st_mode & 0o077 == 0, info.st_size <= 4096
+        else {
+            unlinkat(folderFD, name, 0)
+            return nil
+        }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        guard count > 0, let record = try? JSONDecoder().decode(Record.self, from: Data(bytes.prefix(count))) else {
+            unlinkat(folderFD, name, 0)
+            return nil
+        }
+        return record
+    }
+
+    /// The names of the session files in the folder.
+    func sessionFiles(in folderFD: Int32) -> [String] {
+        let copy = dup(folderFD)
+        guard copy >= 0, let directory = fdopendir(copy) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasPrefix("vault-") && name.hasSuffix(".session") { names.append(name) }
+        }
+        return names
+    }
+
+    /// Deletes the sessions that have expired (so sessions of deleted vaults do not linger).
+    func removeExpired(in folderFD: Int32) {
+        struct Expiry: Decodable { var expires: Double }
+        let time = now()
+        for name in sessionFiles(in: folderFD) {
+            if let record = readRecord(named: name, in: folderFD, as: Expiry.self), record.expires > time { continue }
+            unlinkat(folderFD, name, 0)
+        }
+    }
+}

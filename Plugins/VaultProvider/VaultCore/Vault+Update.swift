@@ -1,0 +1,28 @@
+internal import AutofillCore
+internal import Glibc
+
+extension Vault {
+    /// Opens the vault at `path`, lets `body` change its contents, saves it, and returns the
+    /// identity changes, all while holding an exclusive lock on the vault's folder (`flock`), so
+    /// that two writers never lose each other's changes. `unlock` opens the vault (with the
+    /// password or a cached key) under the lock. Nothing is saved when `body` throws or changes nothing.
+    /// Throws what `unlock` or `body` throw, or a ``VaultError``.
+    public static func update<Result>(
+        at path: String, unlock: (String) throws -> Vault, _ body: (inout VaultContents) throws -> Result
+    ) throws -> (result: Result, changes: IdentityChanges, vault: Vault) {
+        let folder = AtomicFile.folderOf(path)
+        let fd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw AtomicFile.ioError("cannot open the vault's folder \(folder)") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw AtomicFile.ioError("cannot lock the vault's folder \(folder)") }
+        }
+        defer { flock(fd, LOCK_UN) }
+        var vault = try unlock(path)
+        let before = vault.contents
+        let result = try body(&vault.contents)
+        guard vault.contents != before else { return (result, IdentityChanges(from: [], to: []), vault) }
+        try vault.save()
+        return (result, IdentityChanges(from: before.identities, to: vault.contents.identities), vault)
+    }
+}

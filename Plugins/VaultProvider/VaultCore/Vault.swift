@@ -1,0 +1,101 @@
+public import AutofillCore
+internal import Crypto
+internal import FoundationEssentials
+
+/// An unlocked vault: its file, the key that opens it, and its decrypted contents.
+///
+/// The file is the ``VaultHeader`` followed by the AES-256-GCM sealed JSON payload, with the header
+/// as authenticated data. The key is derived from the master password with scrypt, using the salt
+/// and parameters in the header. Every ``save()`` seals the payload with a new random nonce under
+/// the same key, and replaces the file atomically.
+public struct Vault: Sendable {
+    /// The vault file.
+    public let path: String
+    /// The header: the key derivation's parameters and salt.
+    public private(set) var header: VaultHeader
+    /// The key derived from the master password.
+    let key: VaultKey
+    /// The decrypted entries; change them, then ``save()``.
+    public var contents: VaultContents
+
+    init(path: String, header: VaultHeader, key: VaultKey, contents: VaultContents) {
+        self.path = path
+        self.header = header
+        self.key = key
+        self.contents = contents
+    }
+
+    /// Creates a new vault file at `path`, refusing to overwrite one.
+    public static func create(
+        at path: String, password: Secret, parameters: ScryptParameters = .standard, contents: VaultContents = VaultContents()
+    ) throws(VaultError) -> Vault {
+        guard !AtomicFile.exists(path) else {
+            throw VaultError(.alreadyExists, "\(path) exists already; remove it first or choose another path with --vault")
+        }
+        try parameters.check()
+        var random = SystemRandomNumberGenerator()
+        let salt = (0..<VaultHeader.saltLength).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        let key = try parameters.deriveKey(password: password, salt: salt)
+        let header = VaultHeader(parameters: parameters, salt: salt, nonce: [])
+        var vault = Vault(path: path, header: header, key: key, contents: contents)
+        try vault.save()
+        return vault
+    }
+
+    /// Opens the vault at `path` with its master password (runs scrypt: see ``ScryptParameters``).
+    public static func open(at path: String, password: Secret) throws(VaultError) -> Vault {
+        let file = try AtomicFile.read(path)
+        let header = try VaultHeader(reading: file, path: path)
+        let key = try header.parameters.deriveKey(password: password, salt: header.salt)
+        return try open(file: file, header: header, key: key, path: path)
+    }
+
+    /// Opens the vault at `path` with a key derived earlier (from the session cache).
+    public static func open(at path: String, key: VaultKey) throws(VaultError) -> Vault {
+        let file = try AtomicFile.read(path)
+        return try open(file: file, header: try VaultHeader(reading: file, path: path), key: key, path: path)
+    }
+
+    /// Reads the header of the vault at `path` only (no password needed).
+    public static func header(at path: String) throws(VaultError) -> VaultHeader {
+        try VaultHeader(reading: AtomicFile.read(path), path: path)
+    }
+
+    private static func open(file: [UInt8], header: VaultHeader, key: VaultKey, path: String) throws(VaultError) -> Vault {
+        let authenticated = file.prefix(VaultHeader.size)
+        let ciphertext = file[VaultHeader.size..<(file.count - VaultHeader.tagLength)]
+        let tag = file.suffix(VaultHeader.tagLength)
+        var plaintext: Data
+        do {
+            let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: header.nonce), ciphertext: ciphertext, tag: tag)
+            plaintext = try AES.GCM.open(box, using: key.symmetricKey, authenticating: authenticated)
+        } catch {
+            throw .wrongPasswordOrModified(path)
+        }
+        defer { plaintext.resetBytes(in: 0..<plaintext.count) }
+        let contents = try VaultContents.decode(plaintext, path: path)
+        return Vault(path: path, header: header, key: key, contents: contents)
+    }
+
+    /// Seals the contents with a new nonce and replaces the file atomically (mode 0600).
+    public mutating func save() throws(VaultError) {
+        try save(failing: nil)
+    }
+
+    mutating func save(failing failurePoint: AtomicFile.FailurePoint?) throws(VaultError) {
+        var payload = try contents.encoded()
+        defer { payload.withUnsafeMutableBytes { raw in for index in raw.indices { raw[index] = 0 } } }
+        let nonce = AES.GCM.Nonce()
+        var sealedHeader = header
+        sealedHeader.nonce = Array(nonce)
+        let authenticated = sealedHeader.bytes
+        let box: AES.GCM.SealedBox
+        do {
+            box = try AES.GCM.seal(payload, using: key.symmetricKey, nonce: nonce, authenticating: authenticated)
+        } catch {
+            throw VaultError(.io, "cannot encrypt the vault \(path): \(error)")
+        }
+        try AtomicFile.write(authenticated + Array(box.ciphertext) + Array(box.tag), to: path, failing: failurePoint)
+        header = sealedHeader
+    }
+}

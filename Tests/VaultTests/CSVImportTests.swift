@@ -1,0 +1,125 @@
+import AutofillCore
+import Testing
+@testable import VaultCore
+
+/// Importing password managers' CSV exports.
+struct CSVImportTests {
+    static let bitwardenHeader = "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp"
+
+    @Test(arguments: [
+        ("a,b,c\n", [["a", "b", "c"]]),
+        ("a,b\r\nc,d\r\n", [["a", "b"], ["c", "d"]]),
+        ("\"a,b\",c\n", [["a,b", "c"]]),
+        ("\"say \"\"hi\"\"\",x\n", [["say \"hi\"", "x"]]),
+        ("\"two\nlines\",x\nnext,y", [["two\nlines", "x"], ["next", "y"]]),
+        ("a,,\n", [["a", "", ""]]),
+        ("\u{FEFF}a,b\n\n\nc,d\n", [["a", "b"], ["c", "d"]]),
+        ("\"\",x\n", [["", "x"]]),
+    ])
+    func theParserReadsRFC4180(_ text: String, _ expected: [[String]]) {
+        let (records, problems) = CSVParser.parse(text)
+        #expect(problems.isEmpty)
+        #expect(records.map(\.fields) == expected)
+    }
+
+    @Test func aRecordSpanningLinesKeepsLaterRowNumbersRight() {
+        let (records, _) = CSVParser.parse("h1,h2\n\"multi\nline\",x\nlast,y\n")
+        #expect(records.map(\.row) == [1, 2, 3])
+    }
+
+    @Test func malformedQuotingIsAProblemForItsRowOnly() {
+        let (records, problems) = CSVParser.parse("h1,h2\n\"bad\"x,y\ngood,z\n")
+        #expect(records.map(\.fields) == [["h1", "h2"], ["good", "z"]])
+        #expect(problems.map(\.row) == [2])
+        let (_, unclosed) = CSVParser.parse("h1,h2\n\"never closed,secret-pw\n")
+        #expect(unclosed.map(\.row) == [2])
+        #expect(!unclosed[0].message.contains("secret-pw"))
+    }
+
+    @Test func aBitwardenExportBecomesLoginsCodesAndNotes() throws {
+        let csv = """
+            \(Self.bitwardenHeader)
+            Work,1,login,Example,"my notes, with comma",,0,https://example.com/login,alice,"pa""ss,word",JBSWY3DPEHPK3PXP
+            ,,login,Org,,,0,"https://accounts.example.org/login,https://example.org",alice@example.org,tr0ub4dor&3,otpauth://totp/Org:alice%40example.org?secret=JBSWY3DPEHPK3PXP&issuer=Org
+            ,,note,Address,"1 Main Street
+            Springfield",,0,,,,
+            ,,card,Visa,,,0,,,,
+
+            """
+        let result = try CSVImport(text: csv, name: "bw.csv", existing: VaultContents())
+        #expect(result.format == .bitwarden)
+        let logins = result.entries.compactMap { if case .password(let e) = $0 { e } else { nil } }
+        #expect(logins.map(\.user) == ["alice", "alice@example.org"])
+        #expect(logins[0].service == ServiceIdentifier(identifier: "https://example.com/login", type: .url))
+        #expect(logins[0].password == Secret("pa\"ss,word"))
+        #expect(logins[0].rank == 1)
+        #expect(logins[0].notes == Secret("my notes, with comma"))
+        #expect(logins[1].service.identifier == "https://accounts.example.org/login")
+        let codes = result.entries.compactMap { if case .oneTimeCode(let e) = $0 { e } else { nil } }
+        #expect(codes.map(\.label) == ["alice", "Org:alice@example.org"])
+        #expect(codes[0].uri.revealed.hasPrefix("otpauth://totp/"))
+        #expect(try codes[0].code(atUnixTime: 59) == Secret(try codes[1].code(atUnixTime: 59).revealed))
+        let texts = result.entries.compactMap { if case .text(let e) = $0 { e } else { nil } }
+        #expect(texts.map(\.title) == ["Address"])
+        #expect(texts[0].text == Secret("1 Main Street\nSpringfield"))
+        #expect(result.problems == [CSVImport.Problem(row: 5, message: "type card is not imported (only login and note); skipped")])
+    }
+
+    @Test func aBrowserExportBecomesLogins() throws {
+        let chrome = "name,url,username,password,note\nExample,https://example.com/,bob,hunter2,\"a note\"\n"
+        let result = try CSVImport(text: chrome, name: "chrome.csv", existing: VaultContents())
+        #expect(result.format == .browser)
+        guard case .password(let login) = result.entries.first else { Issue.record("no login"); return }
+        #expect(login.user == "bob" && login.password == Secret("hunter2") && login.notes == Secret("a note"))
+
+        let firefox = "\"url\",\"username\",\"password\",\"httpRealm\",\"formActionOrigin\",\"guid\",\"timeCreated\",\"timeLastUsed\",\"timePasswordChanged\"\n\"https://example.org\",\"carol\",\"s3cret\",,\"https://example.org\",\"{x}\",\"1\",\"2\",\"3\"\n"
+        let fromFirefox = try CSVImport(text: firefox, name: "ff.csv", existing: VaultContents())
+        #expect(fromFirefox.format == .browser)
+        #expect(fromFirefox.entries.count == 1 && fromFirefox.problems.isEmpty)
+    }
+
+    @Test func badRowsAreReportedByNumberAndNeverWithTheirPassword() throws {
+        let csv = """
+            name,url,username,password
+            Empty URL,,dave,pw-dave-1
+            Bad URL,ftp://files.example.com,erin,pw-erin-2
+            No password,https://example.net,frank,
+            Short,https://example.net,gina
+            Dup,example.com,alice,pw-alice-3
+            Good,https://good.example,hank,pw-hank-4
+            """
+        let existing = VaultContents(entries: [.password(Fixture.alice)])
+        let result = try CSVImport(text: csv, name: "x.csv", existing: existing)
+        #expect(result.entries.count == 1)
+        #expect(result.problems.map(\.row) == [2, 3, 4, 5, 6])
+        #expect(result.problems.map(\.description) == [
+            "row 2: url is empty: a login needs the site it is for; skipped",
+            "row 3: url: ftp://files.example.com is not a web address: give a domain or an http(s):// URL; skipped",
+            "row 4: the password is empty; skipped",
+            "row 5: has 3 fields, the header 4; skipped",
+            "row 6: alice at example.com is in the vault already; skipped",
+        ])
+        for problem in result.problems { #expect(!problem.message.contains("pw-")) }
+    }
+
+    @Test func anUnusableTOTPKeepsTheLoginAndSaysWhy() throws {
+        let csv = "\(Self.bitwardenHeader)\n,,login,Ex,,,0,example.com,ivan,pw-ivan,NOT!BASE32\n"
+        let result = try CSVImport(text: csv, name: "bw.csv", existing: VaultContents())
+        #expect(result.entries.count == 1)
+        #expect(result.problems.count == 1)
+        #expect(result.problems[0].row == 2)
+        #expect(result.problems[0].message.hasPrefix("login_totp is not usable ("))
+        #expect(!result.problems[0].message.contains("NOT!BASE32"))
+    }
+
+    @Test func anUnknownHeaderIsRefusedNamingTheColumns() {
+        #expect(throws: VaultError.self) {
+            try CSVImport(text: "title,secret\na,b\n", name: "odd.csv", existing: VaultContents())
+        }
+        do {
+            _ = try CSVImport(text: "title,secret\na,b\n", name: "odd.csv", existing: VaultContents())
+        } catch {
+            #expect(error.message.hasPrefix("odd.csv: the header (title,secret) is neither a Bitwarden export"))
+        }
+    }
+}

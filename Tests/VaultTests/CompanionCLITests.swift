@@ -1,0 +1,185 @@
+import AutofillCore
+import AutofillStore
+import Foundation
+import Testing
+
+/// autofill-vault end to end: the built binary, a temporary home, passwords on standard input.
+struct CompanionCLITests {
+    static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }  // VaultTests, Tests, repo
+        return url.path
+    }()
+    static var binary: String { "\(root)/.build/debug/autofill-vault" }
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    let home: TemporaryFolder
+    var environment: [String: String] {
+        ["HOME": home.path, "XDG_DATA_HOME": "\(home.path)/data", "XDG_RUNTIME_DIR": "\(home.path)/run", "PATH": "/usr/bin:/bin"]
+    }
+    var vaultPath: String { "\(home.path)/data/autofill/vault.afvault" }
+
+    init() throws {
+        home = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: "\(home.path)/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// Runs autofill-vault with `input` on standard input.
+    func run(_ arguments: [String], input: String = "") throws -> Result {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
+            throw CLIFailure("\(Self.binary) is missing: run Scripts/build first")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        process.environment = environment
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+                      stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// The provider's store as the host sees it, enabled as `autofill providers enable` leaves it.
+    func enabledStore() throws -> SQLiteIdentityStore {
+        let store = try SQLiteIdentityStore.open(providerID: "org.autofill.vault", in: IdentityStoreDirectory(environment: environment))
+        try store.setEnabled(true)
+        return store
+    }
+
+    static let master = "correct horse battery staple\n"
+
+    @Test func createAddListRemoveAndTheStoreFollows() throws {
+        let store = try enabledStore()
+        var result = try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Created the vault \(vaultPath) (scrypt N=2^10 r=8 p=1)."))
+        #expect(try store.state().supportsIncrementalUpdates)
+
+        // Something the vault did not write: an incremental update keeps it, a replace would not.
+        let foreign = CredentialIdentity.password(PasswordCredentialIdentity(
+            serviceIdentifier: .init(identifier: "foreign.test", type: .domain), user: "zed", recordIdentifier: "x"))
+        try store.save([foreign])
+
+        result = try run(["add-password", "--password-stdin", "--service", "example.com", "--user", "alice", "--id", "vault-1", "--rank", "2"],
+                         input: Self.master + "alice-pw-1\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("org.autofill.vault: identity store updated: 1 saved, 0 removed"))
+        result = try run(["add-otp", "--password-stdin", "--service", "example.com", "--label", "alice", "--id", "otp-1"],
+                         input: Self.master + "JBSWY3DPEHPK3PXP\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        result = try run(["add-text", "--password-stdin", "--title", "Address", "--id", "text-1"], input: Self.master + "1 Main Street\nSpringfield\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Set(try store.allIdentities()) == [
+            foreign,
+            .password(PasswordCredentialIdentity(serviceIdentifier: .init(identifier: "example.com", type: .domain), user: "alice",
+                                                 recordIdentifier: "vault-1", rank: 2)),
+            .oneTimeCode(OneTimeCodeCredentialIdentity(serviceIdentifier: .init(identifier: "example.com", type: .domain), label: "alice",
+                                                       recordIdentifier: "otp-1")),
+        ])
+
+        result = try run(["list", "--password-stdin"], input: Self.master)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("3 entries"))
+        #expect(result.stdout.contains("vault-1") && result.stdout.contains("Address"))
+        for secret in ["alice-pw-1", "JBSWY3DPEHPK3PXP", "Main Street"] { #expect(!result.stdout.contains(secret)) }
+
+        result = try run(["list", "--password-stdin", "--reveal"], input: Self.master)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("alice-pw-1"))
+        #expect(result.stdout.contains("1 Main Street\\nSpringfield"))
+        #expect(result.stdout.range(of: #"otp  +otp-1 .* [0-9]{6} \([0-9]+ s left\)"#, options: .regularExpression) != nil)
+
+        result = try run(["remove", "--password-stdin", "vault-1"], input: Self.master)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("identity store updated: 0 saved, 1 removed"))
+        #expect(try store.allIdentities().map(\.displayUser).sorted() == ["alice", "zed"])
+
+        result = try run(["remove", "--password-stdin", "nope"], input: Self.master)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("no entry nope in \(vaultPath); nothing was removed"))
+
+        // sync writes the full list: the foreign identity goes.
+        result = try run(["sync", "--password-stdin"], input: Self.master)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("identity store replaced: 1 identity"))
+        #expect(try store.allIdentities().map(\.displayUser) == ["alice"])
+    }
+
+    @Test func importReportsBadRowsAndUpdatesTheStore() throws {
+        let store = try enabledStore()
+        #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
+        let csv = try home.file("export.csv", """
+            folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp
+            ,,login,Example,,,0,https://example.com,alice,"pw,1",JBSWY3DPEHPK3PXP
+            ,,login,Broken,,,0,,bob,pw-bob-2,
+            ,,note,Reply,"Thanks!",,0,,,,
+
+            """)
+        let result = try run(["import", "--password-stdin", csv], input: Self.master)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Imported 1 login, 1 one-time code and 1 text from \(csv) (bitwarden format); 1 row needs a look (above)."))
+        #expect(result.stderr.contains("warning: \(csv) row 3: login_uri is empty: a login needs the site it is for; skipped"))
+        #expect(!result.stderr.contains("pw-bob-2"))
+        #expect(try store.allIdentities().count == 2)
+    }
+
+    @Test func aWrongPasswordExits77AndAMissingVault66() throws {
+        #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
+        var result = try run(["list", "--password-stdin"], input: "wrong\n")
+        #expect(result.status == 77)
+        #expect(result.stderr == "autofill-vault: cannot open the vault \(vaultPath): wrong master password, or the vault file was changed\n")
+        result = try run(["add-password", "--password-stdin", "--service", "example.com", "--user", "x"], input: "wrong\nsecret-x\n")
+        #expect(result.status == 77)
+        #expect(!result.stderr.contains("secret-x") && !result.stderr.contains("wrong\n"))
+
+        result = try run(["list", "--vault", "\(home.path)/none.afvault", "--password-stdin"], input: Self.master)
+        #expect(result.status == 66)
+        result = try run(["create", "--password-stdin"], input: Self.master)
+        #expect(result.status == 73)
+        result = try run(["add-password", "--password-stdin", "--service", "ftp://x", "--user", "x"], input: Self.master)
+        #expect(result.status == 65)
+        result = try run(["list"], input: "")
+        #expect(result.status == 64, "no terminal and no --password-stdin")
+    }
+
+    @Test func unlockLetsCommandsRunWithoutThePasswordUntilLock() throws {
+        #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
+        var result = try run(["unlock", "--password-stdin", "--timeout", "60"], input: Self.master)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Unlocked \(vaultPath) for 60 s"))
+        let sessions = try FileManager.default.contentsOfDirectory(atPath: "\(home.path)/run/autofill")
+        #expect(sessions.count == 1)
+
+        result = try run(["list"])  // no terminal, no --password-stdin: the session opens it
+        #expect(result.status == 0, "\(result.stderr)")
+
+        result = try run(["lock"])
+        #expect(result.stdout == "Locked \(vaultPath).\n")
+        #expect(try run(["list"]).status == 64)
+    }
+
+    @Test func aDisabledProviderIsAWarningNotAFailure() throws {
+        #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
+        let result = try run(["add-password", "--password-stdin", "--service", "example.com", "--user", "alice"], input: Self.master + "pw\n")
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("warning: the vault was saved, but the identity store was not updated: the identity store of org.autofill.vault is disabled"))
+    }
+}
+
+struct CLIFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
