@@ -55,6 +55,19 @@ func runBenchmark(_ options: Options) throws -> BenchmarkReport {
 // `--noop`: exit at once (the Swift + Foundation start-up peer of the process figures).
 if CommandLine.arguments.count == 2 && CommandLine.arguments[1] == "--noop" { exit(0) }
 
+// `--fill [RUNS]`: only issue C's fill figure (FillBenchmark).
+if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--fill" {
+    let executableFolder = URL(fileURLWithPath: MemoryProbe.selfExecutable()).deletingLastPathComponent().path
+    do {
+        let runs = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 30 : 30
+        print(try FillBenchmark(autofill: "\(executableFolder)/autofill", runs: runs).run())
+        exit(0)
+    } catch {
+        progress("error: \(error)")
+        exit(1)
+    }
+}
+
 do {
     let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
     if let probe = options.memoryProbe {

@@ -1,0 +1,71 @@
+internal import Foundation
+internal import Glibc
+
+/// Issue C's figure: `autofill fill` end to end, whole process, with an unlocked vault (aim: median
+/// ≤ 40 ms), against `autofill suggest` for the same site (the suggestion part alone) and
+/// `/bin/true` (the process floor), measured in the same run.
+///
+/// Setup, in a temporary home: the demo configuration (three providers), the demo vault unlocked
+/// with its companion (the session cache), identities synced, the `none` authentication policy
+/// (a benchmark cannot answer a prompt). Each fill loads the Vault plugin, asks it without UI and
+/// prints the password.
+struct FillBenchmark {
+    let autofill: String
+    let runs: Int
+
+    func run() throws -> String {
+        let bin = URL(fileURLWithPath: autofill).deletingLastPathComponent().path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("autofill-fill-bench-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let runtime = "\(home)/run"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let config = "\(home)/config.plist"
+        let vault = "\(home)/vault.afvault"
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Config/demo/vault.afvault", toPath: vault)
+        let plist: [String: Any] = [
+            "PluginSearchPaths": ["\(repositoryRoot)/.build/plugins"],
+            "EnabledProviders": ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator"],
+            "ProviderSettings": [
+                "org.autofill.vault": ["VaultFile": vault],
+                "org.autofill.netrc": ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc"],
+                "org.autofill.authenticator": ["OTPAuthFile": "\(repositoryRoot)/Config/demo/otpauth.txt"],
+            ],
+            "UserAuthentication": ["Policy": "none"],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        let environment = ["HOME=\(home)", "XDG_CONFIG_HOME=\(home)/.config", "XDG_DATA_HOME=\(home)/.local/share",
+                           "XDG_RUNTIME_DIR=\(runtime)", "AUTOFILL_CONFIG=\(config)", "PATH=/usr/bin:/bin"]
+
+        try shell("\(autofill) providers sync", environment)
+        try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault unlock --vault \(vault) --password-stdin", environment)
+        try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault sync --vault \(vault) --password-stdin", environment)
+
+        let fill = Subprocess(path: autofill, arguments: ["fill", "https://www.example.com/login", "--user", "alice"], environment: environment)
+        let check = try fill.run(captureOutput: true, keepStderr: true)
+        guard check.status == 0, check.output == "alice-demo-password\n" else {
+            throw BenchmarkError("the fill did not print alice's password (status \(check.status)); is the vault unlocked?")
+        }
+        let suggest = Subprocess(path: autofill, arguments: ["suggest", "https://www.example.com/login"], environment: environment)
+        let floor = Subprocess(path: "/bin/true", arguments: [], environment: environment)
+        var fills: [Duration] = [], suggests: [Duration] = [], floors: [Duration] = []
+        for _ in 0..<runs {  // interleaved, so drift hits all three alike
+            fills.append(try fill.run().elapsed)
+            suggests.append(try suggest.run().elapsed)
+            floors.append(try floor.run().elapsed)
+        }
+        let f = Samples(fills), s = Samples(suggests), t = Samples(floors)
+        func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
+        return """
+            Fill end to end, whole process, vault unlocked (\(runs) runs each, interleaved)
+              autofill fill (aim: median ≤ 40 ms)   median \(ms(f.median))  p90 \(ms(f.p90))  \(f.median <= 40 ? "met" : "NOT met")
+              peer: autofill suggest                median \(ms(s.median))  p90 \(ms(s.p90))  (fill / suggest = \(String(format: "%.2f", f.median / s.median))×)
+              peer: /bin/true                       median \(ms(t.median))  (fill / floor = \(String(format: "%.1f", f.median / t.median))×)
+              the fill's own cost over suggest: \(ms(f.median - s.median)) (plugin load, no-UI request, session check)
+            """
+    }
+
+    private func shell(_ command: String, _ environment: [String]) throws {
+        let outcome = try Subprocess(path: "/bin/sh", arguments: ["-c", command], environment: environment).run(keepStderr: true)
+        guard outcome.status == 0 else { throw BenchmarkError("setup failed (\(outcome.status)): \(command)") }
+    }
+}
