@@ -534,8 +534,12 @@ static void prepare_configuration(void *context, af_request_id request) {
     char line[160];
     snprintf(line, sizeof line, "Netrc serves %zu login%s from its .netrc file.", nf.count, nf.count == 1 ? "" : "s");
     netrc_free(&nf);
-    /* A message is a courtesy: without a terminal the configuration still completes. */
-    host->ui_message(request, "Netrc", 5, line, strlen(line));
+    /* The message is a courtesy: without a terminal the configuration still completes; a user
+     * who cancels it has cancelled the configuration. */
+    if (host->ui_message(request, "Netrc", 5, line, strlen(line)) == AF_STATUS_UI_CANCELED) {
+        host->cancel_request(request, AF_ERROR_USER_CANCELED, NULL, 0);
+        return;
+    }
     host->complete_configuration(request);
 }
 

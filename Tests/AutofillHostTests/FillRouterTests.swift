@@ -145,7 +145,7 @@ struct FillRouterTests {
             Issue.record("expected a failure")
         } catch let error as FillFailure {
             guard case .userInterfaceUnavailable(let message) = error else { Issue.record("got \(error)"); return }
-            #expect(message == "Alpha needs you to unlock it: run in a terminal or pass --ui-script (there is no terminal).")
+            #expect(message == "Alpha needs you to unlock it, and there is no terminal.")
         }
     }
 

@@ -25,6 +25,7 @@ enum CLI {
         process.arguments = arguments
         process.environment = [
             "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
+            "XDG_RUNTIME_DIR": "\(home)/run",
             "PATH": "/usr/bin:/bin", "COLUMNS": "100",
         ].merging(extra) { $1 }
         let out = Pipe(), err = Pipe()
@@ -45,7 +46,8 @@ final class TemporaryHome: Sendable {
 
     init() throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("autofill-cli-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(path)/run", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }

@@ -22,7 +22,7 @@ public final class TerminalUserInterface: ProviderUserInterface {
         case .prompt(let title, let message, let secret, let maxLength):
             header(title, providerName)
             while true {
-                terminal.write("\(Self.printable(message.isEmpty ? "Answer" : message)): ")
+                terminal.write("\(Self.prompt(message)) ")
                 guard let line = terminal.readLine(echo: !secret) else { throw .canceled }
                 guard line.count <= maxLength else {
                     terminal.write("That is \(line.count) bytes; \(providerName) takes at most \(maxLength). Try again (Ctrl-D cancels).\n")
@@ -64,6 +64,13 @@ public final class TerminalUserInterface: ProviderUserInterface {
             if String(decoding: line, as: UTF8.self).trimmed == "q" { throw .canceled }
             return .acknowledged
         }
+    }
+
+    /// The provider's message as a prompt: "Master password:" (a sentence's final '.' or ':' becomes ':').
+    static func prompt(_ message: String) -> String {
+        var text = printable(message.isEmpty ? "Answer" : message).trimmed
+        while let last = text.last, last == "." || last == ":" { text.removeLast() }
+        return text + ":"
     }
 
     private func header(_ title: String, _ providerName: String) {

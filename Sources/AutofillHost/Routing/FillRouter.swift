@@ -223,7 +223,7 @@ public final class FillRouter: Sendable {
                 authentication: UserAuthentication(method: .provider, userPresent: true, userVerified: true)))
         }
         if let reason = ui.unavailableReason, case .canceled(let error) = outcome, error.code == .failed {
-            return .stop(.userInterfaceUnavailable("\(manifest.displayName) needs you to unlock it: run in a terminal or pass --ui-script (\(reason))."))
+            return .stop(.userInterfaceUnavailable("\(manifest.displayName) needs you to unlock it, and \(reason)."))
         }
         return settle(outcome, suggestion: suggestion, manifest: manifest)
     }
@@ -291,7 +291,7 @@ public final class FillRouter: Sendable {
             throw .canceled("Nothing was filled: cancelled in \(manifest.displayName).")
         case .canceled(let error):
             if let reason = ui.unavailableReason {
-                throw .userInterfaceUnavailable("\(manifest.displayName) needs the terminal: run in a terminal or pass --ui-script (\(reason)).")
+                throw .userInterfaceUnavailable("\(manifest.displayName) needs to ask you something, and \(reason).")
             }
             throw .providersFailed(["\(manifest.displayName) failed: \(error.failureReason ?? error.code.description)"])
         case .failed(let failure):
