@@ -100,17 +100,18 @@ let package = Package(
             name: "AuthenticatorProvider", dependencies: ["AutofillProviderKit", "AutofillOTP"],
             path: "Plugins/AuthenticatorProvider", exclude: ["Info.plist"]
         ),
+        .target(name: "AutofillTestSupport", path: "Tests/AutofillTestSupport"),
         .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore"]),
-        .testTarget(name: "AutofillOTPTests", dependencies: ["AutofillOTP"]),
-        .testTarget(name: "VaultTests", dependencies: ["VaultCore", "AutofillCore", "AutofillStore", "AutofillCompanion"]),
+        .testTarget(name: "AutofillOTPTests", dependencies: ["AutofillOTP", "AutofillTestSupport"]),
+        .testTarget(name: "VaultTests", dependencies: ["VaultCore", "AutofillCore", "AutofillStore", "AutofillCompanion", "AutofillTestSupport"]),
         .testTarget(name: "AutofillMatchingTests", dependencies: ["AutofillMatching", "AutofillCore"]),
-        .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore", "AutofillCompanion"]),
+        .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore", "AutofillCompanion", "AutofillTestSupport"]),
         .testTarget(
             name: "AutofillHostTests",
-            dependencies: ["AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider"],
+            dependencies: ["AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore"], exclude: ["Snapshots"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillTestSupport"], exclude: ["Snapshots"]),
     ]
 )
 

@@ -60,22 +60,7 @@ struct AuthenticatorProviderTests {
 
     /// Runs oathtool with the key on standard input (never on its command line).
     static func oathtool(_ arguments: [String], key: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/oathtool")
-        process.arguments = arguments
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data((key + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0 else { throw TestFailure("oathtool \(arguments) failed: \(text)") }
-        return text
+        try Oathtool.run(arguments, key: key)
     }
 
     /// No captured log line holds any of `secrets` (in any case) or `codes`.

@@ -67,18 +67,10 @@ struct SuggestionRankingTests {
         let expected = order(input)
         for seed in 0..<10 {
             var shuffled = input
-            var generator = SeededGenerator(seed: UInt64(seed))
+            var generator = SplitMix64(seed: UInt64(seed))
             shuffled.shuffle(using: &generator)
             #expect(order(shuffled) == expected)
         }
     }
 }
 
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        return state ^ (state >> 29)
-    }
-}

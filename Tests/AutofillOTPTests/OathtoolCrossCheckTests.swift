@@ -1,5 +1,6 @@
 import AutofillOTP
 import Foundation
+import AutofillTestSupport
 import Testing
 
 /// Our codes against the real `oathtool` (OATH Toolkit) for seeded-random secrets, times,
@@ -64,24 +65,7 @@ struct OathtoolCrossCheckTests {
         guard FileManager.default.isExecutableFile(atPath: oathtool) else {
             throw CrossCheckFailure("\(oathtool) is missing: install it (apt-get install oathtool)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: oathtool)
-        process.arguments = arguments
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data((key + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0 else {
-            throw CrossCheckFailure("oathtool \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(text)")
-        }
-        return text
+        return try Oathtool.run(arguments, key: key)
     }
 
     @Test(arguments: cases)

@@ -1,18 +1,17 @@
 import AutofillCore
 import AutofillStore
+import AutofillTestSupport
 import Foundation
 
-/// A temporary store folder, removed afterwards.
+/// A temporary folder holding identity stores.
 final class StoreFolder: Sendable {
-    let path: String
+    private let folder: TemporaryFolder
+    var path: String { folder.path }
     var directory: IdentityStoreDirectory { IdentityStoreDirectory(path: "\(path)/stores") }
 
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("autofill-store-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("store")
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 
     /// An enabled store for `providerID`.
     func enabledStore(_ providerID: String = "org.test.provider") throws -> SQLiteIdentityStore {

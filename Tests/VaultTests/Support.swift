@@ -1,26 +1,8 @@
 import AutofillCore
+@_exported import AutofillTestSupport
 import Foundation
 @testable import VaultCore
 
-/// A temporary folder removed when the test is done with it.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("vault-test-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    /// Writes `text` to `name` in the folder and returns its path.
-    @discardableResult
-    func file(_ name: String, _ text: String) throws -> String {
-        let path = "\(self.path)/\(name)"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-}
 
 /// Values the tests share.
 enum Fixture {

@@ -1,3 +1,4 @@
+import AutofillTestSupport
 import Foundation
 
 /// Runs the built `autofill` binary, as a user would.
@@ -40,17 +41,21 @@ enum CLI {
     }
 }
 
-/// A temporary home folder, removed afterwards.
+/// A temporary home folder (with a private XDG_RUNTIME_DIR), removed afterwards.
 final class TemporaryHome: Sendable {
-    let path: String
+    private let folder: TemporaryFolder
+    var path: String { folder.path }
 
     init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("autofill-cli-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: "\(path)/run", withIntermediateDirectories: true,
+        folder = try TemporaryFolder("cli")
+        try FileManager.default.createDirectory(atPath: "\(folder.path)/run", withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    /// Writes `text` to `name` in the home folder and returns its path.
+    func file(_ name: String, _ text: String) throws -> String {
+        try folder.file(name, text)
+    }
 
     /// A copy of a built sample bundle with its provider id (and optionally other keys) changed.
     func sample(_ name: String, as id: String, folder: String = "plugins", edit: (inout [String: Any]) -> Void = { _ in }) throws -> String {
@@ -63,13 +68,6 @@ final class TemporaryHome: Sendable {
         edit(&plist)
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: plistPath))
         return target
-    }
-
-    /// Writes `text` to `name` in the home folder and returns its path.
-    func file(_ name: String, _ text: String) throws -> String {
-        let path = "\(self.path)/\(name)"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
     }
 
     /// A configuration file searching `plugins/` with these providers enabled.

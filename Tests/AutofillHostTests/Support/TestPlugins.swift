@@ -1,4 +1,5 @@
 import AutofillCore
+@_exported import AutofillTestSupport
 import AutofillHost
 import Foundation
 import Logging
@@ -16,17 +17,6 @@ enum Repository {
     static var fixtureSource: String { "\(root)/Tests/AutofillHostTests/Fixtures/fixture_provider.c" }
 }
 
-/// A temporary folder removed when the test is done with it.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("autofill-test-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 /// Builds plugin bundles for tests: copies of the real samples and compiled C fixtures.
 enum TestPlugins {
