@@ -68,7 +68,8 @@ struct FillCommand: AsyncParsableCommand {
                     try engine.suggestions(for: query, kinds: [type.identityKind])
                 }
                 guard !candidates.isEmpty else {
-                    throw FillFailure.nothingToFill("No suggestions for \(service); `autofill fill --list \(service)` opens a provider's full list.")
+                    let listHint = type == .otp ? "autofill fill --list --type otp \(service)" : "autofill fill --list \(service)"
+                    throw FillFailure.nothingToFill("No suggestions for \(service); `\(listHint)` opens a provider's full list.")
                 }
                 let choice: FillPick = pick.map { .position($0) } ?? user.map { .user($0) } ?? .interactive
                 result = try await router.fill(candidates, for: query, pick: choice, fallback: fallback)

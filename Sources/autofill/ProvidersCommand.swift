@@ -55,10 +55,7 @@ struct ProvidersCommand: ParsableCommand {
                 }
                 if manifest.capabilities.contains(.showsConfigurationUI) {
                     do {
-                        try await FillRouter(
-                            setup: setup, ui: router.userInterface, authenticator: NoUserAuthentication(),
-                            deadline: setup.catalog.file.configuration.noUIDeadline, notify: { printError("autofill: \($0)") }
-                        ).configure(providerID: manifest.identifier)
+                        try await router.configure(manifest)
                     } catch {
                         _ = try? setup.disable(manifest.identifier)
                         printError("autofill: \(manifest.displayName) was not enabled: its configuration did not complete.")

@@ -99,9 +99,9 @@ public final class FillRouter: Sendable {
             case .failed(let message):
                 failures[next] = message
                 messages.append(message)
-                notify(message)
             }
             if pick == .interactive {
+                notify(messages[messages.count - 1])
                 next = try choose(candidates, query: query, failures: failures)
                 continue
             }
@@ -114,7 +114,7 @@ public final class FillRouter: Sendable {
                 if !fallback && !remaining.isEmpty { messages.append("Pass --fallback to try the next suggestion automatically.") }
                 throw .providersFailed(messages)
             }
-            notify("Trying the next suggestion: \(Self.label(candidates[following])).")
+            notify("\(messages[messages.count - 1]). Trying the next suggestion: \(Self.label(candidates[following])).")
             next = following
         }
     }
@@ -223,7 +223,7 @@ public final class FillRouter: Sendable {
                 authentication: UserAuthentication(method: .provider, userPresent: true, userVerified: true)))
         }
         if let reason = ui.unavailableReason, case .canceled(let error) = outcome, error.code == .failed {
-            return .stop(.userInterfaceUnavailable("\(manifest.displayName) needs you to unlock it, and \(reason)."))
+            return .stop(.userInterfaceUnavailable("\(manifest.displayName) needs to ask you something (to unlock it, say), and \(reason)."))
         }
         return settle(outcome, suggestion: suggestion, manifest: manifest)
     }
@@ -260,16 +260,29 @@ public final class FillRouter: Sendable {
         try await interfaceRequest(.textToInsert, providerID: providerID, capability: .providesTextToInsert)
     }
 
-    /// Runs a provider's configuration UI; returns when the provider completes it.
-    public func configure(providerID: String) async throws(FillFailure) {
-        _ = try await interfaceRequest(.extensionConfiguration, providerID: providerID, capability: .showsConfigurationUI)
+    /// Runs a provider's configuration UI; returns when the provider completes it. Takes the manifest
+    /// itself: the provider may have been enabled after this router was made.
+    public func configure(_ manifest: PluginManifest) async throws(FillFailure) {
+        do {
+            _ = try await interfaceRequest(.extensionConfiguration, manifest: manifest, capability: .showsConfigurationUI)
+        } catch .canceled {
+            throw .canceled("\(manifest.displayName)'s configuration was cancelled.")
+        }
     }
 
     private func interfaceRequest(_ request: ProviderRequest, providerID: String, capability: Capability) async throws(FillFailure) -> FillResult {
         let manifest: PluginManifest
-        let connection: InProcessConnection
         do {
             manifest = try setup.catalog.manifest(for: providerID)
+        } catch {
+            throw .providersFailed(["\(providerID) could not be loaded: \(error)"])
+        }
+        return try await interfaceRequest(request, manifest: manifest, capability: capability)
+    }
+
+    private func interfaceRequest(_ request: ProviderRequest, manifest: PluginManifest, capability: Capability) async throws(FillFailure) -> FillResult {
+        let connection: InProcessConnection
+        do {
             guard manifest.capabilities.contains(capability) else {
                 throw FillFailure.nothingToFill("\(manifest.displayName) does not declare \(capability.plistKey)")
             }
@@ -277,7 +290,7 @@ public final class FillRouter: Sendable {
         } catch let failure as FillFailure {
             throw failure
         } catch {
-            throw .providersFailed(["\(providerID) could not be loaded: \(error)"])
+            throw .providersFailed(["\(manifest.displayName) could not be loaded: \(error)"])
         }
         ui.reset()
         let start = ContinuousClock.now

@@ -129,8 +129,8 @@ private struct CapturingHandler: LogHandler {
     }
 }
 
-/// A UI double answering requests from a list, recording what was asked (unit tests only; the
-/// CLI's real UI and UI scripts come with the fill session).
+/// A UI double answering requests from a list and recording what was asked, for tests that check
+/// the questions themselves (the real UI script, ScriptedUserInterface, does not record them).
 final class ScriptedUI: ProviderUserInterface {
     private let state: Mutex<(answers: [Result<UserInterfaceAnswer, UserInterfaceError>], asked: [UserInterfaceRequest])>
 
