@@ -113,12 +113,20 @@ struct SQLiteIdentityStoreTests {
         let locker = Process()
         locker.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         locker.arguments = [store.path]
-        let input = Pipe()
+        let input = Pipe(), output = Pipe()
         locker.standardInput = input
-        locker.standardOutput = FileHandle.nullDevice
+        locker.standardOutput = output
+        locker.standardError = FileHandle.nullDevice
         try locker.run()
-        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE; INSERT INTO store_state(id, enabled, supports_incremental_updates) VALUES (2,1,1);\n".utf8))
-        Thread.sleep(forTimeInterval: 0.3)
+        // Take the write lock, then say so; wait for the word rather than guess how long it takes.
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
+        var said = ""
+        while !said.contains("locked") {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(said.contains("locked"))
         let started = Date()
         let error = #expect(throws: IdentityStoreError.self) { try store.save([Sample.password("alice")]) }
         #expect(error?.code == .storeBusy)
