@@ -111,7 +111,8 @@ struct SuggestionReport: Encodable {
     var text: String {
         guard !suggestions.isEmpty else { return "No suggestions for \(query.input)." }
         let rows = suggestions.map { entry in
-            ["\(entry.position).", entry.user.isEmpty ? "(no user name)" : entry.user, entry.kind, entry.provider.displayName,
+            ["\(entry.position).", entry.user.isEmpty ? "(no user name)" : entry.user,
+             CredentialIdentity.Kind(rawValue: entry.kind)?.label ?? entry.kind, entry.provider.displayName,
              "\(entry.match.description): \(entry.match.service)"]
         }
         return (["Suggestions for \(query.input):"] + Table(header: ["#", "USER", "KIND", "PROVIDER", "WHY"], rows: rows).lines)
