@@ -1,5 +1,4 @@
 internal import AutofillCore
-internal import AutofillMatching
 
 /// The one total order of suggestions across providers (docs/RANKING.md).
 ///
@@ -14,30 +13,63 @@ internal import AutofillMatching
 public enum SuggestionRanking {
     /// `suggestions` in the documented order.
     public static func ranked(_ suggestions: [Suggestion]) -> [Suggestion] {
-        // Keys are computed once per suggestion, not once per comparison.
-        let keyed = suggestions.map { (suggestion: $0, user: $0.identity.displayUser.lowercased()) }
-        let groups = Dictionary(grouping: keyed) { AccountKey(match: $0.suggestion.match, kind: $0.suggestion.identity.kind, user: $0.user) }
-        return groups.values
-            .map { $0.sorted { memberOrder($0.suggestion, $1.suggestion) } }
-            .sorted { groupOrder($0[0], $1[0]) }
-            .flatMap { $0.map(\.suggestion) }
+        // Sort small keys by index, not the suggestions themselves: a Suggestion carries strings,
+        // and moving it costs retains and releases in every comparison.
+        let keys = suggestions.indices.map { Key(suggestions[$0], index: $0) }
+        var groupOf: [AccountKey: Int] = [:]
+        var groups: [[Int]] = []
+        for key in keys {
+            let account = AccountKey(match: key.match, kind: key.kind, user: key.user)
+            if let group = groupOf[account] {
+                groups[group].append(key.index)
+            } else {
+                groupOf[account] = groups.count
+                groups.append([key.index])
+            }
+        }
+        for group in groups.indices { groups[group].sort { memberOrder(keys[$0], keys[$1]) } }
+        groups.sort { groupOrder(keys[$0[0]], keys[$1[0]]) }
+        var ranked: [Suggestion] = []
+        ranked.reserveCapacity(suggestions.count)
+        for group in groups { for index in group { ranked.append(suggestions[index]) } }
+        return ranked
+    }
+
+    /// What the order looks at, for one suggestion.
+    struct Key {
+        let match: Int
+        let rank: Int
+        let position: Int
+        let user: String
+        let kind: Int
+        let storeOrder: Int
+        let index: Int
+
+        init(_ suggestion: Suggestion, index: Int) {
+            match = suggestion.match.order
+            rank = suggestion.identity.rank
+            position = suggestion.providerPosition
+            user = suggestion.identity.displayUser.lowercased()
+            kind = SuggestionRanking.kindOrder(suggestion.identity.kind)
+            storeOrder = suggestion.storeOrder
+            self.index = index
+        }
     }
 
     /// Within an account: rank, then provider order, then store order.
-    static func memberOrder(_ a: Suggestion, _ b: Suggestion) -> Bool {
-        if a.identity.rank != b.identity.rank { return a.identity.rank > b.identity.rank }
-        if a.providerPosition != b.providerPosition { return a.providerPosition < b.providerPosition }
+    static func memberOrder(_ a: Key, _ b: Key) -> Bool {
+        if a.rank != b.rank { return a.rank > b.rank }
+        if a.position != b.position { return a.position < b.position }
         return a.storeOrder < b.storeOrder
     }
 
     /// Between accounts, compared by their best members.
-    static func groupOrder(_ x: (suggestion: Suggestion, user: String), _ y: (suggestion: Suggestion, user: String)) -> Bool {
-        let a = x.suggestion, b = y.suggestion
+    static func groupOrder(_ a: Key, _ b: Key) -> Bool {
         if a.match != b.match { return a.match < b.match }
-        if a.identity.rank != b.identity.rank { return a.identity.rank > b.identity.rank }
-        if a.providerPosition != b.providerPosition { return a.providerPosition < b.providerPosition }
-        if x.user != y.user { return x.user < y.user }
-        if a.identity.kind != b.identity.kind { return kindOrder(a.identity.kind) < kindOrder(b.identity.kind) }
+        if a.rank != b.rank { return a.rank > b.rank }
+        if a.position != b.position { return a.position < b.position }
+        if a.user != b.user { return a.user < b.user }
+        if a.kind != b.kind { return a.kind < b.kind }
         return a.storeOrder < b.storeOrder
     }
 
@@ -51,8 +83,8 @@ public enum SuggestionRanking {
 
     /// What makes two suggestions the same account.
     struct AccountKey: Hashable {
-        let match: MatchQuality
-        let kind: CredentialIdentity.Kind
+        let match: Int
+        let kind: Int
         let user: String
     }
 }
