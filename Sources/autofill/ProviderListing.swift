@@ -1,5 +1,6 @@
 import AutofillCore
 import AutofillHost
+import AutofillStore
 
 /// What `autofill providers list` shows, as text or JSON.
 struct ProviderListing: Encodable {
@@ -16,13 +17,22 @@ struct ProviderListing: Encodable {
         let position: Int?
         let bundle: String?
         let capabilities: [String]
+        /// Enabled providers: their identity store (nil when it does not exist yet).
+        let store: Store?
         let problems: [String]
+    }
+
+    /// An enabled provider's identity store, as `providers list` reports it.
+    struct Store: Encodable {
+        let identities: Int
+        let isEnabled: Bool
+        let supportsIncrementalUpdates: Bool
     }
 
     let configuration: Configuration
     let providers: [Provider]
 
-    init(catalog: ProviderCatalog) {
+    init(catalog: ProviderCatalog, stores: IdentityStoreDirectory) {
         let file = catalog.file
         configuration = Configuration(path: file.path, source: file.source.rawValue, searchPaths: file.searchPaths)
         let enabled = catalog.enabledIDs
@@ -34,17 +44,22 @@ struct ProviderListing: Encodable {
             let problems =
                 bundles.isEmpty ? ["enabled, but no valid bundle declares this id in the search folders"]
                 : bundles.count > 1 ? ["declared by \(bundles.map(\.bundlePath).joined(separator: " and ")): remove all but one"] : []
+            // Reading the store runs no plugin code; a store that is missing or unreadable shows as absent.
+            let store = (try? SQLiteIdentityStore.openIfExists(providerID: id, in: stores)).flatMap { $0 }.flatMap { store in
+                try? Store(identities: store.count(), isEnabled: store.state().isEnabled,
+                           supportsIncrementalUpdates: store.state().supportsIncrementalUpdates)
+            }
             rows.append(Provider(
                 id: id, displayName: manifest?.displayName, status: status, position: index + 1,
                 bundle: manifest?.bundlePath, capabilities: manifest?.capabilities.members.map(\.plistKey) ?? [],
-                problems: problems))
+                store: store, problems: problems))
         }
         for plugin in catalog.plugins where !(plugin.manifest.map { enabled.contains($0.identifier) } ?? false) {
             let errors = plugin.problems.filter { $0.severity == .error }.map(\.description)
             rows.append(Provider(
                 id: plugin.manifest?.identifier, displayName: plugin.manifest?.displayName,
                 status: plugin.manifest == nil ? "invalid" : "available", position: nil, bundle: plugin.bundlePath,
-                capabilities: plugin.manifest?.capabilities.members.map(\.plistKey) ?? [], problems: errors))
+                capabilities: plugin.manifest?.capabilities.members.map(\.plistKey) ?? [], store: nil, problems: errors))
         }
         providers = rows
     }
@@ -71,6 +86,12 @@ struct ProviderListing: Encodable {
         for (row, provider) in zip(rendered.dropFirst(), providers) {
             lines.append(row)
             if let bundle = provider.bundle { lines.append("   \(bundle)") }
+            if provider.position != nil {
+                lines.append("   " + (provider.store.map { store in
+                    let count = "\(store.identities) identit\(store.identities == 1 ? "y" : "ies")"
+                    return store.supportsIncrementalUpdates ? count : "\(count), waiting for the provider's full list (autofill providers sync)"
+                } ?? "no identity store yet (autofill providers sync)"))
+            }
             for problem in provider.problems { lines.append("   ! \(problem.replacingNewlines("\n     "))") }
         }
         return lines.joined(separator: "\n")

@@ -21,8 +21,8 @@ struct ProvidersCommand: ParsableCommand {
         func run() throws {
             global.bootstrapLogging()
             try reportingErrors {
-                let catalog = ProviderCatalog(file: try global.configurationFile())
-                let listing = ProviderListing(catalog: catalog)
+                let setup = try global.setup()
+                let listing = ProviderListing(catalog: setup.catalog, stores: setup.stores)
                 if json { try printJSON(listing) } else { print(listing.text) }
             }
         }

@@ -41,6 +41,17 @@ struct SuggestCommandTests {
             == ["https://www.example.com/login", "www.example.com", "example.com"])
     }
 
+    @Test func providersListShowsEachStoresIdentitiesWithoutLoadingAPlugin() throws {
+        let result = try CLI.run(["providers", "list", "--json", "--config", config], home: home.path, environment: ["LD_DEBUG": "files"])
+        #expect(!result.stderr.contains(".afprovider"), "listing must not dlopen a provider")
+        let providers = (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any])["providers"] as! [[String: Any]]
+        let stores = providers.compactMap { $0["store"] as? [String: Any] }
+        #expect(stores.map { $0["identities"] as? Int } == [3, 2])
+        #expect(stores.allSatisfy { $0["supportsIncrementalUpdates"] as? Bool == true })
+        let text = try CLI.run(["providers", "list", "--config", config], home: home.path)
+        #expect(text.stdout.contains("   3 identities\n"))
+    }
+
     @Test func suggestTakesAKindAndALimit() throws {
         #expect((try json(["suggest", "example.com", "--type", "passkey"])["suggestions"] as! [Any]).isEmpty)
         #expect((try json(["suggest", "example.com", "--limit", "1"])["suggestions"] as! [Any]).count == 1)
