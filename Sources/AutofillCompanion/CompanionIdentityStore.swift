@@ -1,5 +1,5 @@
 @_exported public import AutofillCore
-public import AutofillStore
+@_exported public import AutofillStore
 internal import FoundationEssentials
 
 /// The identity store of a provider, for its companion program (the containing app on Apple
@@ -22,6 +22,12 @@ public enum CompanionIdentityStore {
     /// Opens the store of `providerID` where the host keeps it (`$XDG_DATA_HOME/autofill/stores/`).
     public static func open(providerID: String) throws(IdentityStoreError) -> SQLiteIdentityStore {
         try open(providerID: providerID, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Opens the store of `providerID` in `directory`: for a host configuration that sets its own
+    /// `IdentityStoreDirectory`.
+    public static func open(providerID: String, in directory: IdentityStoreDirectory) throws(IdentityStoreError) -> SQLiteIdentityStore {
+        try SQLiteIdentityStore.open(providerID: providerID, in: directory)
     }
 
     /// Opens the store of `providerID` in the folder `environment` names (`XDG_DATA_HOME`, `HOME`).

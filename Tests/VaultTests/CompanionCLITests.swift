@@ -171,6 +171,17 @@ struct CompanionCLITests {
         #expect(try run(["list"]).status == 64)
     }
 
+    @Test func identityStoresCanLiveWhereTheHostConfigurationPutsThem() throws {
+        let folder = IdentityStoreDirectory(path: "\(home.path)/config-stores")
+        try SQLiteIdentityStore.open(providerID: "org.autofill.vault", in: folder).setEnabled(true)
+        #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
+        let result = try run(["add-password", "--password-stdin", "--identity-stores", folder.path,
+                              "--service", "example.com", "--user", "alice"], input: Self.master + "pw\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let store = try #require(try SQLiteIdentityStore.openIfExists(providerID: "org.autofill.vault", in: folder))
+        #expect(try store.allIdentities().map(\.displayUser) == ["alice"])
+    }
+
     @Test func aDisabledProviderIsAWarningNotAFailure() throws {
         #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
         let result = try run(["add-password", "--password-stdin", "--service", "example.com", "--user", "alice"], input: Self.master + "pw\n")

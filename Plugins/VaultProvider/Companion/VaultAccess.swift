@@ -48,7 +48,12 @@ struct VaultAccess {
     func publish(_ changes: IdentityChanges, all: [CredentialIdentity], replace: Bool = false, saved: Bool = true) throws(CommandFailure) {
         let context = saved ? "the vault was saved, but the identity store was not updated" : "the identity store was not updated"
         do {
-            let store = try CompanionIdentityStore.open(providerID: options.provider)
+            let store: SQLiteIdentityStore
+            if let folder = options.identityStores {
+                store = try CompanionIdentityStore.open(providerID: options.provider, in: IdentityStoreDirectory(path: folder))
+            } else {
+                store = try CompanionIdentityStore.open(providerID: options.provider)
+            }
             let outcome = replace
                 ? try IdentityPublisher.replace(with: all, in: store)
                 : try IdentityPublisher.publish(changes, all: all, to: store)

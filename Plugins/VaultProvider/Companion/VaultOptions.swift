@@ -10,6 +10,11 @@ struct VaultOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The provider whose identity store to update.", valueName: "id"))
     var provider: String = "org.autofill.vault"
 
+    @Option(name: .long, help: ArgumentHelp(
+        "The identity stores' folder, when the host configuration sets IdentityStoreDirectory (default: $XDG_DATA_HOME/autofill/stores).",
+        valueName: "path"))
+    var identityStores: String?
+
     @Flag(name: .long, help: "Read the master password (and then the new entry's secret) from standard input, one per line.")
     var passwordStdin = false
 
