@@ -48,7 +48,7 @@ public struct ProviderSetup: Sendable {
     /// and publish its identities, and only then saves the configuration. Nothing changes if the
     /// plugin is invalid. Returns the manifest and whether it was newly enabled.
     public mutating func enable(_ bundleOrID: String, userInterface: any ProviderUserInterface = UnavailableUserInterface())
-        throws(AutofillError) -> (manifest: PluginManifest, isNew: Bool, connection: InProcessConnection)
+        throws(AutofillError) -> (manifest: PluginManifest, isNew: Bool, connection: any ProviderConnection)
     {
         let (manifest, _) = try catalog.resolve(bundleOrID)
         try catalog.checkCanEnable(manifest.identifier)
@@ -62,10 +62,9 @@ public struct ProviderSetup: Sendable {
         } catch {
             throw AutofillError(error)
         }
-        let connection: InProcessConnection
+        let connection: any ProviderConnection
         do {
-            connection = try PluginLoader.load(
-                bundle: manifest.bundlePath, services: services(for: manifest, store: store, userInterface: userInterface))
+            connection = try launch(manifest, store: store, userInterface: userInterface)
         } catch {
             if !wasEnabled && !catalog.enabledIDs.contains(id) { try? store.setEnabled(false) }
             throw error
@@ -91,7 +90,7 @@ public struct ProviderSetup: Sendable {
     private func syncOne(_ id: String) throws(AutofillError) -> Int {
         let manifest = try catalog.manifest(for: id)
         guard let store = try store(for: id) else { throw AutofillError(.internal, "no identity store for \(id)") }
-        _ = try PluginLoader.load(bundle: manifest.bundlePath, services: services(for: manifest, store: store))
+        _ = try launch(manifest, store: store)
         do {
             return try store.count()
         } catch {

@@ -65,7 +65,7 @@ public final class FillRouter: Sendable {
     let notify: @Sendable (String) -> Void
     /// Which provider answered what.
     public let trace = RequestTrace()
-    private let connections = Mutex<[String: InProcessConnection]>([:])
+    private let connections = Mutex<[String: any ProviderConnection]>([:])
 
     /// A router over `setup`'s enabled providers, rendering UI with `ui` and authenticating with `authenticator`.
     public init(setup: ProviderSetup, ui: any ProviderUserInterface, authenticator: any UserAuthenticator,
@@ -171,7 +171,7 @@ public final class FillRouter: Sendable {
     /// Asks the suggestion's provider for the credential: no-UI first, then its UI.
     func provide(_ suggestion: Suggestion, services: [ServiceIdentifier]) async -> Attempt {
         let manifest: PluginManifest
-        let connection: InProcessConnection
+        let connection: any ProviderConnection
         do {
             manifest = try setup.catalog.manifest(for: suggestion.providerID)
             connection = try self.connection(for: manifest)
@@ -212,7 +212,7 @@ public final class FillRouter: Sendable {
     }
 
     private func provideWithInterface(_ request: CredentialRequest, suggestion: Suggestion, manifest: PluginManifest,
-                                      connection: InProcessConnection) async -> Attempt {
+                                      connection: any ProviderConnection) async -> Attempt {
         let start = ContinuousClock.now
         ui.reset()
         let outcome = await connection.send(.interfaceToProvideCredential(request), deadline: nil)
@@ -281,7 +281,7 @@ public final class FillRouter: Sendable {
     }
 
     private func interfaceRequest(_ request: ProviderRequest, manifest: PluginManifest, capability: Capability) async throws(FillFailure) -> FillResult {
-        let connection: InProcessConnection
+        let connection: any ProviderConnection
         do {
             guard manifest.capabilities.contains(capability) else {
                 throw FillFailure.nothingToFill("\(manifest.displayName) does not declare \(capability.plistKey)")
@@ -313,12 +313,12 @@ public final class FillRouter: Sendable {
     }
 
     /// The loaded provider, loading it the first time with its store, settings and the host's UI.
-    func connection(for manifest: PluginManifest) throws(AutofillError) -> InProcessConnection {
+    func connection(for manifest: PluginManifest) throws(AutofillError) -> any ProviderConnection {
         if let existing = connections.withLock({ $0[manifest.identifier] }) { return existing }
         guard let store = try setup.store(for: manifest.identifier) else {
             throw AutofillError(.configuration, "\(manifest.identifier) is not enabled")
         }
-        let connection = try PluginLoader.load(bundle: manifest.bundlePath, services: setup.services(for: manifest, store: store, userInterface: ui))
+        let connection = try setup.launch(manifest, store: store, userInterface: ui)
         connections.withLock { $0[manifest.identifier] = connection }
         return connection
     }
