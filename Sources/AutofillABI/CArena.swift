@@ -108,6 +108,7 @@ public final class CArena {
         case .passkeyAssertion(_, let parameters):
             c.kind = Int32(AF_REQUEST_PASSKEY_ASSERTION)
             c.passkey = passkeyParameters(parameters)
+            c.host_verification = Self.hostVerification(parameters)
         }
         return array([c])!
     }
@@ -118,7 +119,12 @@ public final class CArena {
         c.kind = Int32(AF_REQUEST_PASSKEY_REGISTRATION)
         c.identity = identity(.passkey(request.identity))
         c.passkey = passkeyParameters(request.parameters)
+        c.host_verification = Self.hostVerification(request.parameters)
         return array([c])!
+    }
+
+    static func hostVerification(_ parameters: PasskeyParameters) -> UInt32 {
+        (parameters.hostUserPresent ? AF_HOST_USER_PRESENT : 0) | (parameters.hostUserVerified ? AF_HOST_USER_VERIFIED : 0)
     }
 
     /// A passkey assertion as a C struct.

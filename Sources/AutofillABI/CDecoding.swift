@@ -152,7 +152,7 @@ public enum CDecode {
         case (Int32(AF_REQUEST_ONE_TIME_CODE), .oneTimeCode(let id)): return .oneTimeCode(id)
         case (Int32(AF_REQUEST_PASSKEY_ASSERTION), .passkey(let id)):
             guard let parameters = c.passkey else { throw ABIDecodingError("request.passkey: NULL for a passkey request") }
-            return .passkeyAssertion(id, try passkeyParameters(parameters.pointee))
+            return .passkeyAssertion(id, try hostVerification(c.host_verification, try passkeyParameters(parameters.pointee)))
         default:
             throw ABIDecodingError("request.kind \(c.kind) does not fit an identity of kind \(identity.kind)")
         }
@@ -164,7 +164,18 @@ public enum CDecode {
             case .passkey(let id) = try identity(c.identity, field: "request.identity")
         else { throw ABIDecodingError("request.kind \(c.kind) is not a passkey registration") }
         guard let parameters = c.passkey else { throw ABIDecodingError("request.passkey: NULL for a passkey registration") }
-        return PasskeyRegistrationRequest(identity: id, parameters: try passkeyParameters(parameters.pointee))
+        return PasskeyRegistrationRequest(
+            identity: id, parameters: try hostVerification(c.host_verification, try passkeyParameters(parameters.pointee)))
+    }
+
+    static func hostVerification(_ flags: UInt32, _ parameters: PasskeyParameters) throws(ABIDecodingError) -> PasskeyParameters {
+        guard flags & ~(AF_HOST_USER_PRESENT | AF_HOST_USER_VERIFIED) == 0 else {
+            throw ABIDecodingError("request.host_verification: unknown flags \(flags)")
+        }
+        var parameters = parameters
+        parameters.hostUserPresent = flags & AF_HOST_USER_PRESENT != 0
+        parameters.hostUserVerified = flags & AF_HOST_USER_VERIFIED != 0
+        return parameters
     }
 
     /// A passkey assertion a provider completed with.

@@ -27,12 +27,17 @@ public struct PasskeyParameters: Hashable, Sendable {
     public var algorithms: [Int]
     /// WebAuthn extension inputs as JSON object text, if any.
     public var extensionsJSON: String?
+    /// The host confirmed the user was present just before this request (its own prompt).
+    /// Not sent for list requests; false for conditional registration.
+    public var hostUserPresent: Bool
+    /// The host verified the user (PAM) just before this request: the provider may set UV.
+    public var hostUserVerified: Bool
 
     /// Creates passkey parameters.
     public init(
         relyingParty: String, clientDataHash: [UInt8], userVerification: UserVerificationPreference = .preferred,
         style: PasskeyRegistrationStyle = .standard, credentialIDs: [[UInt8]] = [], algorithms: [Int] = [],
-        extensionsJSON: String? = nil
+        extensionsJSON: String? = nil, hostUserPresent: Bool = false, hostUserVerified: Bool = false
     ) {
         self.relyingParty = relyingParty
         self.clientDataHash = clientDataHash
@@ -41,6 +46,8 @@ public struct PasskeyParameters: Hashable, Sendable {
         self.credentialIDs = credentialIDs
         self.algorithms = algorithms
         self.extensionsJSON = extensionsJSON
+        self.hostUserPresent = hostUserPresent
+        self.hostUserVerified = hostUserVerified
     }
 }
 

@@ -273,13 +273,24 @@ typedef struct af_passkey_parameters {
 #define AF_REQUEST_PASSKEY_REGISTRATION 4
 
 /**
+ * What the host itself established about the user just before a passkey
+ * request (its user-authentication policy: PAM is verification, a yes/no
+ * confirmation is presence only). A provider sets the authenticator data's
+ * UP and UV flags from these, or from what its own UI established (a master
+ * password typed is verification); never from nothing. A conditional
+ * registration carries neither: the user was not asked.
+ */
+#define AF_HOST_USER_PRESENT 1u
+#define AF_HOST_USER_VERIFIED 2u
+
+/**
  * A request for one credential. `identity` is the identity the user picked
  * (for a registration: relying party, userName and userHandle of the new
  * passkey). `passkey` is non-NULL exactly for the two passkey kinds.
  */
 typedef struct af_credential_request {
     int32_t kind;     /* AF_REQUEST_* */
-    uint32_t reserved;
+    uint32_t host_verification; /* AF_HOST_USER_* flags (passkey kinds only; 0 otherwise) */
     af_identity identity;
     const af_passkey_parameters *passkey;
 } af_credential_request;
