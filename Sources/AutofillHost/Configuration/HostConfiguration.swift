@@ -49,6 +49,8 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     /// The folder of the identity stores; default `$XDG_DATA_HOME/autofill/stores`. Relative paths are
     /// relative to the configuration file. Give a test or throwaway configuration its own.
     public var identityStoreDirectory: String?
+    /// How providers run: in helper processes (the default) or in process (docs/CONFIGURATION.md).
+    public var providerIsolation: ProviderIsolationSettings?
 
     enum CodingKeys: String, CodingKey {
         case pluginSearchPaths = "PluginSearchPaths"
@@ -57,6 +59,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         case noUIDeadlineSeconds = "NoUIDeadlineSeconds"
         case identityStoreDirectory = "IdentityStoreDirectory"
         case userAuthentication = "UserAuthentication"
+        case providerIsolation = "ProviderIsolation"
     }
 
     /// Creates a configuration.
@@ -78,6 +81,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         noUIDeadlineSeconds = try container.decodeIfPresent(Double.self, forKey: .noUIDeadlineSeconds)
         identityStoreDirectory = try container.decodeIfPresent(String.self, forKey: .identityStoreDirectory)
         userAuthentication = try container.decodeIfPresent(UserAuthenticationSettings.self, forKey: .userAuthentication)
+        providerIsolation = try container.decodeIfPresent(ProviderIsolationSettings.self, forKey: .providerIsolation)
     }
 
     /// The no-UI deadline.
@@ -99,6 +103,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         if let seconds = noUIDeadlineSeconds, !(seconds > 0 && seconds <= 600) {
             problems.append("NoUIDeadlineSeconds is \(seconds); give a number of seconds above 0 and at most 600")
         }
+        problems += providerIsolation?.problems() ?? []
         return problems
     }
 }

@@ -14,6 +14,9 @@ public struct ProviderSetup: Sendable {
     public let stores: IdentityStoreDirectory
     /// Where providers' log lines go.
     public let logger: Logger
+    /// Hears every fault of a provider's helper process (crash, kill at a deadline, memory ceiling,
+    /// protocol violation); nil logs them as warnings. Quarantine plugs in here.
+    public var onProviderFault: (@Sendable (PluginManifest, ProviderFault) -> Void)?
 
     /// Creates the setup.
     public init(catalog: ProviderCatalog, stores: IdentityStoreDirectory, logger: Logger) {
