@@ -33,8 +33,11 @@ enum CLI {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // Both pipes are drained at once: a process that fills one while the other is read to its end
+        // would otherwise wait forever (a provider helper logs what its plugin prints to stderr).
+        let errors = Thread.detachedRead(err.fileHandleForReading)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
@@ -76,5 +79,31 @@ final class TemporaryHome: Sendable {
         let plist: [String: Any] = ["PluginSearchPaths": ["plugins"], "EnabledProviders": enabled, "ProviderSettings": settings]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: path))
         return path
+    }
+}
+
+extension Thread {
+    /// Reads `handle` to its end on a thread of its own; `wait()` returns the bytes.
+    static func detachedRead(_ handle: FileHandle) -> PendingRead {
+        let pending = PendingRead()
+        Thread.detachNewThread { pending.finish(handle.readDataToEndOfFile()) }
+        return pending
+    }
+}
+
+/// The bytes of a read running on another thread.
+final class PendingRead: @unchecked Sendable {
+    // @unchecked: `data` is written once, before `done` is signalled, and read only after waiting for it.
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ data: Data) {
+        self.data = data
+        done.signal()
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
     }
 }

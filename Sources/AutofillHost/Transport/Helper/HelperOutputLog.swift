@@ -5,10 +5,10 @@ internal import Logging
 /// A plugin's output is not the host's: in a helper it can never reach the host's stdout (where
 /// only a secret the user asked for goes) nor the protocol socket. stderr lines are logged as
 /// warnings (diagnostics, as they were in-process), stdout lines as notices (shown with
-/// `--verbose`). Lines are cut at 1,000 characters and a helper's first 200 lines are kept;
+/// `--verbose`). Lines are cut at 1,000 characters and a helper's first 1,000 lines are kept;
 /// the rest is read and dropped, so a chatty plugin can neither flood the log nor block on a pipe.
 struct HelperOutputLog {
-    static let maximumLines = 200
+    static let maximumLines = 1000
     static let maximumLineLength = 1000
 
     enum Stream: String {
