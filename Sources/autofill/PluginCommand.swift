@@ -24,13 +24,14 @@ struct PluginCommand: ParsableCommand {
             global.bootstrapLogging()
             let (manifest, _) = ManifestReader.read(bundle: bundle)
             // The provider's settings from the configuration, if there is one: a provider may need them to load.
-            let settings = manifest.flatMap { manifest in
-                (try? global.configurationFile())?.settings(for: manifest.identifier)
-            } ?? [:]
+            let file = try? global.configurationFile()
+            let settings = manifest.flatMap { manifest in file?.settings(for: manifest.identifier) } ?? [:]
             var services = ProviderServices(store: InMemoryIdentityStore(isEnabled: false), logger: .init(label: "autofill.plugin"))
             if let manifest { services = .validation(for: manifest) }
             services.settings = settings
-            let validation = PluginLoader.validate(bundle: bundle, services: services)
+            // Always in a helper process: a plugin that crashes or hangs while loading is reported, not fatal.
+            let options = file?.configuration.helperOptions ?? HelperOptions()
+            let validation = HelperConnection.validate(bundle: bundle, services: services, options: options)
             let report = ValidationReport(validation)
             if json { try printJSON(report) } else { print(report.text) }
             guard validation.isValid else {

@@ -28,12 +28,14 @@ final class RunningHelper: Sendable {
         case released
     }
 
-    /// How a helper ended: the fault, if it was one, and the phrase for what it did.
+    /// How a helper ended: the fault, if it was one, and the phrases for what it did.
     struct Ending: Sendable {
         /// Nil when the host stopped it for its own reasons (``StopReason/released``).
         var fault: ProviderFault?
         /// "crashed (SIGSEGV)", "ran out of its 512 MB memory limit", ...; nil with no fault.
         var what: String?
+        /// The whole sentence after the provider's name: "crashed (SIGSEGV) in its entry function …".
+        var predicate: String?
         /// The stage it was loading in, if it had not finished loading.
         var stage: LoadStage?
     }
@@ -116,9 +118,9 @@ final class RunningHelper: Sendable {
         state.withLock { state in
             if let load = state.load { return load }
             if case .versionMismatch(let problem) = state.stopReason { return LoadResult(problems: [problem], entryPoints: nil) }
-            let ending = state.ending ?? Ending(fault: nil, what: "stopped", stage: state.stage)
-            let during = (ending.stage ?? state.stage ?? .readingPlist).during(manifest)
-            let what = ending.what ?? "stopped"
+            let during = (state.stage ?? .readingPlist).during(manifest)
+            let ending = state.ending ?? Ending(fault: nil, what: nil, predicate: nil, stage: state.stage)
+            let predicate = ending.predicate ?? "was stopped \(during)"
             let fix: String
             switch ending.fault?.kind {
             case .killedAtDeadline:
@@ -129,7 +131,7 @@ final class RunningHelper: Sendable {
                 fix = "the provider has a bug: report it to its author (`autofill plugin validate \(manifest.bundlePath)` shows this again)"
             }
             return LoadResult(
-                problems: [PluginProblem(.loadFailed, file: manifest.libraryPath, message: "the provider \(what) \(during)", fix: fix)],
+                problems: [PluginProblem(.loadFailed, file: manifest.libraryPath, message: "the provider \(predicate)", fix: fix)],
                 entryPoints: nil)
         }
     }
@@ -392,20 +394,21 @@ final class RunningHelper: Sendable {
         } else {
             doing = "between requests"
         }
-        func fault(_ kind: ProviderFault.Kind, _ what: String, _ sentence: String? = nil) -> Ending {
-            Ending(fault: ProviderFault(kind, sentence ?? "\(name) \(what) \(doing)"), what: what, stage: stage)
+        func fault(_ kind: ProviderFault.Kind, _ what: String, _ predicate: String? = nil) -> Ending {
+            let predicate = predicate ?? "\(what) \(doing)"
+            return Ending(fault: ProviderFault(kind, "\(name) \(predicate)"), what: what, predicate: predicate, stage: stage)
         }
         switch state.stopReason {
         case .released?:
-            return Ending(fault: nil, what: nil, stage: stage)
+            return Ending(fault: nil, what: nil, predicate: nil, stage: stage)
         case .versionMismatch?:
-            return Ending(fault: nil, what: "could not be started", stage: stage)
+            return Ending(fault: nil, what: "could not be started", predicate: nil, stage: stage)
         case .deadline(let entry, let deadline)?:
             return fault(.killedAtDeadline, "did not answer within \(deadline.formattedSeconds) and was stopped",
-                         "\(name) did not answer \(entry.appleName) within \(deadline.formattedSeconds) and was stopped")
+                         "did not answer \(entry.appleName) within \(deadline.formattedSeconds) and was stopped")
         case .loadDeadline?:
             return fault(.killedAtDeadline, "did not finish loading within \(options.loadDeadline.formattedSeconds) and was stopped",
-                         "\(name) did not finish loading within \(options.loadDeadline.formattedSeconds) (stuck \(doing)) and was stopped")
+                         "did not finish loading within \(options.loadDeadline.formattedSeconds) (stuck \(doing)) and was stopped")
         case .violation(let problem)?:
             return fault(.protocolViolation, "broke the helper protocol (\(problem)) and was stopped")
         case nil:
