@@ -1,0 +1,175 @@
+import AutofillCore
+import AutofillHost
+import Foundation
+import Testing
+
+/// The helper process itself: what it inherits, that it dies with the host and with its
+/// connection, and that a helper that breaks the protocol or speaks another version is refused.
+struct HelperProcessTests {
+    let folder: TemporaryFolder
+    let log = LogCapture()
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    func bundle(_ name: String = "alpha", defines: [String] = []) throws -> String {
+        try TestPlugins.fixture(in: folder.path, name: name, plist: TestPlugins.plist(id: "org.test.\(name)", name: name.capitalized),
+                                defines: defines)
+    }
+
+    func launch(_ bundle: String, options: HelperOptions = HelperOptions(), name: String = "alpha",
+                onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil) throws -> HelperConnection {
+        try HelperConnection.launch(
+            bundle: bundle, services: ProviderServices(store: InMemoryIdentityStore(), settings: ["FixtureName": name], logger: log.logger),
+            options: options, onFault: onFault)
+    }
+
+    static func isRunning(_ pid: Int32) -> Bool {
+        // A zombie has been reaped by nobody yet; it runs no code.
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return !stat.contains(") Z ")
+    }
+
+    /// Waits (up to 10 s) until `condition` holds.
+    static func eventually(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    @Test func aHelperHoldsOnlyItsOwnDescriptors() throws {
+        // Two helpers at once: neither may hold the other's socket or pipes (close-on-exec everywhere).
+        let alpha = try launch(try bundle("alpha"))
+        let beta = try launch(try bundle("beta"), name: "beta")
+        for helper in [alpha, beta] {
+            let pid = try #require(helper.helperProcessID)
+            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap(Int.init).sorted()
+            let targets = descriptors.map { fd in (fd, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) ?? "?") }
+            #expect(Array(descriptors.prefix(5)) == [0, 1, 2, 3, 4])
+            #expect(targets[0].1 == "/dev/null")
+            #expect(targets[1].1.hasPrefix("pipe:") && targets[2].1.hasPrefix("pipe:") && targets[4].1.hasPrefix("pipe:"))
+            #expect(targets[3].1.hasPrefix("socket:"))
+            // Anything else is the helper's own runtime (Dispatch's epoll, eventfd, timerfd): never a socket, pipe or file.
+            for (fd, target) in targets where fd > 4 {
+                #expect(target.hasPrefix("anon_inode:"), "fd \(fd) -> \(target)")
+            }
+        }
+    }
+
+    @Test func theHelperOfAReleasedConnectionIsStopped() async throws {
+        var connection: HelperConnection? = try launch(try bundle())
+        let pid = try #require(connection?.helperProcessID)
+        #expect(Self.isRunning(pid))
+        connection = nil
+        try await Self.eventually { !Self.isRunning(pid) }
+        #expect(!Self.isRunning(pid))
+    }
+
+    @Test func theHelperDiesWithTheHost() async throws {
+        // A real host process: `autofill providers sync` waiting for a plugin stuck in its entry
+        // function. Killing autofill with SIGKILL (no cleanup at all) must take its helper along.
+        let plugins = "\(folder.path)/plugins"
+        try TestPlugins.fixture(in: plugins, name: "stuck", plist: TestPlugins.plist(id: "org.test.stuck", name: "Stuck"),
+                                defines: ["FIXTURE_HANG_IN_ENTRY"])
+        let config = "\(folder.path)/config.plist"
+        try TestPlugins.write([
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.test.stuck"], "IdentityStoreDirectory": "stores",
+            "ProviderIsolation": ["LoadDeadlineSeconds": 120],
+        ], to: config)
+        let host = Process()
+        host.executableURL = URL(fileURLWithPath: "\(Repository.root)/.build/debug/autofill")
+        host.arguments = ["providers", "sync", "--config", config]
+        host.environment = ["HOME": folder.path, "PATH": "/usr/bin:/bin"]
+        host.standardOutput = FileHandle.nullDevice
+        host.standardError = FileHandle.nullDevice
+        try host.run()
+        var helper: Int32?
+        try await Self.eventually {
+            helper = Self.children(of: host.processIdentifier).first
+            return helper != nil
+        }
+        let pid = try #require(helper)
+        try await Task.sleep(for: .milliseconds(200))  // into the entry function
+        #expect(Self.isRunning(pid))
+        kill(host.processIdentifier, SIGKILL)
+        host.waitUntilExit()
+        try await Self.eventually { !Self.isRunning(pid) }
+        #expect(!Self.isRunning(pid), "the helper outlived its host")
+    }
+
+    /// The pids whose parent is `parent`.
+    static func children(of parent: Int32) -> [Int32] {
+        let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return all.compactMap(Int32.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent
+        }
+    }
+
+    @Test func theHelperRefusesToRunByHand() throws {
+        let (status, output) = try TestPlugins.run("\(Repository.root)/.build/debug/autofill-provider-helper", [])
+        #expect(status == 64)
+        #expect(output.contains("is started by autofill, not by hand"))
+    }
+
+    /// A stand-in helper (a Python script on the same descriptors) that says `hello` with `version`,
+    /// then sends `after` (raw bytes) and waits for the host to close the socket.
+    func fakeHelper(version: UInt32, after: [UInt8] = []) throws -> String {
+        let script = "\(folder.path)/fake-helper-\(version)-\(after.count)"
+        let hello = [UInt8](arrayLiteral: 9, 0, 0, 0, 1) + withUnsafeBytes(of: version.littleEndian, Array.init) + [1, 0, 0, 0]
+        let bytes = (hello + after).map(String.init).joined(separator: ",")
+        try """
+            #!/usr/bin/python3
+            import os
+            os.write(3, bytes([\(bytes)]))
+            while os.read(3, 65536): pass
+
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        return script
+    }
+
+    @Test func aHelperOfAnotherProtocolVersionIsRefusedAsAProblem() throws {
+        let faults = Faults()
+        let error = try #require(throws: AutofillError.self) {
+            try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: 2)), onFault: faults.record)
+        }
+        #expect(error.code == .invalidPlugin)
+        #expect(error.problems.map(\.message) == ["the provider helper speaks protocol version 2 and C ABI version 1; this autofill speaks 1 and 1"])
+        #expect(error.problems.first?.fix.hasPrefix("reinstall autofill") == true)
+        #expect(faults.all.isEmpty, "not the plugin's fault")
+    }
+
+    @Test func aHelperThatBreaksTheProtocolIsStoppedAndReported() throws {
+        let faults = Faults()
+        // After a correct hello: a frame claiming 2 GB.
+        let error = try #require(throws: AutofillError.self) {
+            try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: 1, after: [0, 0, 0, 0x80, 1])),
+                       onFault: faults.record)
+        }
+        #expect(error.problems.first?.message.hasPrefix("the provider broke the helper protocol (a frame of 2147483648 bytes") == true,
+                "\(error.problems)")
+        #expect(faults.all.map(\.kind) == [.protocolViolation])
+    }
+
+    @Test func aMissingHelperExecutableSaysWhatToDo() throws {
+        let error = try #require(throws: AutofillError.self) {
+            try launch(try bundle(), options: HelperOptions(executable: "\(folder.path)/no-such-helper"))
+        }
+        #expect(error.code == .notFound)
+        #expect(error.message.contains("is not an executable file"))
+    }
+
+    @Test func theMemoryCeilingAndNoCoreDumpsApplyToTheHelper() throws {
+        let connection = try launch(try bundle(), options: HelperOptions(memoryLimitMegabytes: 300))
+        let pid = try #require(connection.helperProcessID)
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8).split(separator: "\n")
+        let address = try #require(limits.first { $0.hasPrefix("Max address space") })
+        let core = try #require(limits.first { $0.hasPrefix("Max core file size") })
+        #expect(address.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["314572800", "314572800"])
+        #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"])
+    }
+}

@@ -1,0 +1,182 @@
+import AutofillCore
+@testable import AutofillHost
+import Foundation
+import Testing
+
+/// The helper protocol's encoding: every message round-trips, and a reader fed anything else
+/// refuses it by naming the field, never by crashing, allocating what the frame cannot hold, or
+/// repeating the bytes (frames carry secrets).
+struct HelperProtocolTests {
+    static let service = ServiceIdentifier(identifier: "https://example.com/login", type: .url)
+    static let password = PasswordCredentialIdentity(serviceIdentifier: service, user: "alice", recordIdentifier: "r1", rank: -3)
+    static let passkey = PasskeyCredentialIdentity(
+        relyingPartyIdentifier: "example.com", userName: "alice", credentialID: [1, 2, 3], userHandle: [9], recordIdentifier: nil, rank: 7)
+    static let code = OneTimeCodeCredentialIdentity(serviceIdentifier: .init(identifier: "example.com", type: .domain), label: "alice@example.com")
+    static let parameters = PasskeyParameters(
+        relyingParty: "example.com", clientDataHash: Array(repeating: 0xab, count: 32), userVerification: .discouraged,
+        style: .conditional, credentialIDs: [[1], [2, 3]], algorithms: [-7, -257], extensionsJSON: "{\"credProps\":true}",
+        hostUserPresent: true, hostUserVerified: false)
+
+    static let requests: [ProviderRequest] = [
+        .credentialList([service]), .passkeyCredentialList([service], parameters), .oneTimeCodeList([]),
+        .credentialWithoutUserInteraction(.password(password)), .interfaceToProvideCredential(.passkeyAssertion(passkey, parameters)),
+        .credentialWithoutUserInteraction(.oneTimeCode(code)),
+        .passkeyRegistration(PasskeyRegistrationRequest(identity: passkey, parameters: parameters)),
+        .conditionalPasskeyRegistration(PasskeyRegistrationRequest(identity: passkey, parameters: parameters)),
+        .extensionConfiguration, .textToInsert,
+    ]
+
+    static let answers: [ProviderAnswer] = [
+        .credential(.password(PasswordCredential(user: "alice", password: Secret("hunter2")))),
+        .credential(.passkeyAssertion(PasskeyAssertionCredential(
+            relyingParty: "example.com", credentialID: [1], userHandle: [2], authenticatorData: [3, 4], signature: [5],
+            clientDataHash: [6], extensionOutputsJSON: "{}"))),
+        .credential(.passkeyRegistration(PasskeyRegistrationCredential(
+            relyingParty: "example.com", credentialID: [1], attestationObject: [0xa0], clientDataHash: [6]))),
+        .credential(.oneTimeCode(Secret("123456"))), .credential(.text(Secret("text"))), .credential(.configurationCompleted),
+        .error(ExtensionError(.userInteractionRequired)), .error(ExtensionError(.failed, failureReason: "why")),
+        .malformed("password: not valid UTF-8"),
+    ]
+
+    static let helperMessages: [HelperMessage] = [
+        .hello(protocolVersion: 1, abiVersion: 1), .loading(.callingEntry),
+        .loaded(problems: [PluginProblem(.entryRefused, file: "/x.so", keyPath: "AFProviderEntrySymbol", message: "m", fix: "f"),
+                           PluginProblem(.unknownKey, severity: .warning, message: "w", fix: "g")],
+                entryPoints: EntryPoints([EntryPoint.provideCredentialWithoutUserInteraction, .prepareCredentialList])),
+        .loaded(problems: [], entryPoints: nil),
+        .log(.warning, "a line ✓"), .malformedCall(service: "log", problem: "message: not valid UTF-8"),
+    ]
+
+    static let calls: [HostCall] = [
+        .setting("VaultFile"), .storeState, .storeSave([.password(password), .passkey(passkey), .oneTimeCode(code)]), .storeRemove([]),
+        .storeReplace([.oneTimeCode(code)]), .storeRemoveAll,
+        .present(request: 9, .prompt(title: "Unlock", message: "Master password", secret: true, maxLength: 64)),
+        .present(request: 9, .choose(title: "Choose", items: ["a", "b"])),
+        .present(request: 9, .confirm(title: "t", message: "m")), .present(request: 9, .message(title: "t", message: "m")),
+    ]
+
+    static let replies: [HostReply] = [
+        .setting(nil), .setting("v"), .store(nil), .store(.storeDisabled),
+        .storeState(.success(IdentityStoreState(isEnabled: true, supportsIncrementalUpdates: false))),
+        .storeState(.failure(.init(code: .storeBusy))), .status(-1),
+        .userInterface(.success(.text(Secret("master")))), .userInterface(.success(.choice(1))),
+        .userInterface(.success(.confirmed(true))), .userInterface(.success(.acknowledged)),
+        .userInterface(.failure(.canceled)), .userInterface(.failure(.unavailable("no terminal"))),
+    ]
+
+    /// Every message kind, and every call, reply, request and answer inside one.
+    static var messages: [HelperMessage] {
+        var all = helperMessages
+        all.append(.load(protocolVersion: 1, abiVersion: 1, bundlePath: "/plugins/Vault.afprovider"))
+        for (index, call) in calls.enumerated() { all.append(.call(UInt64(index), call)) }
+        for (index, reply) in replies.enumerated() { all.append(.reply(UInt64(index), reply)) }
+        for (index, request) in requests.enumerated() { all.append(.request(UInt64(index), request)) }
+        for (index, answer) in answers.enumerated() { all.append(.call(UInt64(100 + index), .complete(request: UInt64(index), answer))) }
+        return all
+    }
+
+    /// A frame's body: the frame without its length prefix.
+    static func body(_ message: HelperMessage) -> [UInt8] { Array(message.frame.dropFirst(4)) }
+
+    @Test func everyMessageRoundTrips() throws {
+        for message in Self.messages {
+            #expect(try HelperMessage(body: Self.body(message)) == message)
+        }
+    }
+
+    @Test func framesArriveWholeHoweverTheBytesAreSplit() throws {
+        let stream = Self.messages.flatMap(\.frame)
+        var assembler = FrameAssembler()
+        var decoded: [HelperMessage] = []
+        var offset = 0, step = 1
+        while offset < stream.count {
+            let end = min(stream.count, offset + step)
+            stream[offset..<end].withUnsafeBytes { assembler.append($0) }
+            while let body = try assembler.next() { decoded.append(try HelperMessage(body: body)) }
+            offset = end
+            step = step % 97 + 1
+        }
+        #expect(decoded == Self.messages)
+        #expect(!assembler.isMidFrame)
+    }
+
+    @Test func everyTruncationIsRefusedNamingAFieldAndNeverTheSecret() throws {
+        let message = HelperMessage.call(1, .complete(request: 2, .credential(.password(PasswordCredential(user: "alice", password: Secret("hunter2"))))))
+        let body = Self.body(message)
+        for length in 0..<body.count {
+            #expect(throws: FrameError.self) { try HelperMessage(body: Array(body.prefix(length))) }
+            do {
+                _ = try HelperMessage(body: Array(body.prefix(length)))
+            } catch {
+                #expect(!error.message.contains("hunter2"))
+            }
+        }
+        #expect(throws: FrameError.self, "trailing bytes") { try HelperMessage(body: body + [0]) }
+    }
+
+    @Test func aForgedCountCannotMakeTheReaderAllocate() throws {
+        var writer = FrameWriter(tag: 6)  // call
+        writer.u64(1)
+        writer.u8(3)  // storeSave
+        writer.u32(UInt32.max)  // four billion identities, in a frame of a few bytes
+        let error = try #require(throws: FrameError.self) { try HelperMessage(body: Array(writer.frame.dropFirst(4))) }
+        #expect(error.message == "store_save.identities: 4294967295 elements do not fit the frame")
+    }
+
+    @Test func textThatIsNotUTF8IsAProtocolViolation() throws {
+        var writer = FrameWriter(tag: 4)  // log
+        writer.i32(1)
+        writer.bytes([0x66, 0xff, 0xfe])
+        let error = try #require(throws: FrameError.self) { try HelperMessage(body: Array(writer.frame.dropFirst(4))) }
+        #expect(error.message == "log.message: not valid UTF-8")
+    }
+
+    @Test func unknownTagsAndValuesAreRefused() throws {
+        #expect(throws: FrameError.self) { try HelperMessage(body: [99]) }
+        #expect(throws: FrameError.self) { try HelperMessage(body: [2, 9]) }  // loading stage 9
+        var writer = FrameWriter(tag: 6)
+        writer.u64(1)
+        writer.u8(7)  // complete
+        writer.u64(2)
+        writer.u8(2)  // an error
+        writer.i32(55)  // not an AF_ERROR_* value
+        let error = try #require(throws: FrameError.self) { try HelperMessage(body: Array(writer.frame.dropFirst(4))) }
+        #expect(error.message == "error.code: unknown code 55")
+    }
+
+    @Test func aFrameOverTheLimitIsRefusedBeforeItIsRead() throws {
+        var assembler = FrameAssembler()
+        let length = UInt32(HelperProtocol.maximumFrameBytes + 1)
+        withUnsafeBytes(of: length.littleEndian) { assembler.append($0) }
+        #expect(throws: FrameError.self) { try assembler.next() }
+        var empty = FrameAssembler()
+        withUnsafeBytes(of: UInt32(0)) { empty.append($0) }
+        #expect(throws: FrameError.self, "a frame must hold at least its tag") { try empty.next() }
+    }
+
+    @Test func aMessageOverTheLimitIsNotSent() throws {
+        let channel = FrameChannel(descriptor: -1)
+        let huge = String(repeating: "x", count: HelperProtocol.maximumFrameBytes)
+        #expect(throws: FrameError.self) { try channel.send(.log(.info, huge)) }
+    }
+
+    /// When this fails, a model gained (or lost) a field: carry it in HelperMessage+Coding.swift (both
+    /// directions and `everyMessageRoundTrips`), then update the count here.
+    @Test func theEncodingCoversEveryFieldOfTheModels() {
+        func fields(_ value: Any) -> Int { Mirror(reflecting: value).children.count }
+        #expect(fields(Self.password) == 4)
+        #expect(fields(Self.passkey) == 6)
+        #expect(fields(Self.code) == 4)
+        #expect(fields(Self.service) == 2)
+        #expect(fields(Self.parameters) == 9)
+        #expect(fields(PasskeyRegistrationRequest(identity: Self.passkey, parameters: Self.parameters)) == 2)
+        #expect(fields(PasswordCredential(user: "u", password: Secret("p"))) == 2)
+        #expect(fields(PasskeyAssertionCredential(relyingParty: "", credentialID: [], userHandle: [], authenticatorData: [], signature: [],
+                                                  clientDataHash: [])) == 7)
+        #expect(fields(PasskeyRegistrationCredential(relyingParty: "", credentialID: [], attestationObject: [], clientDataHash: [])) == 5)
+        #expect(fields(ExtensionError(.failed)) == 2)
+        #expect(fields(IdentityStoreState(isEnabled: true, supportsIncrementalUpdates: true)) == 2)
+        #expect(fields(PluginProblem(.loadFailed, message: "", fix: "")) == 6)
+        #expect(EntryPoint.allCases.count == 9 && Credential.Kind.allCases.count == 6 && PluginProblem.Code.allCases.count == 17)
+    }
+}
