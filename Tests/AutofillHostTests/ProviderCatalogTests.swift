@@ -154,4 +154,36 @@ struct ProviderCatalogTests {
         #expect(try configuration(extra: ["NoUIDeadlineSeconds": 0.5]).configuration.noUIDeadline == .milliseconds(500))
         #expect(throws: AutofillError.self) { try configuration(extra: ["NoUIDeadlineSeconds": -1.0]) }
     }
+
+    @Test func providersRunInHelperProcessesUnlessTheConfigurationSaysOtherwise() throws {
+        let plain = try configuration().configuration
+        #expect(plain.isolation(for: "org.any") == .helperProcess)
+        #expect(plain.helperOptions == HelperOptions())
+        let mixed = try configuration(extra: ["ProviderIsolation": [
+            "Default": "inProcess", "Providers": ["org.untrusted": "helperProcess"], "MemoryLimitMB": 300, "LoadDeadlineSeconds": 2.5,
+        ]]).configuration
+        #expect(mixed.isolation(for: "org.any") == .inProcess)
+        #expect(mixed.isolation(for: "org.untrusted") == .helperProcess)
+        #expect(mixed.helperOptions == HelperOptions(memoryLimitMegabytes: 300, loadDeadline: .milliseconds(2500)))
+    }
+
+    @Test(arguments: [
+        (["Default": "sandbox"], "ProviderIsolation.Default is \"sandbox\"; use helperProcess or inProcess"),
+        (["Providers": ["org.x": "inprocess"]], "ProviderIsolation.Providers.org.x is \"inprocess\"; use helperProcess or inProcess"),
+        (["MemoryLimitMB": 8], "ProviderIsolation.MemoryLimitMB is 8; give a number of megabytes from 64 to 1048576, or 0 for no limit"),
+        (["LoadDeadlineSeconds": 0], "ProviderIsolation.LoadDeadlineSeconds is 0.0; give a number of seconds above 0 and at most 600"),
+    ] as [([String: any Sendable], String)])
+    func anUnknownIsolationValueIsAConfigurationErrorNamingTheKey(isolation: [String: any Sendable], message: String) throws {
+        let error = try #require(throws: AutofillError.self) { try configuration(extra: ["ProviderIsolation": isolation]) }
+        #expect(error.code == .configuration)
+        #expect(error.message.hasSuffix("is invalid: \(message)"), "\(error.message)")
+    }
+
+    @Test func enablingKeepsTheIsolationSettings() throws {
+        try plugin("org.a")
+        var catalog = ProviderCatalog(file: try configuration(extra: ["ProviderIsolation": ["Providers": ["org.a": "inProcess"]]]))
+        _ = try catalog.enable(try catalog.resolve("org.a").manifest)
+        let saved = try ConfigurationFile.locate(option: "\(folder.path)/config.plist", environment: ["HOME": folder.path])
+        #expect(saved.configuration.isolation(for: "org.a") == .inProcess)
+    }
 }

@@ -1,5 +1,13 @@
 internal import FoundationEssentials
 
+/// How a provider runs: in a helper process of its own (the default) or inside the host.
+public enum ProviderIsolation: String, Sendable, CaseIterable {
+    /// A helper process per provider: a crash, hang or runaway allocation ends only the helper.
+    case helperProcess
+    /// `dlopen` into the host: fastest, for trusted plugins and benchmarks; a crash ends the host.
+    case inProcess
+}
+
 /// The `ProviderIsolation` dictionary of the host configuration: how providers run.
 ///
 /// ```xml

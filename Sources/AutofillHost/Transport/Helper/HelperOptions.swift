@@ -1,0 +1,25 @@
+/// The limits a helper process runs under.
+public struct HelperOptions: Sendable, Equatable {
+    /// The default address-space ceiling per helper (see docs/CONFIGURATION.md for how it was chosen).
+    public static let defaultMemoryLimitMegabytes = 512
+    /// The default time a plugin gets to load (its constructors and entry function).
+    public static let defaultLoadDeadline: Duration = .seconds(10)
+
+    /// The helper's address-space ceiling (`RLIMIT_AS`), in bytes; 0 for none.
+    public var memoryLimitBytes: UInt64
+    /// How long spawning, the handshake and loading the plugin may take before the helper is killed.
+    public var loadDeadline: Duration
+    /// The helper executable; nil for `$AUTOFILL_PROVIDER_HELPER`, else the one next to this executable.
+    public var executable: String?
+
+    /// Creates options.
+    public init(memoryLimitMegabytes: Int = HelperOptions.defaultMemoryLimitMegabytes,
+                loadDeadline: Duration = HelperOptions.defaultLoadDeadline, executable: String? = nil) {
+        self.memoryLimitBytes = UInt64(max(0, memoryLimitMegabytes)) << 20
+        self.loadDeadline = loadDeadline
+        self.executable = executable
+    }
+
+    /// The ceiling in whole megabytes, for messages.
+    var memoryLimitMegabytes: UInt64 { memoryLimitBytes >> 20 }
+}
