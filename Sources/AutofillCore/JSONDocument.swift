@@ -1,5 +1,5 @@
 /// A JSON value that remembers the line it started on, so errors in a user's file can name it.
-indirect enum JSONValue {
+public indirect enum JSONValue: Sendable {
     case object([(key: String, value: JSONNode)])
     case array([JSONNode])
     case string(String)
@@ -7,7 +7,8 @@ indirect enum JSONValue {
     case bool(Bool)
     case null
 
-    var typeName: String {
+    /// "an object", "a string", ...: for error messages.
+    public var typeName: String {
         switch self {
         case .object: "an object"
         case .array: "an array"
@@ -20,27 +21,32 @@ indirect enum JSONValue {
 }
 
 /// A JSON value and its line.
-struct JSONNode {
-    let value: JSONValue
-    let line: Int
+public struct JSONNode: Sendable {
+    /// The value.
+    public let value: JSONValue
+    /// The 1-based line the value starts on.
+    public let line: Int
 }
 
 /// A JSON syntax error with its position.
-struct JSONSyntaxError: Error {
-    let line: Int
-    let column: Int
-    let message: String
+public struct JSONSyntaxError: Error, Sendable {
+    /// 1-based line and column.
+    public let line: Int
+    public let column: Int
+    /// What is wrong there.
+    public let message: String
 }
 
 /// A strict JSON reader (RFC 8259) that records line numbers; no comments, no trailing commas.
-struct JSONDocumentReader {
+public struct JSONDocumentReader {
     private let bytes: [UInt8]
     private var index = 0
     private var line = 1
     private var lineStart = 0
     private static let maximumDepth = 64
 
-    static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
+    /// Parses one JSON document (UTF-8), failing with the line and column of the first error.
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
         var reader = JSONDocumentReader(bytes: bytes)
         reader.skipWhitespace()
         let node = try reader.value(depth: 0)
