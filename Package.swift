@@ -57,6 +57,7 @@ let package = Package(
             dependencies: [
                 "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "CAutofillProvider", "CFFI", "CPAM",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(name: "AutofillProviderKit", dependencies: ["AutofillCore", "AutofillABI", "CAutofillProvider"]),

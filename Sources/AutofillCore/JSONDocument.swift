@@ -213,3 +213,73 @@ public struct JSONDocumentReader {
         return value
     }
 }
+
+// MARK: Writing
+
+extension JSONNode {
+    /// A node built in code (line 0).
+    public init(_ value: JSONValue) {
+        self.init(value: value, line: 0)
+    }
+}
+
+extension JSONValue {
+    /// A string value.
+    public static func text(_ string: String) -> JSONValue { .string(string) }
+
+    /// An object from keys and values, in this order.
+    public static func members(_ members: KeyValuePairs<String, JSONValue>) -> JSONValue {
+        .object(members.map { (key: $0.key, value: JSONNode($0.value)) })
+    }
+
+    /// Compact JSON text (RFC 8259): members in their order, strings escaped, numbers as read.
+    public var serialized: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .object(let members):
+            out += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { out += "," }
+                Self.writeString(member.key, to: &out)
+                out += ":"
+                member.value.value.write(to: &out)
+            }
+            out += "}"
+        case .array(let items):
+            out += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { out += "," }
+                item.value.write(to: &out)
+            }
+            out += "]"
+        case .string(let string): Self.writeString(string, to: &out)
+        case .number(let text): out += text
+        case .bool(let value): out += value ? "true" : "false"
+        case .null: out += "null"
+        }
+    }
+
+    /// `string` as a JSON string literal: `"` and `\` escaped, control characters as `\n` or `\u00XX`.
+    public static func writeString(_ string: String, to out: inout String) {
+        out += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

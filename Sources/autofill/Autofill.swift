@@ -30,6 +30,6 @@ struct Autofill: AsyncParsableCommand {
               75  try again later (an identity store is busy)
               78  configuration error or refused change (a fourth provider)
             """,
-        subcommands: [FillCommand.self, SuggestCommand.self, TextCommand.self, IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self]
+        subcommands: [FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self]
     )
 }
