@@ -82,14 +82,14 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [
-                "AutofillCore", "AutofillOTP",
+                "AutofillCore", "AutofillOTP", "AutofillWebAuthn",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Plugins/VaultProvider/VaultCore"
         ),
         .target(
-            name: "VaultProvider", dependencies: ["AutofillProviderKit", "VaultCore"],
+            name: "VaultProvider", dependencies: ["AutofillProviderKit", "VaultCore", "AutofillWebAuthn"],
             path: "Plugins/VaultProvider/Provider"
         ),
         .executableTarget(
@@ -112,12 +112,21 @@ let package = Package(
             dependencies: ["AutofillWebAuthn", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["fido2_check.py"]
         ),
-        .testTarget(name: "VaultTests", dependencies: ["VaultCore", "AutofillCore", "AutofillStore", "AutofillCompanion", "AutofillTestSupport"]),
+        .testTarget(
+            name: "VaultTests",
+            dependencies: [
+                "VaultCore", "AutofillCore", "AutofillStore", "AutofillCompanion", "AutofillTestSupport", "AutofillWebAuthn",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "AutofillMatchingTests", dependencies: ["AutofillMatching", "AutofillCore"]),
         .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore", "AutofillCompanion", "AutofillTestSupport"]),
         .testTarget(
             name: "AutofillHostTests",
-            dependencies: ["AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport"],
+            dependencies: [
+                "AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport", "AutofillWebAuthn",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillTestSupport"], exclude: ["Snapshots"]),
