@@ -26,3 +26,15 @@ extension Vault {
         return (result, IdentityChanges(from: before.identities, to: vault.contents.identities), vault)
     }
 }
+
+extension Vault {
+    /// ``update(at:unlock:_:)`` for this unlocked vault: re-reads the file under the folder lock
+    /// with this vault's key (so a change the companion saved meanwhile is kept), lets `body`
+    /// change the contents, and saves. For the plugin, which holds the key of the unlocked session.
+    public func update<Result>(_ body: (inout VaultContents) throws -> Result) throws
+        -> (result: Result, changes: IdentityChanges, vault: Vault)
+    {
+        let key = self.key
+        return try Vault.update(at: path, unlock: { path in try Vault.open(at: path, key: key) }, body)
+    }
+}
