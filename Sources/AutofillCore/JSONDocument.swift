@@ -1,5 +1,5 @@
 /// A JSON value that remembers the line it started on, so errors in a user's file can name it.
-public indirect enum JSONValue: Sendable {
+public indirect enum JSONElement: Sendable {
     case object([(key: String, value: JSONNode)])
     case array([JSONNode])
     case string(String)
@@ -23,7 +23,7 @@ public indirect enum JSONValue: Sendable {
 /// A JSON value and its line.
 public struct JSONNode: Sendable {
     /// The value.
-    public let value: JSONValue
+    public let value: JSONElement
     /// The 1-based line the value starts on.
     public let line: Int
 }
@@ -218,17 +218,17 @@ public struct JSONDocumentReader {
 
 extension JSONNode {
     /// A node built in code (line 0).
-    public init(_ value: JSONValue) {
+    public init(_ value: JSONElement) {
         self.init(value: value, line: 0)
     }
 }
 
-extension JSONValue {
+extension JSONElement {
     /// A string value.
-    public static func text(_ string: String) -> JSONValue { .string(string) }
+    public static func text(_ string: String) -> JSONElement { .string(string) }
 
     /// An object from keys and values, in this order.
-    public static func members(_ members: KeyValuePairs<String, JSONValue>) -> JSONValue {
+    public static func members(_ members: KeyValuePairs<String, JSONElement>) -> JSONElement {
         .object(members.map { (key: $0.key, value: JSONNode($0.value)) })
     }
 

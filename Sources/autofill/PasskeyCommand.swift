@@ -133,7 +133,7 @@ struct PasskeyGetCommand: AsyncParsableCommand {
             let router = try session.router(setup)
             defer { session.printTrace(router) }
             let query = try invalidInput { () throws(WebAuthnRequestError) in
-                do { return try ServiceQuery(ceremony.relyingParty) } catch { throw WebAuthnRequestError(error.message) }
+                do throws(ServiceNameError) { return try ServiceQuery(ceremony.relyingParty) } catch { throw WebAuthnRequestError(error.message) }
             }
             let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
             for warning in engine.warnings { printError("autofill: warning: \(warning)") }

@@ -47,7 +47,7 @@ public struct PasskeyCeremony: Sendable {
     /// `{"type":…,"challenge":…,"origin":…,"crossOrigin":false}`: the members in the order
     /// WebAuthn's "limited verification algorithm" expects, serialized as browsers do.
     public static func clientDataJSON(kind: Kind, challenge: [UInt8], origin: WebAuthnOrigin) -> [UInt8] {
-        let value = JSONValue.members([
+        let value = JSONElement.members([
             "type": .text(kind.rawValue),
             "challenge": .text(Base64URL.encode(challenge)),
             "origin": .text(origin.serialized),

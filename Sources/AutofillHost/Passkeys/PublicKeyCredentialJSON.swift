@@ -1,5 +1,6 @@
 public import AutofillCore
 internal import AutofillWebAuthn
+public import AutofillMatching
 
 /// `PublicKeyCredential.toJSON()` (WebAuthn Level 3 §5.1.8): what `autofill passkey get/create
 /// --json` prints, for a relying party's server to verify. Binary members are base64url.
@@ -40,12 +41,12 @@ public enum PublicKeyCredentialJSON {
     }
 
     private static func credential(id: [UInt8], response: [(key: String, value: JSONNode)], extensionOutputs: String?) -> String {
-        var extensions = JSONValue.object([])
+        var extensions = JSONElement.object([])
         if let extensionOutputs, let parsed = try? JSONDocumentReader.parse(Array(extensionOutputs.utf8)), case .object = parsed.value {
             extensions = parsed.value
         }
         let id = Base64URL.encode(id)
-        return JSONValue.members([
+        return JSONElement.members([
             "id": .text(id),
             "rawId": .text(id),
             "type": .text("public-key"),
