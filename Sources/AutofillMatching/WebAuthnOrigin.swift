@@ -48,7 +48,9 @@ public struct WebAuthnOrigin: Sendable, Hashable, CustomStringConvertible {
         default:
             throw .origin(text, "the scheme \(scheme):// is not a web origin; passkeys need https:// (or http://localhost)")
         }
-        name = ServiceName(scheme: scheme, host: parsed.host, port: parsed.port, path: "")
+        // An origin leaves out its scheme's default port, as browsers serialize it.
+        let port = parsed.port == ServiceName.defaultPort(forScheme: scheme) ? nil : parsed.port
+        name = ServiceName(scheme: scheme, host: parsed.host, port: port, path: "")
         serialized = name.description
     }
 

@@ -61,7 +61,7 @@ import Testing
         ("https://example.com", "com", "public suffix"),
         ("https://example.com", "https://example.com", "without a scheme"),
         ("https://example.com", "example.com:443", "without a port"),
-        ("https://192.168.1.10", "168.1.10", "IP address"),
+        ("https://192.168.1.10", "168.1.10", "not a valid service name"),
         ("https://192.168.1.10", "example.com", "IP address"),
         ("http://localhost", "example.com", "localhost"),
     ] as [(String, String, String)])
