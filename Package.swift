@@ -57,6 +57,7 @@ let package = Package(
             dependencies: [
                 "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "CAutofillProvider", "CFFI", "CPAM",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(name: "AutofillProviderKit", dependencies: ["AutofillCore", "AutofillABI", "CAutofillProvider"]),
@@ -111,7 +112,7 @@ let package = Package(
             dependencies: ["AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillTestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots"]),
     ]
 )
 

@@ -56,6 +56,7 @@ enum FillExitStatus {
         case .userInterfaceUnavailable: userInterfaceUnavailable
         case .authenticationFailed: authenticationFailed
         case .providersFailed: 69
+        case .providersRefused: AutofillError(.refused, "").exitStatus
         }
     }
 }

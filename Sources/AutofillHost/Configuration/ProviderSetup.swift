@@ -14,6 +14,8 @@ public struct ProviderSetup: Sendable {
     public let stores: IdentityStoreDirectory
     /// Where providers' log lines go.
     public let logger: Logger
+    /// Where one-line notices for the user go (a provider trusted on first use); nil: the logger, as warnings.
+    public var notify: (@Sendable (String) -> Void)?
 
     /// Creates the setup.
     public init(catalog: ProviderCatalog, stores: IdentityStoreDirectory, logger: Logger) {
@@ -53,6 +55,9 @@ public struct ProviderSetup: Sendable {
         let (manifest, _) = try catalog.resolve(bundleOrID)
         try catalog.checkCanEnable(manifest.identifier)
         let id = manifest.identifier
+        // Enabling approves the plugin's files as they are now (and lifts a quarantine); an enabled one's
+        // files are still compared by launch.
+        let (previousTrust, recorded) = try approveForEnable(manifest, isEnabled: catalog.enabledIDs.contains(id))
         let store: SQLiteIdentityStore
         let wasEnabled: Bool
         do {
@@ -60,6 +65,7 @@ public struct ProviderSetup: Sendable {
             wasEnabled = try store.state().isEnabled
             try store.setEnabled(true)
         } catch {
+            if recorded { restoreTrust(previousTrust, for: id) }
             throw AutofillError(error)
         }
         let connection: any ProviderConnection
@@ -67,9 +73,16 @@ public struct ProviderSetup: Sendable {
             connection = try launch(manifest, store: store, userInterface: userInterface)
         } catch {
             if !wasEnabled && !catalog.enabledIDs.contains(id) { try? store.setEnabled(false) }
+            if recorded { restoreTrust(previousTrust, for: id) }
             throw error
         }
-        let isNew = try catalog.enable(manifest)
+        let isNew: Bool
+        do {
+            isNew = try catalog.enable(manifest)
+        } catch {
+            if recorded { restoreTrust(previousTrust, for: id) }
+            throw error
+        }
         return (manifest, isNew, connection)
     }
 
@@ -77,6 +90,7 @@ public struct ProviderSetup: Sendable {
     @discardableResult
     public mutating func disable(_ id: String) throws(AutofillError) -> Int {
         try catalog.disable(id)
+        forgetTrust(id)
         do {
             guard let store = try SQLiteIdentityStore.openIfExists(providerID: id, in: stores) else { return 0 }
             let count = try store.count()
