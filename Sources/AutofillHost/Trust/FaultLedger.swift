@@ -105,7 +105,9 @@ public struct FaultLedger: Sendable {
         throws(AutofillError) -> ProviderQuarantine?
     {
         let message = message.count > Self.messageLimit ? String(message.prefix(Self.messageLimit)) + "…" : message
-        let fault = ProviderFault(time: now(), kind: kind, message: message, fingerprint: fingerprint)
+        // Whole seconds: what the file keeps (ISO 8601), so what is returned equals what is read back.
+        let time = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
+        let fault = ProviderFault(time: time, kind: kind, message: message, fingerprint: fingerprint)
         let policy = policy
         return try file.update { (document: inout Document) throws(AutofillError) -> ProviderQuarantine? in
             var entry = document.providers[id] ?? Entry()

@@ -100,9 +100,12 @@ public enum PluginPermissions {
             if writable & S_IWGRP != 0 && Self.isPrivateGroup(info.st_gid, of: info.st_uid) { writable &= ~S_IWGRP }
             let sticky = info.st_mode & S_ISVTX != 0
             guard writable != 0, !(role == .ancestor && sticky) else { return }
-            let who = writable == S_IWGRP ? "its group" : writable == S_IWOTH ? "other users" : "its group and other users"
+            let group = "the group \(Self.groupName(info.st_gid))"
+            let who = writable == S_IWGRP ? group : writable == S_IWOTH ? "every user" : "\(group) and every user"
             let mode = "0" + String(info.st_mode & 0o7777, radix: 8)
-            let consequence = role == .searchFolder || role == .ancestor ? "they could add or replace plugins in it" : "they could change the plugin"
+            let consequence =
+                role == .searchFolder || role == .ancestor
+                ? "users other than you could add or replace plugins in it" : "users other than you could change the plugin"
             let fix =
                 role == .searchFolder && sticky
                 ? "keep plugin bundles in a folder only you can write (`mkdir -m 700 FOLDER`) and list it in PluginSearchPaths"
@@ -140,6 +143,14 @@ public enum PluginPermissions {
                 member = member?.advanced(by: 1)
             }
             return true
+        }
+
+        static func groupName(_ gid: gid_t) -> String {
+            var entry = Glibc.group()
+            var result: UnsafeMutablePointer<Glibc.group>?
+            var buffer = [CChar](repeating: 0, count: 16384)
+            guard getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return "\(gid)" }
+            return "\(String(cString: entry.gr_name)) (gid \(gid))"
         }
 
         static func userName(_ uid: uid_t, bare: Bool = false) -> String {

@@ -49,7 +49,7 @@ extension ProviderSetup {
             return
         }
         let record = TrustRecord(fingerprint: fingerprint, bundle: manifest.bundlePath, executable: manifest.executable,
-                                 recorded: Date(), origin: .firstUse)
+                                 recorded: .wholeSecondsNow, origin: .firstUse)
         let kept = try trustRecords.saveIfAbsent(record, for: manifest.identifier)
         guard kept == record else {
             // Another autofill recorded files in the meantime: those are the ones to compare with.
@@ -57,7 +57,7 @@ extension ProviderSetup {
             guard !changed.isEmpty, let refusal = ProviderTrustState.changed(files: changed, record: kept).refusal(for: manifest) else { return }
             throw refusal
         }
-        notice("\(Self.name(manifest)) was enabled without `autofill providers enable`: trusting it as it is now (SHA-256 of \(manifest.executable) and Info.plist recorded in \(trustRecords.path))")
+        notice("trusting \(Self.name(manifest)) as it is now: it was enabled without `autofill providers enable` (the SHA-256 of \(manifest.executable) and Info.plist are recorded in \(trustRecords.path))")
     }
 
     /// Re-records provider `id`'s files as they are now and lifts its quarantine: what the user does after
@@ -71,11 +71,14 @@ extension ProviderSetup {
         }
         let manifest = try catalog.manifest(for: id)
         try checkPermissions(manifest)
-        let current = TrustRecord(fingerprint: try PluginFingerprint(of: manifest), bundle: manifest.bundlePath,
-                                  executable: manifest.executable, recorded: Date(), origin: .trusted)
+        let fingerprint = try PluginFingerprint(of: manifest)
+        let current = TrustRecord(fingerprint: fingerprint, bundle: manifest.bundlePath, executable: manifest.executable,
+                                  recorded: .wholeSecondsNow, origin: .trusted)
         let previous = try trustRecords.record(for: id)
+        // A quarantine of other files was lifted when they changed; report only one that applied.
+        let lifted = try faultLedger.quarantine(for: id, fingerprint: fingerprint)
         try trustRecords.save(current, for: id)
-        let lifted = try faultLedger.clear(id)
+        try faultLedger.clear(id)
         return TrustChange(manifest: manifest, previous: previous, current: current, liftedQuarantine: lifted)
     }
 
@@ -106,7 +109,7 @@ extension ProviderSetup {
         guard !isEnabled || previous == nil else { return (previous, false) }
         try trustRecords.save(
             TrustRecord(fingerprint: try PluginFingerprint(of: manifest), bundle: manifest.bundlePath, executable: manifest.executable,
-                        recorded: Date(), origin: .enabled),
+                        recorded: .wholeSecondsNow, origin: .enabled),
             for: manifest.identifier)
         return (previous, true)
     }

@@ -93,4 +93,7 @@ public struct TrustChange: Sendable {
 extension Date {
     /// `2025-11-22T07:40:12Z`: how the host shows times in messages and lists.
     public var autofillTimestamp: String { formatted(.iso8601) }
+
+    /// Now, in whole seconds: what the host's records keep (ISO 8601), so a value equals itself read back.
+    static var wholeSecondsNow: Date { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
 }
