@@ -14,9 +14,9 @@ struct ProvidersCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the plugins in the search folders and the enabled providers, in order.",
             discussion: """
-                Reads Info.plist files only: no plugin code runs. TRUST says whether autofill would run an
-                enabled provider: trusted, not recorded (trusted on first use), changed (since you enabled
-                or trusted it), quarantined (after repeated crashes), unsafe (other users could change its
+                Reads files only (Info.plist; the enabled providers' libraries for their SHA-256): no plugin code runs. TRUST says whether autofill would run an \
+                enabled provider: trusted, not recorded (trusted on first use), changed (since you enabled \
+                or trusted it), quarantined (after repeated crashes), unsafe (other users could change its \
                 files) or unreadable; the line below says what to do.
                 """)
 
@@ -149,9 +149,9 @@ struct ProvidersCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Trust an enabled provider's files as they are now (after checking a changed plugin).",
             discussion: """
-                autofill records the SHA-256 of a provider's library and Info.plist when you enable it, and
-                refuses to run it (exit 77) once they differ. After checking the change (an update you
-                installed, say), this records the files as they are now and lifts a quarantine. It shows
+                autofill records the SHA-256 of a provider's library and Info.plist when you enable it, and \
+                refuses to run it (exit 77) once they differ. After checking the change (an update you \
+                installed, say), this records the files as they are now and lifts a quarantine. It shows \
                 what changed first and runs none of the provider's code.
                 """)
 
