@@ -46,9 +46,10 @@ public struct ProviderSetup: Sendable {
                          userInterface: userInterface, logger: logger)
     }
 
-    /// Enables the provider (by bundle path or id): enables its store, loads it so it can check in
-    /// and publish its identities, and only then saves the configuration. Nothing changes if the
-    /// plugin is invalid. Returns the manifest and whether it was newly enabled.
+    /// Enables the provider (by bundle path or id): records the SHA-256 of its files (when it is not
+    /// enabled yet; an enabled one's are compared) and lifts its quarantine, enables its store, loads it
+    /// so it can check in and publish its identities, and only then saves the configuration. Nothing
+    /// changes if the plugin is invalid or refused. Returns the manifest and whether it was newly enabled.
     public mutating func enable(_ bundleOrID: String, userInterface: any ProviderUserInterface = UnavailableUserInterface())
         throws(AutofillError) -> (manifest: PluginManifest, isNew: Bool, connection: any ProviderConnection)
     {
