@@ -130,7 +130,7 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py"]),
     ]
 )
 

@@ -60,6 +60,7 @@ enum FillExitStatus {
         case .providersFailed: 69
         case .declined: declined
         case .excludedCredential: excludedCredential
+        case .providersRefused: AutofillError(.refused, "").exitStatus
         }
     }
 }

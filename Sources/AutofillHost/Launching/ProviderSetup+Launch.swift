@@ -11,6 +11,7 @@ extension ProviderSetup {
                        userInterface: any ProviderUserInterface = UnavailableUserInterface())
         throws(AutofillError) -> any ProviderConnection
     {
-        try PluginLoader.load(bundle: manifest.bundlePath, services: services(for: manifest, store: store, userInterface: userInterface))
+        try admit(manifest)
+        return try PluginLoader.load(bundle: manifest.bundlePath, services: services(for: manifest, store: store, userInterface: userInterface))
     }
 }

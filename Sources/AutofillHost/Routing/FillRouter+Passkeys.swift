@@ -12,6 +12,8 @@ extension FillRouter {
         let connection: any ProviderConnection
         do {
             connection = try self.connection(for: manifest)
+        } catch where error.code == .refused {
+            throw .providersRefused([error.description])
         } catch {
             throw .providersFailed(["\(manifest.displayName) could not be loaded: \(error)"])
         }

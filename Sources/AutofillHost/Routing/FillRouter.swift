@@ -30,13 +30,16 @@ public enum FillFailure: Error, Sendable, CustomStringConvertible {
     /// Conditional passkey registration: no provider accepted. Quiet by design; the reasons (one per
     /// provider) are for `--trace`, not an error screen.
     case declined([String])
+    /// Every candidate tried was refused before its provider ran (changed files, unsafe permissions,
+    /// quarantine); the messages say why and what to do.
+    case providersRefused([String])
 
     public var description: String {
         switch self {
         case .nothingToFill(let message), .canceled(let message), .userInterfaceUnavailable(let message),
             .authenticationFailed(let message), .excludedCredential(let message):
             message
-        case .providersFailed(let messages), .declined(let messages): messages.joined(separator: "\n")
+        case .providersFailed(let messages), .declined(let messages), .providersRefused(let messages): messages.joined(separator: "\n")
         }
     }
 }
@@ -96,6 +99,7 @@ public final class FillRouter: Sendable {
         var failures: [Int: String] = [:]
         var messages: [String] = []
         var tried: Set<Int> = []
+        var refusedOnly = true
         var next = try firstChoice(candidates, pick: pick)
         while true {
             tried.insert(next)
@@ -105,6 +109,10 @@ public final class FillRouter: Sendable {
             case .stop(let failure):
                 throw failure
             case .failed(let message):
+                failures[next] = message
+                messages.append(message)
+                refusedOnly = false
+            case .refused(let message):
                 failures[next] = message
                 messages.append(message)
             }
@@ -120,7 +128,7 @@ public final class FillRouter: Sendable {
             }
             guard fallback, let following = remaining.first else {
                 if !fallback && !remaining.isEmpty { messages.append("Pass --fallback to try the next suggestion automatically.") }
-                throw .providersFailed(messages)
+                throw refusedOnly ? .providersRefused(messages) : .providersFailed(messages)
             }
             notify("\(messages[messages.count - 1]). Trying the next suggestion: \(Self.label(candidates[following])).")
             next = following
@@ -173,6 +181,8 @@ public final class FillRouter: Sendable {
     enum Attempt {
         case filled(FillResult)
         case failed(String)
+        /// The provider was not run: the host refused it (trust, permissions, quarantine).
+        case refused(String)
         case stop(FillFailure)
     }
 
@@ -187,6 +197,8 @@ public final class FillRouter: Sendable {
         do {
             manifest = try setup.catalog.manifest(for: suggestion.providerID)
             connection = try self.connection(for: manifest)
+        } catch where error.code == .refused {
+            return .refused(error.description)
         } catch {
             return .failed("\(suggestion.providerName) could not be loaded: \(error)")
         }
@@ -333,6 +345,8 @@ public final class FillRouter: Sendable {
             connection = try self.connection(for: manifest)
         } catch let failure as FillFailure {
             throw failure
+        } catch let error as AutofillError where error.code == .refused {
+            throw .providersRefused([error.description])
         } catch {
             throw .providersFailed(["\(manifest.displayName) could not be loaded: \(error)"])
         }
