@@ -83,4 +83,17 @@ struct FillRecordsTests {
         try cache.recordFill(of: Fixture.alice, in: vault)
         #expect(try cache.secondsSinceFill(of: Fixture.alice, in: vault) == 0)
     }
+
+    @Test func lockingForgetsTheFillRecords() throws {
+        let vault = try Fixture.vault(in: folder)
+        let other = try Fixture.vault(in: folder, name: "other.afvault")
+        try cache.recordFill(of: Fixture.alice, in: vault)
+        try cache.recordFill(of: Fixture.alice, in: other)
+        try cache.remove(for: vault.path)
+        #expect(try cache.secondsSinceFill(of: Fixture.alice, in: vault) == nil)
+        #expect(try cache.secondsSinceFill(of: Fixture.alice, in: other) == 0)
+        try cache.removeAll()
+        #expect(try cache.secondsSinceFill(of: Fixture.alice, in: other) == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sessionFolder).isEmpty)
+    }
 }

@@ -145,10 +145,24 @@ struct PasskeyEntryTests {
         companion.contents.remove(id: "vault-2")
         try companion.save()
         let passkey = try Self.alicePasskey()
-        let outcome = try vault.update { contents in try contents.add(.passkey(passkey)) }
+        let outcome = try vault.update(waitingAtMost: 1) { contents in try contents.add(.passkey(passkey)) }
         #expect(outcome.changes.save == [VaultEntry.passkey(passkey).identity!])
         let reopened = try Vault.open(at: vault.path, password: Fixture.password)
         #expect(reopened.contents.passkeys == [passkey])
         #expect(reopened.contents.entry(id: "vault-2") == nil, "the companion's removal is kept")
+    }
+
+    @Test func anUpdateThatCannotGetTheLockInTimeIsBusy() throws {
+        let vault = try Fixture.vault(in: folder)
+        let fd = open(folder.path, O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX) == 0)  // another program holds the write lock
+        let start = Date()
+        #expect(throws: VaultError(.busy, "the vault \(vault.path) is being changed by another program (autofill-vault?); try again when it is done")) {
+            try vault.update(waitingAtMost: 0.2) { contents in contents.remove(id: "vault-1") }
+        }
+        #expect(Date().timeIntervalSince(start) < 2)
+        flock(fd, LOCK_UN)
+        #expect(try vault.update(waitingAtMost: 0.2) { contents in contents.remove(id: "vault-1") }.result != nil)
     }
 }

@@ -23,13 +23,7 @@ extension PasskeyEntry {
         id: String = VaultContents.newID(), relyingParty: String, userName: String, userHandle: [UInt8],
         created: Int64? = nil
     ) throws(VaultError) -> PasskeyEntry {
-        guard !relyingParty.isEmpty, !relyingParty.contains(where: { $0.isWhitespace || "/:@?#".contains($0) }) else {
-            throw VaultError(.invalidInput, "the relying party id \"\(relyingParty)\" is not a domain like example.com")
-        }
-        guard !userName.isEmpty else { throw VaultError(.invalidInput, "the passkey's user name is empty: the relying party must name the account") }
-        guard (1...maximumUserHandleLength).contains(userHandle.count) else {
-            throw VaultError(.invalidInput, "the user handle has \(userHandle.count) bytes; WebAuthn needs 1 to \(maximumUserHandleLength)")
-        }
+        try checkAccount(relyingParty: relyingParty, userName: userName, userHandle: userHandle)
         var random = SystemRandomNumberGenerator()
         let credentialID = (0..<credentialIDLength).map { _ in UInt8.random(in: .min ... .max, using: &random) }
         let key = ES256.generateKey()
@@ -37,6 +31,18 @@ extension PasskeyEntry {
             id: id, relyingParty: relyingParty, userName: userName, userHandle: userHandle, credentialID: credentialID,
             privateKey: Secret(Base64URL.encode(Array(key.rawRepresentation))), signCount: 0,
             created: created ?? Int64(SessionCache.wallClock()))
+    }
+
+    /// Checks what a relying party gave for a new passkey: a relying party id that is a bare domain,
+    /// a user name, and a user handle of 1 to 64 bytes.
+    public static func checkAccount(relyingParty: String, userName: String, userHandle: [UInt8]) throws(VaultError) {
+        guard !relyingParty.isEmpty, !relyingParty.contains(where: { $0.isWhitespace || "/:@?#".contains($0) }) else {
+            throw VaultError(.invalidInput, "the relying party id \"\(relyingParty)\" is not a domain like example.com")
+        }
+        guard !userName.isEmpty else { throw VaultError(.invalidInput, "the passkey's user name is empty: the relying party must name the account") }
+        guard (1...maximumUserHandleLength).contains(userHandle.count) else {
+            throw VaultError(.invalidInput, "the user handle has \(userHandle.count) bytes; WebAuthn needs 1 to \(maximumUserHandleLength)")
+        }
     }
 
     /// The P-256 signing key; a damaged key names the entry, never the key.

@@ -80,8 +80,8 @@ extension SessionCache {
         return record
     }
 
-    /// The names of the session files in the folder.
-    func sessionFiles(in folderFD: Int32) -> [String] {
+    /// The names of the session files (or, with `suffix` ".fills", the fill records) in the folder.
+    func sessionFiles(in folderFD: Int32, suffix: String = ".session") -> [String] {
         let copy = dup(folderFD)
         guard copy >= 0, let directory = fdopendir(copy) else { return [] }
         defer { closedir(directory) }
@@ -90,7 +90,7 @@ extension SessionCache {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            if name.hasPrefix("vault-") && name.hasSuffix(".session") { names.append(name) }
+            if name.hasPrefix("vault-") && name.hasSuffix(suffix) { names.append(name) }
         }
         return names
     }
