@@ -51,16 +51,16 @@ extension VaultProvider: CredentialProviding {
         }
     }
 
-    /// Completes with `login`'s password and, once the host took it, records the fill (what an
-    /// automatic passkey upgrade checks); a record that cannot be written is only logged.
+    /// Records the fill (what an automatic passkey upgrade checks), then completes with `login`'s
+    /// password. The record comes first: once the host has the password it may exit at once, before
+    /// this thread runs again. A record that cannot be written is only logged.
     func complete(_ context: ExtensionContext, with login: PasswordEntry, from vault: Vault) {
-        let result = context.completeRequest(withSelectedCredential: PasswordCredential(user: login.user, password: login.password))
-        guard result == .accepted else { return }
         do {
             try sessions.recordFill(of: login, in: vault)
         } catch {
             host.log(.warning, "the fill was not recorded, so an automatic passkey upgrade will not follow it: \(error.message)")
         }
+        context.completeRequest(withSelectedCredential: PasswordCredential(user: login.user, password: login.password))
     }
 
     /// Completes with the current code of `generator`, or fails naming the entry.
