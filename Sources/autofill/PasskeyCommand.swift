@@ -112,8 +112,12 @@ struct PasskeyGetCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Use the Nth suggestion without asking.", valueName: "n")) var pick: Int?
     @Option(help: ArgumentHelp("Use the passkey of this user name without asking.", valueName: "name")) var user: String?
     @Flag(help: "If a provider fails, try the next passkey automatically.") var fallback = false
+    @Flag(help: "Open a passkey provider's own list (its passkeys and passwords) instead of the suggestions.") var list = false
+    @Option(help: ArgumentHelp("With --list: the provider whose list to open.", valueName: "id")) var provider: String?
 
     func validate() throws {
+        if provider != nil && !list { throw ValidationError("--provider goes with --list") }
+        if list && (pick != nil || user != nil) { throw ValidationError("--list lets you choose in the provider's list; drop --pick and --user") }
         if pick != nil && user != nil { throw ValidationError("give --pick or --user, not both") }
         if let pick, pick < 1 { throw ValidationError("--pick takes a position from 1") }
     }
@@ -134,6 +138,15 @@ struct PasskeyGetCommand: AsyncParsableCommand {
             defer { session.printTrace(router) }
             let query = try invalidInput { () throws(WebAuthnRequestError) in
                 do throws(ServiceNameError) { return try ServiceQuery(ceremony.relyingParty) } catch { throw WebAuthnRequestError(error.message) }
+            }
+            if list {
+                let parameters = ceremony.parameters(userVerification: options.userVerification, credentialIDs: options.allowCredentials,
+                                                     extensionsJSON: options.extensionsJSON)
+                let services = (try? ServiceQuery(origin.serialized).serviceIdentifiers) ?? query.serviceIdentifiers
+                let result = try await router.passkeyFromList(providerID: try listProvider(setup, router: router), services: services,
+                                                              parameters: parameters)
+                try printListResult(result, ceremony: ceremony)
+                return
             }
             let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
             for warning in engine.warnings { printError("autofill: warning: \(warning)") }
@@ -164,6 +177,46 @@ struct PasskeyGetCommand: AsyncParsableCommand {
                 let user = result.suggestion?.identity.displayUser ?? ""
                 print("Signed in to \(ceremony.relyingParty) as \(user) with \(result.providerName)'s passkey (\(result.authentication.method.rawValue)); --json prints the PublicKeyCredential.")
             }
+        }
+    }
+}
+
+extension PasskeyGetCommand {
+    /// The provider whose list to open: --provider, the only passkey provider, or the user's choice.
+    func listProvider(_ setup: ProviderSetup, router: FillRouter) throws -> String {
+        let providers = setup.catalog.enabledIDs.compactMap { try? setup.catalog.manifest(for: $0) }
+            .filter { $0.capabilities.contains(.providesPasskeys) }
+        if let provider {
+            guard providers.contains(where: { $0.identifier == provider }) else {
+                throw AutofillError(.usage, "\(provider) is not an enabled provider that declares ProvidesPasskeys")
+            }
+            return provider
+        }
+        guard !providers.isEmpty else { throw FillFailure.nothingToFill("No enabled provider declares ProvidesPasskeys.") }
+        if providers.count == 1 { return providers[0].identifier }
+        do {
+            guard case .choice(let index) = try router.userInterface.present(
+                .choose(title: "Whose list?", items: providers.map(\.displayName)), providerName: "autofill")
+            else { throw FillFailure.canceled("Nothing was signed.") }
+            return providers[index].identifier
+        } catch UserInterfaceError.canceled {
+            throw FillFailure.canceled("Nothing was signed.")
+        } catch UserInterfaceError.unavailable(let why) {
+            throw FillFailure.userInterfaceUnavailable("Choose the list with --provider ID (\(why)).")
+        }
+    }
+
+    /// A list answers with a passkey (the PublicKeyCredential) or a password (printed as `fill` prints it).
+    func printListResult(_ result: FillResult, ceremony: PasskeyCeremony) throws {
+        switch result.credential {
+        case .passkeyAssertion(let assertion):
+            if input.json {
+                print(PublicKeyCredentialJSON.assertion(assertion, clientDataJSON: ceremony.clientDataJSON))
+            } else {
+                print("Signed in to \(ceremony.relyingParty) with \(result.providerName)'s passkey; --json prints the PublicKeyCredential.")
+            }
+        default:
+            try FillOutput(result).print(as: input.json ? .json : .plain)
         }
     }
 }

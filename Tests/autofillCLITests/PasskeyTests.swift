@@ -162,6 +162,24 @@ struct PasskeyTests {
         #expect(listed.stdout.components(separatedBy: "\"passkey\"").count == 2, "still one passkey: \(listed.stdout)")
     }
 
+    @Test func theProvidersListOffersItsPasskeysAndItsPasswords() throws {
+        _ = try registerAlice()
+        // Choosing the passkey (the first item) is presence; the vault was unlocked by the registration.
+        let options = try authenticationOptions("alice")
+        var listed = try autofill(["passkey", "get", "--list", "--origin", "https://example.com", "--options", options, "--json"],
+                                  script: "choose 1\n")
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let verdict = try verify("authentication", "alice", listed.stdout)
+        #expect(verdict.accepted, "\(verdict.reason)")
+        #expect(verdict.summary["userPresent"] as? Bool == true && verdict.summary["userVerified"] as? Bool == false)
+
+        // A password from the same list is printed as `fill` prints it.
+        listed = try autofill(["passkey", "get", "--list", "--origin", "https://example.com", "--options", try authenticationOptions("alice")],
+                              script: "choose 2\n")
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout == "alice-demo-password\n")
+    }
+
     // MARK: Automatic passkey upgrade
 
     @Test func theAutomaticUpgradeFollowsARecentPasswordFillAndNeverAsks() throws {

@@ -99,6 +99,17 @@ extension FillRouter {
         throw .declined(reasons)
     }
 
+    /// Opens a passkey provider's list during a sign-in (`prepareCredentialList(for:requestParameters:)`):
+    /// the user picks one of its passkeys (an assertion, checked like any other) or a password.
+    public func passkeyFromList(providerID: String, services: [ServiceIdentifier], parameters: PasskeyParameters) async throws(FillFailure) -> FillResult {
+        let result = try await interfaceRequest(.passkeyCredentialList(services, parameters), providerID: providerID, capability: .providesPasskeys)
+        if case .passkeyAssertion(let assertion) = result.credential,
+           let problem = PasskeyResultCheck.problem(with: assertion, parameters: parameters, expectedCredential: nil) {
+            throw .providersFailed(["\(result.providerName) answered with \(problem)"])
+        }
+        return result
+    }
+
     /// The provider to create a passkey with.
     private func registrationProvider(_ providerID: String?) throws(FillFailure) -> PluginManifest {
         let providers = setup.catalog.enabledIDs.compactMap { try? setup.catalog.manifest(for: $0) }

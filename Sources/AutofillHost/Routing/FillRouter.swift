@@ -326,7 +326,7 @@ public final class FillRouter: Sendable {
         }
     }
 
-    private func interfaceRequest(_ request: ProviderRequest, providerID: String, capability: Capability) async throws(FillFailure) -> FillResult {
+    func interfaceRequest(_ request: ProviderRequest, providerID: String, capability: Capability) async throws(FillFailure) -> FillResult {
         let manifest: PluginManifest
         do {
             manifest = try setup.catalog.manifest(for: providerID)
@@ -336,7 +336,7 @@ public final class FillRouter: Sendable {
         return try await interfaceRequest(request, manifest: manifest, capability: capability)
     }
 
-    private func interfaceRequest(_ request: ProviderRequest, manifest: PluginManifest, capability: Capability) async throws(FillFailure) -> FillResult {
+    func interfaceRequest(_ request: ProviderRequest, manifest: PluginManifest, capability: Capability) async throws(FillFailure) -> FillResult {
         let connection: any ProviderConnection
         do {
             guard manifest.capabilities.contains(capability) else {
