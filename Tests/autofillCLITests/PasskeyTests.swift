@@ -1,3 +1,6 @@
+import AutofillCore
+import AutofillHost
+import AutofillMatching
 import Foundation
 import Testing
 
@@ -178,6 +181,28 @@ struct PasskeyTests {
                               script: "choose 2\n")
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout == "alice-demo-password\n")
+    }
+
+    @Test func aCallerThatBuiltTheClientDataPassesItsHash() throws {
+        _ = try registerAlice()
+        let optionsFile = try authenticationOptions("alice")
+        let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(home.path)/alice.json"))) as! [String: Any]
+        let challenge = try #require(Base64URL.decode(state["challenge"] as! String))
+        let clientData = PasskeyCeremony.clientDataJSON(kind: .get, challenge: challenge, origin: try WebAuthnOrigin("https://example.com"))
+        let hash = Base64URL.encode(PasskeyCeremony.sha256(clientData))
+        let signed = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", optionsFile,
+                                   "--client-data-hash", hash, "--json", "--trace"])
+        let suggestions = try autofill(["suggest", "example.com", "--type", "passkey"]).stdout
+        #expect(signed.status == 0, "\(signed.stderr) \(suggestions)")
+        #expect(!signed.stdout.contains("clientDataJSON"), "the caller holds the client data")
+        // The caller puts its client data into the response; the relying party verifies the whole.
+        var credential = try JSONSerialization.jsonObject(with: Data(signed.stdout.utf8)) as! [String: Any]
+        var response = credential["response"] as! [String: Any]
+        response["clientDataJSON"] = Base64URL.encode(clientData)
+        credential["response"] = response
+        let completed = String(decoding: try JSONSerialization.data(withJSONObject: credential), as: UTF8.self)
+        let verdict = try verify("authentication", "alice", completed)
+        #expect(verdict.accepted, "\(verdict.reason)")
     }
 
     // MARK: Automatic passkey upgrade
