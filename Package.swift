@@ -10,6 +10,8 @@
 //   AutofillABI          the one translation between C ABI structs and core models
 //   CFFI                 libffi shim (system library): per-plugin host-service closures
 //   AutofillHost         discovers, validates and loads plugins; configuration; transport
+//   CAutofillHelper      libc calls of helper processes Swift cannot make (spawn, prctl, signals)
+//   autofill-provider-helper  runs one plugin in a process of its own (the default isolation)
 //   AutofillProviderKit  the Swift SDK for provider authors
 //   AutofillCompanion    a provider's companion program writing its identity store
 //   autofill             the command-line tool
@@ -31,6 +33,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "autofill", targets: ["autofill"]),
+        .executable(name: "autofill-provider-helper", targets: ["autofill-provider-helper"]),
         .library(name: "AutofillProviderKit", targets: ["AutofillProviderKit"]),
         .library(name: "AutofillCompanion", targets: ["AutofillCompanion"]),
         .library(name: "AutofillOTP", targets: ["AutofillOTP"]),
@@ -46,6 +49,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CAutofillProvider"),
+        .target(name: "CAutofillHelper"),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "AutofillCore"),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
@@ -59,6 +63,7 @@ let package = Package(
             name: "AutofillHost",
             dependencies: [
                 "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
+                "CAutofillHelper",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -75,6 +80,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "autofill-provider-helper", dependencies: ["AutofillHost"]),
         .executableTarget(
             name: "autofill-bench",
             dependencies: ["AutofillHost", "AutofillStore", "AutofillMatching", "AutofillCore"],

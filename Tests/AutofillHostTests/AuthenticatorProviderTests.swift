@@ -3,7 +3,8 @@ import AutofillHost
 import Foundation
 import Testing
 
-/// The AuthenticatorProvider sample through the real C ABI, its codes checked against `oathtool`.
+/// The AuthenticatorProvider sample through the real C ABI, its codes checked against `oathtool`;
+/// in this process and in a helper process.
 struct AuthenticatorProviderTests {
     let folder: TemporaryFolder
     let log = LogCapture()
@@ -22,12 +23,13 @@ struct AuthenticatorProviderTests {
 
     /// Loads a fresh copy of the built sample (a new .so file, so a new load) from `folder`.
     func load(
-        settings: [String: String], store: InMemoryIdentityStore = InMemoryIdentityStore(),
+        _ isolation: ProviderIsolation, settings: [String: String], store: InMemoryIdentityStore = InMemoryIdentityStore(),
         ui: any ProviderUserInterface = UnavailableUserInterface(), into copyFolder: String? = nil
-    ) throws -> InProcessConnection {
+    ) throws -> any ProviderConnection {
         let bundle = try TestPlugins.copyOfSample("AuthenticatorProvider", into: copyFolder ?? folder.path)
-        return try PluginLoader.load(
-            bundle: bundle, services: ProviderServices(store: store, settings: settings, userInterface: ui, logger: log.logger))
+        return try Isolated.load(
+            bundle, services: ProviderServices(store: store, settings: settings, userInterface: ui, logger: log.logger),
+            isolation: isolation)
     }
 
     func write(_ lines: [String], to name: String = "otpauth.txt") throws -> String {
@@ -77,7 +79,8 @@ struct AuthenticatorProviderTests {
 
     // MARK: Identities
 
-    @Test func publishesOneIdentityPerURIWithStableRecordIdentifiers() throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func publishesOneIdentityPerURIWithStableRecordIdentifiers(isolation: ProviderIsolation) throws {
         let file = try write([
             "# my codes",
             Self.totp,
@@ -86,7 +89,7 @@ struct AuthenticatorProviderTests {
             "otpauth://totp/GitHub:carol?secret=\(Self.listSecret)",
         ])
         let store = InMemoryIdentityStore()
-        _ = try load(settings: ["OTPAuthFile": file], store: store)
+        _ = try load(isolation, settings: ["OTPAuthFile": file], store: store)
         let published = store.allIdentities.compactMap { identity -> OneTimeCodeCredentialIdentity? in
             if case .oneTimeCode(let otp) = identity { return otp }
             return nil
@@ -108,17 +111,18 @@ struct AuthenticatorProviderTests {
         ], to: "reordered.txt")
         let other = try TemporaryFolder()
         let store2 = InMemoryIdentityStore()
-        _ = try load(settings: ["OTPAuthFile": reordered], store: store2, into: other.path)
+        _ = try load(isolation, settings: ["OTPAuthFile": reordered], store: store2, into: other.path)
         for identity in published {
             #expect(try Self.identity(identity.label, in: store2).recordIdentifier == identity.recordIdentifier)
         }
         expectLogsClean(of: [Self.totpSecret, Self.hotpSecret, Self.listSecret])
     }
 
-    @Test func aRepeatedIssuerAndAccountGetsASuffixAndAWarning() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func aRepeatedIssuerAndAccountGetsASuffixAndAWarning(isolation: ProviderIsolation) async throws {
         let file = try write([Self.totp, "otpauth://totp/Example:alice@example.com?secret=\(Self.listSecret)&issuer=Example"])
         let store = InMemoryIdentityStore()
-        let provider = try load(settings: ["OTPAuthFile": file], store: store)
+        let provider = try load(isolation, settings: ["OTPAuthFile": file], store: store)
         let records = store.allIdentities.compactMap(\.recordIdentifier)
         #expect(records.count == 2)
         #expect(records.last == records[0] + "-2")
@@ -133,9 +137,10 @@ struct AuthenticatorProviderTests {
         #expect(try Self.oathtoolTOTP(Self.listSecret, from: start, to: Date()).contains(code))
     }
 
-    @Test func withoutSettingsItPublishesNothingAndFindsNothing() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func withoutSettingsItPublishesNothingAndFindsNothing(isolation: ProviderIsolation) async throws {
         let store = InMemoryIdentityStore()
-        let provider = try load(settings: [:], store: store)
+        let provider = try load(isolation, settings: [:], store: store)
         #expect(store.allIdentities.isEmpty)
         let identity = OneTimeCodeCredentialIdentity(
             serviceIdentifier: .init(identifier: "example.com", type: .domain), label: "x", recordIdentifier: "otp-1")
@@ -146,10 +151,11 @@ struct AuthenticatorProviderTests {
 
     // MARK: TOTP
 
-    @Test func aTOTPCodeIsOathtoolsCodeForThatMoment() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func aTOTPCodeIsOathtoolsCodeForThatMoment(isolation: ProviderIsolation) async throws {
         let file = try write([Self.totp])
         let store = InMemoryIdentityStore()
-        let provider = try load(settings: ["OTPAuthFile": file], store: store)
+        let provider = try load(isolation, settings: ["OTPAuthFile": file], store: store)
         let identity = try Self.identity("Example:alice@example.com", in: store)
 
         let before = Date()
@@ -166,9 +172,10 @@ struct AuthenticatorProviderTests {
         expectLogsClean(of: [Self.totpSecret], codes: [code, again])
     }
 
-    @Test func anIdentityWithoutItsRecordIsFoundByServiceAndLabel() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func anIdentityWithoutItsRecordIsFoundByServiceAndLabel(isolation: ProviderIsolation) async throws {
         let file = try write([Self.totp])
-        let provider = try load(settings: ["OTPAuthFile": file])
+        let provider = try load(isolation, settings: ["OTPAuthFile": file])
         let identity = OneTimeCodeCredentialIdentity(
             serviceIdentifier: .init(identifier: "example.com", type: .domain), label: "Example:alice@example.com")
         let start = Date()
@@ -176,9 +183,10 @@ struct AuthenticatorProviderTests {
         #expect(try Self.oathtoolTOTP(Self.totpSecret, from: start, to: Date()).contains(code))
     }
 
-    @Test func anUnknownRecordIsCredentialIdentityNotFound() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func anUnknownRecordIsCredentialIdentityNotFound(isolation: ProviderIsolation) async throws {
         let file = try write([Self.totp])
-        let provider = try load(settings: ["OTPAuthFile": file])
+        let provider = try load(isolation, settings: ["OTPAuthFile": file])
         let unknown = OneTimeCodeCredentialIdentity(
             serviceIdentifier: .init(identifier: "example.org", type: .domain), label: "Nobody:mallory", recordIdentifier: "otp-000000000000")
         guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(unknown)), deadline: .seconds(3))
@@ -195,10 +203,11 @@ struct AuthenticatorProviderTests {
 
     // MARK: HOTP
 
-    @Test func hotpCodesAdvanceAndTheCounterSurvivesAFreshLoad() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func hotpCodesAdvanceAndTheCounterSurvivesAFreshLoad(isolation: ProviderIsolation) async throws {
         let file = try write([Self.hotp])
         let store = InMemoryIdentityStore()
-        let provider = try load(settings: ["OTPAuthFile": file], store: store)
+        let provider = try load(isolation, settings: ["OTPAuthFile": file], store: store)
         let identity = try Self.identity("Counter:bob", in: store)
         // FNV-1a of "Counter", 0x1F, "bob": pinned, because records and counters are keyed by it.
         #expect(identity.recordIdentifier == "otp-e6c10a3076f3")
@@ -222,7 +231,7 @@ struct AuthenticatorProviderTests {
 
         // A fresh load (another copy of the bundle) continues at 7.
         let other = try TemporaryFolder()
-        let fresh = try load(settings: ["OTPAuthFile": file], into: other.path)
+        let fresh = try load(isolation, settings: ["OTPAuthFile": file], into: other.path)
         let third = try #require(Self.code(await fresh.send(request, deadline: .seconds(3))))
         #expect(third == (try Self.oathtool(["--hotp", "-b", "-c", "7", "-"], key: Self.hotpSecret)))
         // …and so does the first load, which reads the state file again for every code.
@@ -231,11 +240,12 @@ struct AuthenticatorProviderTests {
         expectLogsClean(of: [Self.hotpSecret], codes: [first, second, third, fourth])
     }
 
-    @Test func theStateFileSettingIsHonouredAndADamagedOneIsNotReset() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func theStateFileSettingIsHonouredAndADamagedOneIsNotReset(isolation: ProviderIsolation) async throws {
         let file = try write([Self.hotp])
         let state = "\(folder.path)/counters.json"
         let store = InMemoryIdentityStore()
-        let provider = try load(settings: ["OTPAuthFile": file, "StateFile": state], store: store)
+        let provider = try load(isolation, settings: ["OTPAuthFile": file, "StateFile": state], store: store)
         let request = ProviderRequest.credentialWithoutUserInteraction(.oneTimeCode(try Self.identity("Counter:bob", in: store)))
         #expect(Self.code(await provider.send(request, deadline: .seconds(3))) != nil)
         #expect(FileManager.default.fileExists(atPath: state))
@@ -250,7 +260,8 @@ struct AuthenticatorProviderTests {
 
     // MARK: The list
 
-    @Test func theListPutsMatchingEntriesFirstAndCompletesWithTheChosenOne() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func theListPutsMatchingEntriesFirstAndCompletesWithTheChosenOne(isolation: ProviderIsolation) async throws {
         let file = try write([
             "otpauth://totp/Other:zoe?secret=\(Self.totpSecret)&issuer=Other&af_domain=a.test",
             "otpauth://totp/Example:carol?secret=\(Self.listSecret)&issuer=Example&af_domain=example.com",
@@ -259,7 +270,7 @@ struct AuthenticatorProviderTests {
             "otpauth://totp/Login:eve?secret=\(Self.totpSecret)&af_domain=login.example.com",
         ])
         let ui = ScriptedUI([.success(.choice(0)), .success(.choice(3)), .failure(.canceled)])
-        let provider = try load(settings: ["OTPAuthFile": file], ui: ui)
+        let provider = try load(isolation, settings: ["OTPAuthFile": file], ui: ui)
         let services = [ServiceIdentifier(identifier: "https://user@Login.Example.com:8443/sign-in?next=/", type: .url)]
 
         let start = Date()
@@ -283,13 +294,14 @@ struct AuthenticatorProviderTests {
         expectLogsClean(of: [Self.totpSecret, Self.listSecret, Self.hotpSecret], codes: [chosen, hotp])
     }
 
-    @Test func aDomainIdentifierMatchesItsParentDomainEntries() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func aDomainIdentifierMatchesItsParentDomainEntries(isolation: ProviderIsolation) async throws {
         let file = try write([
             "otpauth://totp/Other:zoe?secret=\(Self.totpSecret)&af_domain=a.test",
             "otpauth://totp/Example:carol?secret=\(Self.listSecret)&issuer=Example&af_domain=example.com",
         ])
         let ui = ScriptedUI([.success(.choice(0))])
-        let provider = try load(settings: ["OTPAuthFile": file], ui: ui)
+        let provider = try load(isolation, settings: ["OTPAuthFile": file], ui: ui)
         let start = Date()
         let code = try #require(Self.code(await provider.send(
             .oneTimeCodeList([ServiceIdentifier(identifier: "www.example.com.", type: .domain)]), deadline: nil)))
@@ -300,7 +312,8 @@ struct AuthenticatorProviderTests {
 
     // MARK: Malformed URIs
 
-    @Test func aMalformedURIIsSkippedAndItsSecretIsInNoLogLine() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func aMalformedURIIsSkippedAndItsSecretIsInNoLogLine(isolation: ProviderIsolation) async throws {
         let secrets = ["MFRGGZDFMZTWQ2LKNNWG23TP", "OBYXE43UOV3HO6DZPIZDEMZU", "GEZDGNBVGY3TQOJQGEZDGNBV",
                        "NBSWY3DPEB3W64TMMQQQ2LKN", "KRSXG5BAONSWG4TFOQQSCIJB", "ONSWG4TFOQQGC5BAOBXXG2LU"]
         let file = try write([
@@ -313,7 +326,7 @@ struct AuthenticatorProviderTests {
             Self.totp,
         ])
         let store = InMemoryIdentityStore()
-        let provider = try load(settings: ["OTPAuthFile": file], store: store)
+        let provider = try load(isolation, settings: ["OTPAuthFile": file], store: store)
         #expect(store.allIdentities.map(\.displayUser) == ["Example:alice@example.com"])
         let warnings = log.all.filter { $0.contains("skipped") }
         #expect(warnings.count == 6, "\(log.all)")

@@ -6,10 +6,12 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Every branch of the router, through real C plugins (the fixture provider, two copies).
+/// Every branch of the router, through real C plugins (the fixture provider, two copies), with the
+/// providers in this process and in helper processes (the configuration's `ProviderIsolation`).
 struct FillRouterTests {
     let folder: TemporaryFolder
-    let setup: ProviderSetup
+    /// The same providers, stores and settings, run either way.
+    let setups: [ProviderIsolation: ProviderSetup]
     let log = LogCapture()
     let query: ServiceQuery
 
@@ -24,16 +26,24 @@ struct FillRouterTests {
                     "ProvidesPasswords": true, "ProvidesTextToInsert": true, "ShowsConfigurationUI": true,
                 ]))
         }
-        let config = "\(folder.path)/config.plist"
-        try TestPlugins.write([
-            "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.test.alpha", "org.test.beta"],
-            "IdentityStoreDirectory": "stores", "NoUIDeadlineSeconds": 0.3,
-            "ProviderSettings": ["org.test.alpha": ["FixtureName": "alpha"], "org.test.beta": ["FixtureName": "beta"]],
-        ], to: config)
-        let file = try ConfigurationFile.locate(option: config, environment: ["HOME": folder.path])
-        setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]), logger: log.logger)
+        var setups: [ProviderIsolation: ProviderSetup] = [:]
+        for isolation in ProviderIsolation.allCases {
+            let config = "\(folder.path)/config-\(isolation).plist"
+            try TestPlugins.write([
+                "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.test.alpha", "org.test.beta"],
+                "IdentityStoreDirectory": "stores", "NoUIDeadlineSeconds": 0.3,
+                "ProviderSettings": ["org.test.alpha": ["FixtureName": "alpha"], "org.test.beta": ["FixtureName": "beta"]],
+                "ProviderIsolation": ["Default": isolation.rawValue],
+            ], to: config)
+            let file = try ConfigurationFile.locate(option: config, environment: ["HOME": folder.path])
+            setups[isolation] = ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]), logger: log.logger)
+        }
+        self.setups = setups
         query = try ServiceQuery("https://example.com/login")
     }
+
+    /// The setup stores and suggestions are read through (the same in both).
+    var setup: ProviderSetup { setups[.inProcess]! }
 
     /// Stores these (provider, user, rank) identities at example.com.
     func identities(_ rows: [(String, String, Int)]) throws {
@@ -53,8 +63,8 @@ struct FillRouterTests {
         return try ScriptedUserInterface(path: path)
     }
 
-    func router(ui: any ProviderUserInterface, authenticator: (any UserAuthenticator)? = nil) -> FillRouter {
-        FillRouter(setup: setup, ui: ui, authenticator: authenticator ?? ConfirmUserAuthentication(ui: ui),
+    func router(_ isolation: ProviderIsolation, ui: any ProviderUserInterface, authenticator: (any UserAuthenticator)? = nil) -> FillRouter {
+        FillRouter(setup: setups[isolation]!, ui: ui, authenticator: authenticator ?? ConfirmUserAuthentication(ui: ui),
                    deadline: .milliseconds(300), notify: { _ in })
     }
 
@@ -62,10 +72,11 @@ struct FillRouterTests {
         .password(PasswordCredential(user: user, password: Secret(password)))
     }
 
-    @Test func aNoUIAnswerIsFilledAfterTheHostConfirms() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func aNoUIAnswerIsFilledAfterTheHostConfirms(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "ok", 0)])
         let ui = try script("confirm yes\n")
-        let router = router(ui: ui)
+        let router = router(isolation, ui: ui)
         let result = try await router.fill(try candidates(), for: query, pick: .user("ok"), fallback: false)
         #expect(result.credential == Self.password("ok", "pw-alpha"))
         #expect(result.authentication == UserAuthentication(method: .confirm, userPresent: true, userVerified: false))
@@ -73,20 +84,22 @@ struct FillRouterTests {
         #expect(router.trace.all.allSatisfy { !$0.outcome.contains("pw-alpha") })
     }
 
-    @Test func userInteractionRequiredRunsTheProvidersUIAndTheHostDoesNotAskAgain() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func userInteractionRequiredRunsTheProvidersUIAndTheHostDoesNotAskAgain(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:100", 0)])
-        let router = router(ui: try script("secret s3cr3t\n"))  // no `confirm` line: the host must not ask
+        let router = router(isolation, ui: try script("secret s3cr3t\n"))  // no `confirm` line: the host must not ask
         let result = try await router.fill(try candidates(), for: query, pick: .position(1), fallback: false)
         #expect(result.credential == Self.password("ui", "s3cr3t"))
         #expect(result.authentication.method == .provider)
         #expect(router.trace.all.map(\.entryPoint) == ["provideCredentialWithoutUserInteraction(for:)", "prepareInterfaceToProvideCredential(for:)"])
     }
 
-    @Test func credentialIdentityNotFoundWipesTheStoreAndOffersTheNext() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func credentialIdentityNotFoundWipesTheStoreAndOffersTheNext(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:101", 10), ("alpha", "other", 0), ("beta", "ok", 5)])
         let notices = Notices()
         let ui = try script("confirm yes\n")
-        let router = FillRouter(setup: setup, ui: ui, authenticator: ConfirmUserAuthentication(ui: ui), deadline: .seconds(3),
+        let router = FillRouter(setup: setups[isolation]!, ui: ui, authenticator: ConfirmUserAuthentication(ui: ui), deadline: .seconds(3),
                                 notify: notices.add)
         let result = try await router.fill(try candidates(), for: query, pick: .position(1), fallback: true)
         #expect(result.credential == Self.password("ok", "pw-beta"))
@@ -96,50 +109,55 @@ struct FillRouterTests {
         #expect(notices.all.first?.hasPrefix("Alpha no longer has cancel:101 for example.com; its suggestions were cleared until it writes them again. Trying the next suggestion: ok") == true)
     }
 
-    @Test func aFailureNamesTheProviderAndFallsBackOnlyWhenAsked() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func aFailureNamesTheProviderAndFallsBackOnlyWhenAsked(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:0", 10), ("beta", "ok", 5)])
         do {
-            _ = try await router(ui: try script("confirm yes\n")).fill(try candidates(), for: query, pick: .position(1), fallback: false)
+            _ = try await router(isolation, ui: try script("confirm yes\n")).fill(try candidates(), for: query, pick: .position(1), fallback: false)
             Issue.record("expected a failure")
         } catch let error as FillFailure {
             guard case .providersFailed(let messages) = error else { Issue.record("got \(error)"); return }
             #expect(messages == ["Alpha failed: fixture says 0", "Pass --fallback to try the next suggestion automatically."])
         }
-        let result = try await router(ui: try script("confirm yes\n")).fill(try candidates(), for: query, pick: .position(1), fallback: true)
+        let result = try await router(isolation, ui: try script("confirm yes\n")).fill(try candidates(), for: query, pick: .position(1), fallback: true)
         #expect(result.credential == Self.password("ok", "pw-beta"))
     }
 
-    @Test func aProviderThatNeverAnswersIsCutOffAtTheDeadline() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func aProviderThatNeverAnswersIsCutOffAtTheDeadline(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "never", 10), ("beta", "ok", 5)])
         let notices = Notices()
         let ui = try script("confirm yes\n")
-        let router = FillRouter(setup: setup, ui: ui, authenticator: ConfirmUserAuthentication(ui: ui), deadline: .milliseconds(300),
+        let router = FillRouter(setup: setups[isolation]!, ui: ui, authenticator: ConfirmUserAuthentication(ui: ui), deadline: .milliseconds(300),
                                 notify: notices.add)
         let result = try await router.fill(try candidates(), for: query, pick: .position(1), fallback: true)
         #expect(result.credential == Self.password("ok", "pw-beta"))
         #expect(notices.all.first?.hasPrefix("Alpha did not answer within 0.3 s. Trying the next suggestion: ok") == true)
     }
 
-    @Test func userCanceledFillsNothing() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func userCanceledFillsNothing(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:1", 0), ("beta", "ok", 0)])
         await #expect(throws: FillFailure.self) {
-            try await router(ui: try script("confirm yes\n")).fill(try candidates(), for: query, pick: .user("cancel:1"), fallback: true)
+            try await router(isolation, ui: try script("confirm yes\n")).fill(try candidates(), for: query, pick: .user("cancel:1"), fallback: true)
         }
     }
 
-    @Test func interactivelyAFailureShowsTheListAgainWithItMarked() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func interactivelyAFailureShowsTheListAgainWithItMarked(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:0", 10), ("beta", "ok", 5)])
         let ui = ScriptedUI([.success(.choice(0)), .success(.choice(1)), .success(.confirmed(true))])
-        let result = try await router(ui: ui).fill(try candidates(), for: query, pick: .interactive, fallback: false)
+        let result = try await router(isolation, ui: ui).fill(try candidates(), for: query, pick: .interactive, fallback: false)
         #expect(result.credential == Self.password("ok", "pw-beta"))
         guard ui.asked.count == 3, case .choose(_, let again) = ui.asked[1] else { Issue.record("asked \(ui.asked)"); return }
         #expect(again[0].hasSuffix("— failed: Alpha failed: fixture says 0"))
         #expect(!again[1].contains("failed"))
     }
 
-    @Test func withoutATerminalTheProvidersUIIsReportedUnavailable() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func withoutATerminalTheProvidersUIIsReportedUnavailable(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:100", 0)])
-        let router = router(ui: UnavailableUserInterface(reason: "there is no terminal"))
+        let router = router(isolation, ui: UnavailableUserInterface(reason: "there is no terminal"))
         do {
             _ = try await router.fill(try candidates(), for: query, pick: .position(1), fallback: false)
             Issue.record("expected a failure")
@@ -149,7 +167,8 @@ struct FillRouterTests {
         }
     }
 
-    @Test func pamPermitVerifiesTheUserAndPamDenyRefuses() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func pamPermitVerifiesTheUserAndPamDenyRefuses(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "ok", 0)])
         let pam = "\(folder.path)/pam.d"
         try FileManager.default.createDirectory(atPath: pam, withIntermediateDirectories: true)
@@ -157,11 +176,11 @@ struct FillRouterTests {
         try Data("auth required pam_deny.so\naccount required pam_permit.so\n".utf8).write(to: URL(fileURLWithPath: "\(pam)/autofill-deny"))
         let ui = UnavailableUserInterface()
         let permit = PAMUserAuthentication(service: "autofill-permit", configurationDirectory: pam, ui: ui)
-        let result = try await router(ui: ui, authenticator: permit).fill(try candidates(), for: query, pick: .position(1), fallback: false)
+        let result = try await router(isolation, ui: ui, authenticator: permit).fill(try candidates(), for: query, pick: .position(1), fallback: false)
         #expect(result.authentication == UserAuthentication(method: .pam, userPresent: true, userVerified: true))
         let deny = PAMUserAuthentication(service: "autofill-deny", configurationDirectory: pam, ui: ui)
         do {
-            _ = try await router(ui: ui, authenticator: deny).fill(try candidates(), for: query, pick: .position(1), fallback: false)
+            _ = try await router(isolation, ui: ui, authenticator: deny).fill(try candidates(), for: query, pick: .position(1), fallback: false)
             Issue.record("pam_deny let it through")
         } catch let error as FillFailure {
             guard case .authenticationFailed(let message) = error else { Issue.record("got \(error)"); return }
@@ -169,21 +188,23 @@ struct FillRouterTests {
         }
     }
 
-    @Test func listsTextAndConfigurationGoToTheChosenProvider() async throws {
-        let router = router(ui: try script("choose 2\n"))
+    @Test(arguments: ProviderIsolation.allCases)
+    func listsTextAndConfigurationGoToTheChosenProvider(isolation: ProviderIsolation) async throws {
+        let router = router(isolation, ui: try script("choose 2\n"))
         let listed = try await router.fillFromList(providerID: "org.test.beta", kind: .password, services: query.serviceIdentifiers)
         #expect(listed.credential == Self.password("second", "list-pw"))
         #expect(try await router.insertText(providerID: "org.test.alpha").credential == .text(Secret("inserted text")))
         try await router.configure(try setup.catalog.manifest(for: "org.test.alpha"))
     }
 
-    @Test func aKindTheProviderDidNotDeclareIsNeverSuggestedOrAsked() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func aKindTheProviderDidNotDeclareIsNeverSuggestedOrAsked(isolation: ProviderIsolation) async throws {
         try #require(try setup.store(for: "org.test.alpha")).save([
             .oneTimeCode(.init(serviceIdentifier: .init(identifier: "example.com", type: .domain), label: "code"))])
         let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
         #expect(try engine.suggestions(for: query, kinds: [.oneTimeCode]).isEmpty)
         await #expect(throws: FillFailure.self) {
-            try await router(ui: try script("")).fillFromList(providerID: "org.test.alpha", kind: .oneTimeCode, services: [])
+            try await router(isolation, ui: try script("")).fillFromList(providerID: "org.test.alpha", kind: .oneTimeCode, services: [])
         }
     }
 }

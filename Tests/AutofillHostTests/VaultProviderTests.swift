@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 /// VaultProvider through the real C ABI: a copy of the demo vault, the session cache shared by
-/// separate loads (as separate autofill processes share it), and the unlock prompt.
+/// separate loads (as separate autofill processes share it), and the unlock prompt; in this process
+/// and in a helper process.
 struct VaultProviderTests {
     let folder: TemporaryFolder
     let vault: VaultCopy
@@ -24,25 +25,27 @@ struct VaultProviderTests {
     }
 
     /// Loads a fresh copy of the built bundle (a new file, so a new load with fresh globals).
-    func load(store: InMemoryIdentityStore = InMemoryIdentityStore(), ui: any ProviderUserInterface = UnavailableUserInterface(),
-              settings: [String: String]? = nil) throws -> InProcessConnection {
-        try vault.load(in: folder, store: store, ui: ui, settings: settings, log: log)
+    func load(_ isolation: ProviderIsolation, store: InMemoryIdentityStore = InMemoryIdentityStore(),
+              ui: any ProviderUserInterface = UnavailableUserInterface(), settings: [String: String]? = nil) throws -> any ProviderConnection {
+        try vault.load(in: folder, store: store, ui: ui, settings: settings, log: log, isolation: isolation)
     }
 
     /// Unlocks the vault through the UI path of a load of its own.
-    func unlockThroughTheUI() async throws {
-        let outcome = try await load(ui: ScriptedUI([Self.unlock])).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+    func unlockThroughTheUI(_ isolation: ProviderIsolation) async throws {
+        let outcome = try await load(isolation, ui: ScriptedUI([Self.unlock])).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
         #expect(outcome == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.alicePassword)))))
     }
 
-    @Test func aLockedVaultAnswersUserInteractionRequiredAtOnce() async throws {
-        let outcome = try await load().send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+    @Test(arguments: ProviderIsolation.allCases)
+    func aLockedVaultAnswersUserInteractionRequiredAtOnce(isolation: ProviderIsolation) async throws {
+        let outcome = try await load(isolation).send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
         #expect(outcome == .canceled(ExtensionError(.userInteractionRequired)))
     }
 
-    @Test func anUnlockThroughTheUIServesTheNextLoadWithoutUI() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func anUnlockThroughTheUIServesTheNextLoadWithoutUI(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([Self.unlock])
-        let first = try load(ui: ui)
+        let first = try load(isolation, ui: ui)
         #expect(await first.send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
             == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.alicePassword)))))
         guard case .prompt(let title, let message, let secret, _) = ui.asked.first else { Issue.record("no prompt"); return }
@@ -50,7 +53,7 @@ struct VaultProviderTests {
         #expect(message == "Enter the master password of \(vault.path).")
 
         // Another process, in effect: a fresh load of another copy, no UI at all.
-        let second = try load()
+        let second = try load(isolation)
         let bob = PasswordCredentialIdentity(serviceIdentifier: Self.example, user: "bob", recordIdentifier: "vault-2")
         #expect(await second.send(.credentialWithoutUserInteraction(.password(bob)), deadline: .seconds(3))
             == .completed(.password(PasswordCredential(user: "bob", password: Secret("hunter2-but-longer")))))
@@ -68,9 +71,10 @@ struct VaultProviderTests {
         #expect(!log.all.contains { $0.contains(Self.master) || $0.contains(Self.alicePassword) || $0.contains("hunter2") || $0.contains(code.revealed) })
     }
 
-    @Test func aWrongPasswordIsSaidAndThreeFail() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func aWrongPasswordIsSaidAndThreeFail(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([Self.wrong, Self.wrong, Self.wrong])
-        let outcome = try await load(ui: ui).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+        let outcome = try await load(isolation, ui: ui).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
         #expect(outcome == .canceled(ExtensionError(.failed, failureReason: "wrong master password (3 attempts)")))
         let messages = ui.asked.compactMap { request -> String? in
             if case .prompt(_, let message, _, _) = request { return message }
@@ -79,43 +83,48 @@ struct VaultProviderTests {
         #expect(messages.count == 3)
         #expect(messages[1] == "That did not open the vault: wrong master password, or the vault file was changed. 2 attempts left.")
         #expect(messages[2].hasSuffix("1 attempt left."))
-        #expect(try await load().send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        #expect(try await load(isolation).send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
             == .canceled(ExtensionError(.userInteractionRequired)), "still locked")
     }
 
-    @Test func aWrongPasswordThenTheRightOneUnlocks() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func aWrongPasswordThenTheRightOneUnlocks(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([Self.wrong, Self.unlock])
-        #expect(try await load(ui: ui).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+        #expect(try await load(isolation, ui: ui).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
             == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.alicePassword)))))
         #expect(ui.asked.count == 2)
     }
 
-    @Test func cancellingThePromptIsUserCanceled() async throws {
-        let outcome = try await load(ui: ScriptedUI([.failure(.canceled)]))
+    @Test(arguments: ProviderIsolation.allCases)
+    func cancellingThePromptIsUserCanceled(isolation: ProviderIsolation) async throws {
+        let outcome = try await load(isolation, ui: ScriptedUI([.failure(.canceled)]))
             .send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
         #expect(outcome == .canceled(ExtensionError(.userCanceled)))
     }
 
-    @Test func withoutAnyUIThePromptFailsPointingToTheTerminal() async throws {
-        let outcome = try await load().send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+    @Test(arguments: ProviderIsolation.allCases)
+    func withoutAnyUIThePromptFailsPointingToTheTerminal(isolation: ProviderIsolation) async throws {
+        let outcome = try await load(isolation).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
         guard case .canceled(let error) = outcome else { Issue.record("expected a cancel: \(outcome)"); return }
         #expect(error.code == .failed)
         #expect(error.failureReason?.contains("autofill-vault unlock --vault \(vault.path)") == true)
     }
 
-    @Test func theLoginListPutsMatchingLoginsFirst() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func theLoginListPutsMatchingLoginsFirst(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([Self.unlock, .success(.choice(0))])
         let service = ServiceIdentifier(identifier: "https://accounts.example.org/login", type: .url)
-        #expect(try await load(ui: ui).send(.credentialList([service]), deadline: nil)
+        #expect(try await load(isolation, ui: ui).send(.credentialList([service]), deadline: nil)
             == .completed(.password(PasswordCredential(user: "alice@example.org", password: Secret("tr0ub4dor&3")))))
         guard case .choose(_, let items) = ui.asked.last else { Issue.record("no list shown"); return }
         #expect(items == ["alice@example.org — https://accounts.example.org/login", "alice — example.com", "bob — example.com"])
     }
 
-    @Test func theCodeListAndTheTextListServeFromTheVault() async throws {
-        try await unlockThroughTheUI()
+    @Test(arguments: ProviderIsolation.allCases)
+    func theCodeListAndTheTextListServeFromTheVault(isolation: ProviderIsolation) async throws {
+        try await unlockThroughTheUI(isolation)
         let ui = ScriptedUI([.success(.choice(0)), .success(.choice(1))])
-        let provider = try load(ui: ui)
+        let provider = try load(isolation, ui: ui)
         let before = try totp()
         let outcome = await provider.send(.oneTimeCodeList([Self.example]), deadline: nil)
         let after = try totp()
@@ -127,32 +136,35 @@ struct VaultProviderTests {
                              .choose(title: "Vault: choose text to insert", items: ["Postal address", "Support reply"])])
     }
 
-    @Test func identitiesArePublishedAtLoadWhenUnlockedAndTheStoreWantsThem() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func identitiesArePublishedAtLoadWhenUnlockedAndTheStoreWantsThem(isolation: ProviderIsolation) async throws {
         let wiped = InMemoryIdentityStore(isEnabled: false)
         wiped.setEnabled(true)  // enabled after a wipe: waits for the full list
-        _ = try load(store: wiped)
+        _ = try load(isolation, store: wiped)
         #expect(wiped.allIdentities.isEmpty, "locked: nothing to publish")
 
-        try await unlockThroughTheUI()
-        _ = try load(store: wiped)
+        try await unlockThroughTheUI(isolation)
+        _ = try load(isolation, store: wiped)
         #expect(wiped.allIdentities.map(\.displayUser) == ["alice", "bob", "alice@example.org", "alice@example.com"])
         #expect(wiped.allIdentities.map(\.recordIdentifier) == ["vault-1", "vault-2", "vault-3", "otp-1"])
 
         let current = InMemoryIdentityStore()  // incremental updates on: the companion keeps it current
-        _ = try load(store: current)
+        _ = try load(isolation, store: current)
         #expect(current.allIdentities.isEmpty)
     }
 
-    @Test func configurationUnlocksAndPublishesTheFullList() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func configurationUnlocksAndPublishesTheFullList(isolation: ProviderIsolation) async throws {
         let store = InMemoryIdentityStore()
-        let provider = try load(store: store, ui: ScriptedUI([Self.unlock]))
+        let provider = try load(isolation, store: store, ui: ScriptedUI([Self.unlock]))
         #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
         #expect(store.allIdentities.count == 4)
     }
 
-    @Test func withoutAVaultFileTheProviderLoadsExplainsAndServesNothing() async throws {
+    @Test(arguments: ProviderIsolation.allCases)
+    func withoutAVaultFileTheProviderLoadsExplainsAndServesNothing(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([.success(.acknowledged)])
-        let provider = try load(ui: ui, settings: [:])
+        let provider = try load(isolation, ui: ui, settings: [:])
         #expect(log.contains("no VaultFile setting"))
         guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
         else { Issue.record("expected a cancel"); return }
@@ -188,13 +200,14 @@ final class VaultCopy: Sendable {
     /// with fresh globals, as another autofill process would), serving this vault by default.
     func load(
         in folder: TemporaryFolder, store: InMemoryIdentityStore = InMemoryIdentityStore(),
-        ui: any ProviderUserInterface = UnavailableUserInterface(), settings: [String: String]? = nil, log: LogCapture
-    ) throws -> InProcessConnection {
+        ui: any ProviderUserInterface = UnavailableUserInterface(), settings: [String: String]? = nil, log: LogCapture,
+        isolation: ProviderIsolation = .inProcess
+    ) throws -> any ProviderConnection {
         let copies = "\(folder.path)/load-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: copies, withIntermediateDirectories: true)
         let bundle = try TestPlugins.copyOfSample("VaultProvider", into: copies)
-        return try PluginLoader.load(bundle: bundle, services: ProviderServices(
+        return try Isolated.load(bundle, services: ProviderServices(
             store: store, settings: settings ?? ["VaultFile": path, "UnlockTimeoutSeconds": "60"], userInterface: ui,
-            logger: log.logger))
+            logger: log.logger), isolation: isolation)
     }
 }

@@ -51,6 +51,8 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     public var identityStoreDirectory: String?
     /// When repeated faults quarantine a provider (`Quarantine`: `FaultCount`, `WindowMinutes`; defaults 3 and 10).
     public var quarantine: QuarantineSettings?
+    /// How providers run: in helper processes (the default) or in process (docs/CONFIGURATION.md).
+    public var providerIsolation: ProviderIsolationSettings?
 
     enum CodingKeys: String, CodingKey {
         case pluginSearchPaths = "PluginSearchPaths"
@@ -60,6 +62,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         case identityStoreDirectory = "IdentityStoreDirectory"
         case userAuthentication = "UserAuthentication"
         case quarantine = "Quarantine"
+        case providerIsolation = "ProviderIsolation"
     }
 
     /// Creates a configuration.
@@ -82,6 +85,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         identityStoreDirectory = try container.decodeIfPresent(String.self, forKey: .identityStoreDirectory)
         userAuthentication = try container.decodeIfPresent(UserAuthenticationSettings.self, forKey: .userAuthentication)
         quarantine = try container.decodeIfPresent(QuarantineSettings.self, forKey: .quarantine)
+        providerIsolation = try container.decodeIfPresent(ProviderIsolationSettings.self, forKey: .providerIsolation)
     }
 
     /// The no-UI deadline.
@@ -104,6 +108,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
             problems.append("NoUIDeadlineSeconds is \(seconds); give a number of seconds above 0 and at most 600")
         }
         problems += quarantine?.problems() ?? []
+        problems += providerIsolation?.problems() ?? []
         return problems
     }
 }

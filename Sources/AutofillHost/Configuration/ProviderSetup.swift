@@ -16,6 +16,9 @@ public struct ProviderSetup: Sendable {
     public let logger: Logger
     /// Where one-line notices for the user go (a provider trusted on first use); nil: the logger, as warnings.
     public var notify: (@Sendable (String) -> Void)?
+    /// Hears every fault of a provider's helper process (crash, kill at a deadline, memory ceiling,
+    /// protocol violation); nil logs them as warnings. Quarantine plugs in here.
+    public var onProviderFault: (@Sendable (PluginManifest, ProviderFault) -> Void)?
 
     /// Creates the setup.
     public init(catalog: ProviderCatalog, stores: IdentityStoreDirectory, logger: Logger) {

@@ -6,12 +6,42 @@ extension ProviderSetup {
     /// the transport-neutral connection every request goes through.
     ///
     /// This is the one place that decides *how* a provider runs; everything above it (the router,
-    /// `providers enable`, `providers sync`) only sees ``ProviderConnection``.
+    /// `providers enable`, `providers sync`) only sees ``ProviderConnection``. The configuration's
+    /// `ProviderIsolation` chooses: a helper process of its own (the default, ``HelperConnection``)
+    /// or this process (``InProcessConnection``). Faults of helpers go to ``onProviderFault``.
     public func launch(_ manifest: PluginManifest, store: SQLiteIdentityStore,
                        userInterface: any ProviderUserInterface = UnavailableUserInterface())
         throws(AutofillError) -> any ProviderConnection
     {
         try admit(manifest)
-        return try PluginLoader.load(bundle: manifest.bundlePath, services: services(for: manifest, store: store, userInterface: userInterface))
+        let services = services(for: manifest, store: store, userInterface: userInterface)
+        let configuration = catalog.file.configuration
+        switch configuration.isolation(for: manifest.identifier) {
+        case .inProcess:
+            return try PluginLoader.load(bundle: manifest.bundlePath, services: services)
+        case .helperProcess:
+            return try HelperConnection.launch(
+                manifest: manifest, services: services, options: configuration.helperOptions,
+                onFault: onProviderFault ?? recordingFaults())
+        }
+    }
+
+    /// The default fault handler: each crash, deadline kill or memory-ceiling death of a helper goes
+    /// to the fault ledger (which quarantines after repeated faults) and to the log. A plugin that
+    /// exits on its own or breaks the protocol counts as a crash.
+    func recordingFaults() -> @Sendable (PluginManifest, ProviderFault) -> Void {
+        let setup = self
+        let log = HelperConnection.logFault(to: logger)
+        return { manifest, fault in
+            log(manifest, fault)
+            let kind: ProviderFaultKind = switch fault.kind {
+            case .killedAtDeadline: .killedAfterDeadline
+            case .exceededMemory: .exceededResourceLimit
+            case .crashed, .exited, .protocolViolation: .crashed
+            }
+            if let quarantine = setup.recordFault(manifest, kind: kind, message: fault.message) {
+                setup.notify?("\(manifest.displayName) (\(manifest.identifier)) is quarantined: \(quarantine.reason)")
+            }
+        }
     }
 }

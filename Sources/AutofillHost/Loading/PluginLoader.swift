@@ -76,8 +76,45 @@ public enum PluginLoader {
             fix: "implement those entry points in the table the entry function returns, or stop declaring \(capabilities.map(\.plistKey).joined(separator: ", ")) in Info.plist")]
     }
 
-    /// Opens the library, finds the entry symbol, calls it, and checks the table it returns.
+    /// Opens the library, finds the entry symbol, calls it, and checks the table it returns; the
+    /// provider's host services go to a new ``ProviderSession`` in this process.
     static func openAndBind(_ manifest: PluginManifest, services: ProviderServices) -> Result<InProcessConnection, PluginProblem> {
+        let session = ProviderSession(providerID: manifest.identifier, displayName: manifest.displayName, services: services)
+        return bind(manifest, handler: session).map { bound in
+            InProcessConnection(manifest: manifest, table: bound.table, session: session, hostServices: bound.hostServices)
+        }
+    }
+
+    /// A loaded provider's table and the host-services table bound to it.
+    struct BoundProvider: Sendable {
+        let table: ProviderTable
+        let hostServices: HostServicesTable
+    }
+
+    /// Checks the bundle at `bundlePath` and loads its library into this process with its host
+    /// services going to `handler`: what a helper process does with the plugin it serves. Returns
+    /// every problem (plist, load, entry points) and the bound provider when loading got that far.
+    static func checkAndBind(bundle bundlePath: String, handler: any HostServicesHandler, progress: (LoadStage) -> Void)
+        -> (problems: [PluginProblem], bound: BoundProvider?)
+    {
+        progress(.readingPlist)
+        let (manifest, problems) = ManifestReader.read(bundle: bundlePath)
+        guard let manifest else { return (problems, nil) }
+        if case .failure(let problem) = LoadedLibraries.fileID(of: manifest) { return (problems + [problem], nil) }
+        switch bind(manifest, handler: handler, progress: progress) {
+        case .success(let bound):
+            return (problems + entryPointProblems(manifest, offered: bound.table.entryPoints), bound)
+        case .failure(let problem):
+            return (problems + [problem], nil)
+        }
+    }
+
+    /// Opens the library, finds the entry symbol, binds a host-services table to `handler`, calls
+    /// the entry, and checks the table it returns. `progress` hears each stage before it starts.
+    static func bind(_ manifest: PluginManifest, handler: any HostServicesHandler, progress: (LoadStage) -> Void = { _ in })
+        -> Result<BoundProvider, PluginProblem>
+    {
+        progress(.openingLibrary)
         let library: DynamicLibrary
         switch DynamicLibrary.open(manifest.libraryPath) {
         case .success(let opened): library = opened
@@ -92,13 +129,13 @@ public enum PluginLoader {
                 message: "the library exports no function named \(manifest.entrySymbol)",
                 fix: "export it (AF_EXPORT in C, @c or @_cdecl in Swift), or name the exported one in \(PluginManifest.entrySymbolKey); `nm -D --defined-only \(manifest.libraryPath)` lists what it exports"))
         }
-        let session = ProviderSession(providerID: manifest.identifier, displayName: manifest.displayName, services: services)
         let hostServices: HostServicesTable
         do {
-            hostServices = try HostServicesTable(handler: session)
+            hostServices = try HostServicesTable(handler: handler)
         } catch {
             return .failure(PluginProblem(.loadFailed, file: manifest.libraryPath, message: error.message, fix: "reinstall libffi (apt-get install libffi8)"))
         }
+        progress(.callingEntry)
         let entry = unsafeBitCast(symbol, to: af_entry_fn.self)
         guard let tablePointer = entry(providerABIVersion, hostServices.table) else {
             return .failure(PluginProblem(
@@ -106,6 +143,7 @@ public enum PluginLoader {
                 message: "\(manifest.entrySymbol)(\(providerABIVersion), host) returned NULL: the provider refused to load",
                 fix: "run with --verbose to see the provider's log lines: it may lack a setting (ProviderSettings in the configuration), or not support this host's ABI version"))
         }
+        progress(.checkingTable)
         let table = ProviderTable(pointer: tablePointer)
         guard table.abiVersion == providerABIVersion else {
             return .failure(PluginProblem(
@@ -119,7 +157,7 @@ public enum PluginLoader {
                 message: "the provider table is \(table.size) bytes; ABI version \(providerABIVersion) tables are at least \(ProviderTable.minimumSize)",
                 fix: "set size = sizeof(af_provider) in the table"))
         }
-        return .success(InProcessConnection(manifest: manifest, table: table, session: session, hostServices: hostServices))
+        return .success(BoundProvider(table: table, hostServices: hostServices))
     }
 }
 
@@ -128,22 +166,31 @@ public enum PluginLoader {
 final class LoadedLibraries: Sendable {
     static let shared = LoadedLibraries()
 
-    private struct FileID: Hashable {
+    struct FileID: Hashable {
         let device: UInt64
         let inode: UInt64
     }
 
     private let loaded = Mutex<[FileID: InProcessConnection]>([:])
 
-    /// The connection for `manifest`'s library, loading it the first time.
-    func connection(for manifest: PluginManifest, services: ProviderServices) -> Result<InProcessConnection, PluginProblem> {
+    /// The file identity of `manifest`'s library, or the problem that it cannot be read.
+    static func fileID(of manifest: PluginManifest) -> Result<FileID, PluginProblem> {
         var info = stat()
         guard stat(manifest.libraryPath, &info) == 0 else {
             return .failure(PluginProblem(
                 .libraryNotFound, file: manifest.libraryPath, message: "cannot read the library",
                 fix: "check the file exists and is readable"))
         }
-        let id = FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return .success(FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
+    }
+
+    /// The connection for `manifest`'s library, loading it the first time.
+    func connection(for manifest: PluginManifest, services: ProviderServices) -> Result<InProcessConnection, PluginProblem> {
+        let id: FileID
+        switch Self.fileID(of: manifest) {
+        case .success(let found): id = found
+        case .failure(let problem): return .failure(problem)
+        }
         // The lock is held across the load so two threads never run one entry function twice.
         return loaded.withLock { loaded in
             if let existing = loaded[id] {

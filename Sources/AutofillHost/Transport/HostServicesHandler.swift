@@ -2,7 +2,7 @@ public import AutofillCore
 public import AutofillABI
 
 /// A provider's answer to a request, decoded from whatever carried it.
-public enum ProviderAnswer: Sendable {
+public enum ProviderAnswer: Sendable, Equatable {
     /// A credential.
     case credential(Credential)
     /// An `ASExtensionError`.

@@ -52,12 +52,14 @@ public final class ProviderSession: HostServicesHandler {
         }
     }
 
-    /// Gives up on `id` after `deadline` if it is still pending.
-    public func expire(_ id: UInt64, after deadline: Duration) {
+    /// Gives up on `id` after `deadline` if it is still pending, then calls `onExpiry` (a helper
+    /// transport kills the helper there); `onExpiry` is not called when the request was answered.
+    public func expire(_ id: UInt64, after deadline: Duration, onExpiry: (@Sendable () -> Void)? = nil) {
         let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
             guard let pending = take(id) else { return }
             services.logger.warning("no answer to \(pending.request.entryPoint) within \(deadline); gave up")
+            onExpiry?()
             pending.continuation.resume(returning: .failed(ProviderFailure(
                 .timedOut, "\(displayName) did not answer within \(deadline.formattedSeconds)")))
         }

@@ -21,7 +21,7 @@ public enum ProviderFaultKind: String, Codable, Sendable, CaseIterable {
 }
 
 /// One fault of a provider, as the ledger keeps it.
-public struct ProviderFault: Codable, Equatable, Sendable {
+public struct FaultRecord: Codable, Equatable, Sendable {
     /// When.
     public var time: Date
     /// What happened.
@@ -66,7 +66,7 @@ public struct ProviderQuarantine: Codable, Equatable, Sendable {
 /// compares fingerprints). Safe from any thread and any process (see `StateFile`).
 public struct FaultLedger: Sendable {
     struct Entry: Codable, Sendable {
-        var faults: [ProviderFault] = []
+        var faults: [FaultRecord] = []
         var quarantine: ProviderQuarantine?
     }
 
@@ -107,7 +107,7 @@ public struct FaultLedger: Sendable {
         let message = message.count > Self.messageLimit ? String(message.prefix(Self.messageLimit)) + "…" : message
         // Whole seconds: what the file keeps (ISO 8601), so what is returned equals what is read back.
         let time = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
-        let fault = ProviderFault(time: time, kind: kind, message: message, fingerprint: fingerprint)
+        let fault = FaultRecord(time: time, kind: kind, message: message, fingerprint: fingerprint)
         let policy = policy
         return try file.update { (document: inout Document) throws(AutofillError) -> ProviderQuarantine? in
             var entry = document.providers[id] ?? Entry()
@@ -137,7 +137,7 @@ public struct FaultLedger: Sendable {
     }
 
     /// Provider `id`'s faults that still count (same files, within the window of the last one), oldest first.
-    public func faults(for id: String) throws(AutofillError) -> [ProviderFault] {
+    public func faults(for id: String) throws(AutofillError) -> [FaultRecord] {
         try file.read().providers[id]?.faults ?? []
     }
 

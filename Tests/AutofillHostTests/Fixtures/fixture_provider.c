@@ -6,6 +6,12 @@
  *   FIXTURE_TABLE_SIZE=N      put N in the table's size
  *   FIXTURE_ENTRY_RETURNS_NULL   refuse to load
  *   FIXTURE_NO_ENTRY_POINTS      leave every entry point NULL
+ *   FIXTURE_CRASH_IN_CONSTRUCTOR crash (SIGSEGV) while the library is being loaded
+ *   FIXTURE_CRASH_IN_ENTRY       crash (SIGSEGV) in the entry function
+ *   FIXTURE_HANG_IN_ENTRY        never return from the entry function
+ *   FIXTURE_PRINT_AT_LOAD        print to stdout and stderr in the entry function
+ *   FIXTURE_IDENTITIES=N         at load, replace the store's contents with N identities
+ *                                ("<FixtureName>-<i>.test", user "u<i>") in one store_replace
  *
  * Run-time behaviour of provide_credential_without_user_interaction, chosen by the request's
  * identity user name:
@@ -17,6 +23,15 @@
  *   "badutf8"     complete with a password that is not UTF-8
  *   "ui"          try ui_prompt (not allowed here); cancel with the status as the reason
  *   "cancel:N"    cancel with error code N and reason "fixture says N"
+ * and, for the fault tests (run in a helper process only; they would take a host down):
+ *   "segv"        dereference NULL          "abort"       abort()
+ *   "exit:N"      exit(N)                   "hang"        never return from the call
+ *   "alloc"       allocate and touch 1 MB blocks until malloc fails, then abort() like xmalloc
+ *   "print"       print to stdout and stderr (no newline on the last line), then complete "ok"
+ *   "bigstring"   complete with a password one byte over AF_MAX_STRING_LENGTH
+ *   "bigids"      store_save one identity per call over AF_MAX_IDENTITIES_PER_CALL, then "ok"
+ *   "forge"       complete request ids 1 to 64 other than its own with password "forged",
+ *                 log how many were accepted ("forged accepted N"), then complete "ok"
  * prepare_interface_to_provide_credential asks ui_prompt for a secret and completes with it.
  * At load, the provider saves one identity (service "<FixtureName>.test", user "ok") to its store.
  */
@@ -24,6 +39,7 @@
 #include "autofill_provider.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,9 +84,91 @@ static void *complete_later(void *argument) {
     return NULL;
 }
 
+static void crash(void) {
+    volatile int *nowhere = NULL;
+    *nowhere = 1;
+}
+
+#ifdef FIXTURE_CRASH_IN_CONSTRUCTOR
+__attribute__((constructor)) static void crash_while_loading(void) { crash(); }
+#endif
+
+/* Allocates and touches 1 MB blocks until malloc fails, then aborts, as xmalloc-style code does. */
+static void allocate_without_bound(void) {
+    for (;;) {
+        char *block = malloc(1 << 20);
+        if (block == NULL) abort();
+        memset(block, 0x5a, 1 << 20);
+    }
+}
+
+static int user_starts(const af_credential_request *request, const char *prefix) {
+    size_t n = strlen(prefix);
+    return request->identity.user.length > n && memcmp(request->identity.user.data, prefix, n) == 0;
+}
+
+/* The number after "prefix" in the request's user name. */
+static int user_number(const af_credential_request *request, size_t prefix_length) {
+    char text[16] = {0};
+    size_t n = request->identity.user.length - prefix_length;
+    memcpy(text, request->identity.user.data + prefix_length, n < 15 ? n : 15);
+    return atoi(text);
+}
+
+/* The fault behaviours; 1 when `request` was one of them. */
+static int fault(af_request_id request, const af_credential_request *credential_request) {
+    if (user_is(credential_request, "segv")) {
+        crash();
+    } else if (user_is(credential_request, "abort")) {
+        abort();
+    } else if (user_starts(credential_request, "exit:")) {
+        exit(user_number(credential_request, 5));
+    } else if (user_is(credential_request, "hang")) {
+        for (;;) pause();
+    } else if (user_is(credential_request, "alloc")) {
+        allocate_without_bound();
+    } else if (user_is(credential_request, "print")) {
+        printf("fixture %s prints to stdout\n", fixture_name);
+        fflush(stdout);
+        fprintf(stderr, "fixture %s prints to stderr\nand a last line without newline", fixture_name);
+        complete_ok(request);
+    } else if (user_is(credential_request, "bigstring")) {
+        size_t length = AF_MAX_STRING_LENGTH + 1;
+        char *big = malloc(length);
+        memset(big, 'x', length);
+        say_status("big completion", host->complete_password(request, "ok", 2, big, length));
+        free(big);
+    } else if (user_is(credential_request, "bigids")) {
+        size_t count = AF_MAX_IDENTITIES_PER_CALL + 1;
+        af_identity *identities = calloc(count, sizeof *identities);
+        for (size_t i = 0; i < count; i++) {
+            identities[i].kind = AF_IDENTITY_PASSWORD;
+            identities[i].service = (af_str){"big.test", 8};
+            identities[i].user = (af_str){"u", 1};
+        }
+        say_status("store_save of too many", host->store_save(identities, count));
+        free(identities);
+        complete_ok(request);
+    } else if (user_is(credential_request, "forge")) {
+        int accepted = 0;
+        for (af_request_id id = 1; id <= 64; id++) {
+            if (id != request && host->complete_password(id, "forged", 6, "forged", 6) == AF_OK) accepted++;
+        }
+        char line[64];
+        snprintf(line, sizeof line, "forged accepted %d", accepted);
+        say(line);
+        complete_ok(request);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 ENTRY void provide(void *context, af_request_id request, const af_credential_request *credential_request) {
     (void)context;
-    if (user_is(credential_request, "ok")) {
+    if (fault(request, credential_request)) {
+        /* done */
+    } else if (user_is(credential_request, "ok")) {
         complete_ok(request);
     } else if (user_is(credential_request, "twice")) {
         say_status("first completion", complete_ok(request));
@@ -161,6 +259,17 @@ static af_provider table = {
 AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, const af_host_services *services) {
     if (host_abi_version != AF_ABI_VERSION || services == NULL) return NULL;
     host = services;
+#ifdef FIXTURE_CRASH_IN_ENTRY
+    crash();
+#endif
+#ifdef FIXTURE_HANG_IN_ENTRY
+    for (;;) pause();
+#endif
+#ifdef FIXTURE_PRINT_AT_LOAD
+    printf("fixture prints to stdout at load\n");
+    fflush(stdout);
+    fprintf(stderr, "fixture prints to stderr at load\n");
+#endif
 #ifdef FIXTURE_ENTRY_RETURNS_NULL
     say("refusing to load");
     return NULL;
@@ -177,5 +286,24 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
     identity.service = (af_str){service, strlen(service)};
     identity.user = (af_str){"ok", 2};
     say_status("store_save", host->store_save(&identity, 1));
+#ifdef FIXTURE_IDENTITIES
+    {
+        size_t count = FIXTURE_IDENTITIES;
+        af_identity *identities = calloc(count, sizeof *identities);
+        char *text = calloc(count, 64);
+        for (size_t i = 0; i < count; i++) {
+            char *service_text = text + i * 64, *user_text = service_text + 40;
+            int service_length = snprintf(service_text, 40, "%s-%zu.test", fixture_name, i);
+            int user_length = snprintf(user_text, 24, "u%zu", i);
+            identities[i].kind = AF_IDENTITY_PASSWORD;
+            identities[i].service_type = AF_SERVICE_DOMAIN;
+            identities[i].service = (af_str){service_text, (size_t)service_length};
+            identities[i].user = (af_str){user_text, (size_t)user_length};
+        }
+        say_status("store_replace of many", host->store_replace(identities, count));
+        free(text);
+        free(identities);
+    }
+#endif
     return &table;
 }

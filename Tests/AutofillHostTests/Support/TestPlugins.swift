@@ -148,3 +148,24 @@ final class ScriptedUI: ProviderUserInterface {
         return try next.get()
     }
 }
+
+/// Loading a provider either way the host can run it, for the conformance tests that run in both
+/// modes (`@Test(arguments: ProviderIsolation.allCases)`).
+enum Isolated {
+    /// Loads the plugin at `bundle` in `isolation`: `PluginLoader` in this process, or a helper process.
+    static func load(
+        _ bundle: String, services: ProviderServices, isolation: ProviderIsolation, options: HelperOptions = HelperOptions(),
+        onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil
+    ) throws -> any ProviderConnection {
+        switch isolation {
+        case .inProcess: try PluginLoader.load(bundle: bundle, services: services)
+        case .helperProcess: try HelperConnection.launch(bundle: bundle, services: services, options: options, onFault: onFault)
+        }
+    }
+
+    /// The host-side session of either kind of connection.
+    static func session(of connection: any ProviderConnection) -> ProviderSession {
+        if let helper = connection as? HelperConnection { return helper.session }
+        return (connection as! InProcessConnection).session
+    }
+}

@@ -1,0 +1,115 @@
+internal import AutofillABI
+internal import AutofillCore
+internal import Dispatch
+internal import Synchronization
+
+/// The helper side of a provider's host services: every call the plugin makes through its
+/// libffi-bound table is sent to the host as a frame, and calls that return something wait for
+/// the host's reply on the plugin's own thread. Nothing is decided here; the host decides.
+final class ForwardingHostServices: HostServicesHandler {
+    private final class Waiter: Sendable {
+        let ready = DispatchSemaphore(value: 0)
+        let reply = Mutex<HostReply?>(nil)
+    }
+
+    private let channel: FrameChannel
+    private let nextID = Atomic<UInt64>(1)
+    private let waiters = Mutex<[UInt64: Waiter]>([:])
+
+    init(channel: FrameChannel) {
+        self.channel = channel
+    }
+
+    /// Sends `call` and waits for the host's reply; nil when the call could not be sent (too large)
+    /// or the host is gone (the helper is about to exit).
+    func call(_ call: HostCall) -> HostReply? {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let waiter = Waiter()
+        waiters.withLock { $0[id] = waiter }
+        let sent = (try? channel.send(.call(id, call))) ?? false
+        guard sent else {
+            _ = waiters.withLock { $0.removeValue(forKey: id) }
+            return nil
+        }
+        waiter.ready.wait()
+        return waiter.reply.withLock { $0 }
+    }
+
+    /// Hands the host's reply to the call waiting for it (the reader thread calls this).
+    /// False for a reply nobody waits for (a protocol violation by the host).
+    func deliver(_ reply: HostReply, to id: UInt64) -> Bool {
+        guard let waiter = waiters.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        waiter.reply.withLock { $0 = reply }
+        waiter.ready.signal()
+        return true
+    }
+
+    /// Wakes every waiting call with no reply (the host is gone).
+    func abandonAll() {
+        let all = waiters.withLock { waiters in
+            defer { waiters.removeAll() }
+            return Array(waiters.values)
+        }
+        for waiter in all { waiter.ready.signal() }
+    }
+
+    // MARK: HostServicesHandler
+
+    func log(level: ProviderLogLevel, message: String) {
+        _ = try? channel.send(.log(level, message))
+    }
+
+    func setting(forKey key: String) -> String? {
+        guard case .setting(let value)? = call(.setting(key)) else { return nil }
+        return value
+    }
+
+    var identityStore: any CredentialIdentityStore { ForwardingIdentityStore(services: self) }
+
+    func complete(request: UInt64, with answer: ProviderAnswer) -> ABIStatus {
+        guard case .status(let status)? = call(.complete(request: request, answer)) else { return .unknownRequest }
+        return ABIStatus(status)
+    }
+
+    func present(_ ui: UserInterfaceRequest, forRequest request: UInt64) throws(UserInterfaceError) -> UserInterfaceAnswer {
+        guard case .userInterface(let result)? = call(.present(request: request, ui)) else {
+            throw .unavailable("the host could not be reached")
+        }
+        return try result.get()
+    }
+
+    func reportMalformedCall(_ service: String, _ problem: String) {
+        _ = try? channel.send(.malformedCall(service: service, problem: problem))
+    }
+}
+
+/// The provider's identity store as the helper sees it: every operation is a call to the host,
+/// which holds the one store this provider may reach. The helper has no store of its own, no
+/// path to one, and no way to name another provider's.
+struct ForwardingIdentityStore: CredentialIdentityStore {
+    let services: ForwardingHostServices
+
+    func state() throws(IdentityStoreError) -> IdentityStoreState {
+        switch services.call(.storeState) {
+        case .storeState(.success(let state))?: return state
+        case .storeState(.failure(let failure))?: throw IdentityStoreError(failure.code, "the host refused")
+        default: throw Self.unreachable
+        }
+    }
+
+    func save(_ identities: [CredentialIdentity]) throws(IdentityStoreError) { try write(.storeSave(identities)) }
+    func remove(_ identities: [CredentialIdentity]) throws(IdentityStoreError) { try write(.storeRemove(identities)) }
+    func replace(with identities: [CredentialIdentity]) throws(IdentityStoreError) { try write(.storeReplace(identities)) }
+    func removeAll() throws(IdentityStoreError) { try write(.storeRemoveAll) }
+
+    private func write(_ call: HostCall) throws(IdentityStoreError) {
+        switch services.call(call) {
+        case .store(nil)?: return
+        case .store(let code?)?: throw IdentityStoreError(code, "the host refused")
+        default: throw Self.unreachable
+        }
+    }
+
+    private static let unreachable = IdentityStoreError(
+        .internalError, "the identity store could not be reached (the call is over the helper protocol's size limit, or the host is gone)")
+}

@@ -1,0 +1,91 @@
+internal import AutofillCore
+
+/// The protocol between the host and a provider helper process (`autofill-provider-helper`).
+///
+/// Version 1. One stream socket on the helper's descriptor 3 carries frames both ways:
+/// `u32 length` + `u8 tag` + fields (``FrameWriter``). The helper speaks first (`hello`: its
+/// protocol and C ABI versions); the host checks both, then sends `load` with its own; the helper
+/// checks them, reads and loads the plugin with the in-process loader's checks, reporting each
+/// stage (`loading`), and answers `loaded` with the problems found and the entry points offered.
+/// Afterwards the host sends `request`s; the helper sends the plugin's host-service calls (`call`,
+/// answered by `reply` where the C call returns something; `log` and `malformedCall` are one-way).
+public enum HelperProtocol {
+    /// The version this build speaks; both sides refuse any other.
+    public static let version: UInt32 = 1
+    /// The largest frame either side accepts (a `store_replace` of many identities is the big one).
+    public static let maximumFrameBytes = 64 << 20
+    /// The largest string or byte field (the C ABI's own limit for byte buffers, `AF_MAX_BYTES_LENGTH`).
+    static let maximumFieldBytes = 1 << 20
+    /// The environment variable naming the helper executable, for tests and unusual installs.
+    public static let executableEnvironmentKey = "AUTOFILL_PROVIDER_HELPER"
+    /// The helper executable's file name, looked for next to the running executable.
+    public static let executableName = "autofill-provider-helper"
+}
+
+/// How far a helper got loading its plugin, for a message that says where it died or hung.
+enum LoadStage: UInt8, Sendable {
+    /// Reading and checking Info.plist (no plugin code has run).
+    case readingPlist = 0
+    /// `dlopen`: the library's constructors run.
+    case openingLibrary = 1
+    /// Calling the entry function.
+    case callingEntry = 2
+    /// Checking the table the entry returned.
+    case checkingTable = 3
+
+    /// "while loading its library (its constructors ran)"...
+    func during(_ manifest: PluginManifest) -> String {
+        switch self {
+        case .readingPlist: "while reading its Info.plist"
+        case .openingLibrary: "while its library \(manifest.executable) was being loaded (in its constructors)"
+        case .callingEntry: "in its entry function \(manifest.entrySymbol)"
+        case .checkingTable: "while its provider table was being checked"
+        }
+    }
+}
+
+/// One host-service call from the plugin, carried from the helper to the host.
+enum HostCall: Sendable, Equatable {
+    case setting(String)
+    case storeState
+    case storeSave([CredentialIdentity])
+    case storeRemove([CredentialIdentity])
+    case storeReplace([CredentialIdentity])
+    case storeRemoveAll
+    case complete(request: UInt64, ProviderAnswer)
+    case present(request: UInt64, UserInterfaceRequest)
+}
+
+/// The host's answer to a ``HostCall``.
+enum HostReply: Sendable, Equatable {
+    /// `setting`: the value, if any.
+    case setting(String?)
+    /// A store write: nil when it succeeded, else the store error's code.
+    case store(IdentityStoreError.Code?)
+    /// `storeState`.
+    case storeState(Result<IdentityStoreState, StoreFailure>)
+    /// `complete`: the `af_status` the C call returns.
+    case status(Int32)
+    /// `present`: the user's answer or why there was none.
+    case userInterface(Result<UserInterfaceAnswer, UserInterfaceError>)
+
+    /// A store error code as an `Error`, for `Result`.
+    struct StoreFailure: Error, Equatable {
+        let code: IdentityStoreError.Code
+    }
+}
+
+/// Every message of the protocol.
+enum HelperMessage: Sendable, Equatable {
+    // Helper → host.
+    case hello(protocolVersion: UInt32, abiVersion: UInt32)
+    case loading(LoadStage)
+    case loaded(problems: [PluginProblem], entryPoints: EntryPoints?)
+    case log(ProviderLogLevel, String)
+    case malformedCall(service: String, problem: String)
+    case call(UInt64, HostCall)
+    // Host → helper.
+    case load(protocolVersion: UInt32, abiVersion: UInt32, bundlePath: String)
+    case request(UInt64, ProviderRequest)
+    case reply(UInt64, HostReply)
+}

@@ -1,0 +1,98 @@
+internal import CAutofillHelper
+internal import Glibc
+
+/// A helper process just spawned: its pid and the host's ends of its descriptors, all close-on-exec.
+struct SpawnedHelper {
+    let pid: pid_t
+    /// The protocol socket.
+    let channel: Int32
+    /// The read end of the fault pipe (non-blocking).
+    let fault: Int32
+    /// The read ends of the helper's stdout and stderr (non-blocking).
+    let output: Int32
+    let errorOutput: Int32
+}
+
+/// Finding and spawning the helper executable.
+enum HelperSpawn {
+    /// The helper executable: `options.executable`, else `$AUTOFILL_PROVIDER_HELPER`, else
+    /// `autofill-provider-helper` in the folder of this process's executable (`/proc/self/exe`).
+    static func executable(_ options: HelperOptions) throws(AutofillError) -> String {
+        if let path = options.executable ?? getenv(HelperProtocol.executableEnvironmentKey).map({ String(cString: $0) }),
+            !path.isEmpty
+        {
+            guard access(path, X_OK) == 0 else {
+                throw AutofillError(.notFound, "the provider helper \(path) (from \(options.executable == nil ? "$\(HelperProtocol.executableEnvironmentKey)" : "the options")) is not an executable file: fix the path, or unset it to use the one installed with autofill")
+            }
+            return path
+        }
+        let me = selfExecutable()
+        let folder = me.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let path = "\(folder)/\(HelperProtocol.executableName)"
+        guard access(path, X_OK) == 0 else {
+            throw AutofillError(.notFound, "the provider helper \(HelperProtocol.executableName) is missing next to \(me): install it with autofill (swift build builds both), set $\(HelperProtocol.executableEnvironmentKey) to its path, or run providers in process (ProviderIsolation in the configuration, docs/CONFIGURATION.md)")
+        }
+        return path
+    }
+
+    /// This process's executable.
+    static func selfExecutable() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return CommandLine.arguments.first ?? "autofill" }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Spawns `executable` as the helper of this process, with `memoryLimit` (bytes, 0 for none).
+    static func spawn(_ executable: String, memoryLimit: UInt64) throws(AutofillError) -> SpawnedHelper {
+        var socket: [Int32] = [-1, -1], fault: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errorOutput: [Int32] = [-1, -1]
+        var opened: [Int32] = []
+        func fail(_ what: String) -> AutofillError {
+            let message = String(cString: strerror(errno))
+            for descriptor in opened { close(descriptor) }
+            return AutofillError(.internal, "cannot start the provider helper \(executable): \(what) failed (\(message))")
+        }
+        guard afh_socketpair(&socket) == 0 else { throw fail("socketpair") }
+        opened += socket
+        guard afh_pipe(&fault, 1) == 0 else { throw fail("pipe") }
+        opened += fault
+        guard afh_pipe(&output, 1) == 0 else { throw fail("pipe") }
+        opened += output
+        guard afh_pipe(&errorOutput, 1) == 0 else { throw fail("pipe") }
+        opened += errorOutput
+
+        let arguments = [executable, "--parent", "\(getpid())", "--memory-limit", "\(memoryLimit)"]
+        var environment: [String] = []
+        if var entry = afh_environment() {
+            while let pointer = entry.pointee {
+                let line = String(cString: pointer)
+                if !line.hasPrefix("SWIFT_BACKTRACE=") { environment.append(line) }
+                entry += 1
+            }
+        }
+        // The Swift runtime's backtracer would hold a crashing helper for seconds; the host reports crashes itself.
+        environment.append("SWIFT_BACKTRACE=enable=no")
+
+        var pid: pid_t = 0
+        let status = withCStrings(arguments) { argv in
+            withCStrings(environment) { envp in
+                afh_spawn(executable, argv, envp, socket[1], fault[1], output[1], errorOutput[1], &pid)
+            }
+        }
+        // The child's ends live on in the child only.
+        for descriptor in [socket[1], fault[1], output[1], errorOutput[1]] { close(descriptor) }
+        guard status == 0 else {
+            for descriptor in [socket[0], fault[0], output[0], errorOutput[0]] { close(descriptor) }
+            throw AutofillError(.internal, "cannot start the provider helper \(executable): posix_spawn failed (\(String(cString: strerror(status))))")
+        }
+        return SpawnedHelper(pid: pid, channel: socket[0], fault: fault[0], output: output[0], errorOutput: errorOutput[0])
+    }
+
+    /// Calls `body` with a NULL-terminated `char *[]` of `strings`, valid during the call.
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { for pointer in pointers { free(pointer) } }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

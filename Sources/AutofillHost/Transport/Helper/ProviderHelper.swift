@@ -1,0 +1,128 @@
+internal import AutofillABI
+internal import AutofillCore
+internal import CAutofillHelper
+internal import Dispatch
+internal import Glibc
+internal import Synchronization
+
+/// The helper process's side: what `autofill-provider-helper` runs. Not for use in the host.
+///
+/// In order, before any plugin code runs: die with the host (`PR_SET_PDEATHSIG`, then check the
+/// parent is still the one that spawned it), no core dumps and the memory ceiling, close-on-exec
+/// on the protocol descriptors, the fault reporter. Then `hello`, the host's `load`, the plugin
+/// loaded by ``PluginLoader`` with every in-process check, and requests until the host closes
+/// the socket. Entry points run one at a time on the provider's serial queue, as in-process; the
+/// main thread only reads frames, so a plugin blocked in a host call never blocks the replies.
+public enum ProviderHelper {
+    /// Exit statuses of the helper itself (the host reports them if they ever happen).
+    enum ExitStatus {
+        static let usage: Int32 = 64
+        static let parentGone: Int32 = 69
+        static let protocolError: Int32 = 76
+        static let setupFailed: Int32 = 71
+    }
+
+    /// Runs the helper with its command line (`--parent PID --memory-limit BYTES`) and never returns.
+    public static func main(arguments: [String]) -> Never {
+        var parent: pid_t = 0, memoryLimit: UInt64 = 0
+        var rest = arguments.dropFirst()
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--parent": parent = rest.popFirst().flatMap { pid_t($0) } ?? 0
+            case "--memory-limit": memoryLimit = rest.popFirst().flatMap { UInt64($0) } ?? 0
+            default: fail(ExitStatus.usage, "unknown argument \(argument)")
+            }
+        }
+        guard parent > 0 else {
+            fail(ExitStatus.usage, "\(HelperProtocol.executableName) is started by autofill, not by hand (it needs --parent PID and its descriptors)")
+        }
+        guard afh_die_with_parent(parent) == 0 else { exit(ExitStatus.parentGone) }
+        guard afh_limit_resources(memoryLimit) == 0 else { fail(ExitStatus.setupFailed, "setrlimit failed") }
+        guard afh_set_cloexec(AFH_CHANNEL_FD) == 0, afh_set_cloexec(AFH_FAULT_FD) == 0 else {
+            fail(ExitStatus.setupFailed, "descriptors 3 and 4 are not open")
+        }
+        guard afh_install_fault_reporter(AFH_FAULT_FD) == 0 else { fail(ExitStatus.setupFailed, "sigaction failed") }
+        Serving(channel: FrameChannel(descriptor: AFH_CHANNEL_FD)).run()
+    }
+
+    private static func fail(_ status: Int32, _ message: String) -> Never {
+        let line = Array("\(HelperProtocol.executableName): \(message)\n".utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        exit(status)
+    }
+
+    /// The helper's state while it serves one plugin.
+    private final class Serving: Sendable {
+        let channel: FrameChannel
+        let services: ForwardingHostServices
+        let queue = DispatchQueue(label: "autofill.helper.provider")
+        let bound = Mutex<PluginLoader.BoundProvider?>(nil)
+        let loadRequested = Mutex(false)
+
+        init(channel: FrameChannel) {
+            self.channel = channel
+            self.services = ForwardingHostServices(channel: channel)
+        }
+
+        func run() -> Never {
+            send(.hello(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion))
+            var assembler = FrameAssembler()
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+            while true {
+                let count = readSome(AFH_CHANNEL_FD, into: buffer)
+                guard count > 0 else { break }  // the host closed the channel, or died
+                assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                do {
+                    while let body = try assembler.next() { try handle(try HelperMessage(body: body)) }
+                } catch {
+                    services.abandonAll()
+                    exit(ExitStatus.protocolError)
+                }
+            }
+            services.abandonAll()
+            // _exit: the plugin's atexit handlers and destructors are not the host's business.
+            _exit(0)
+        }
+
+        private func send(_ message: HelperMessage) {
+            _ = try? channel.send(message)
+        }
+
+        private func handle(_ message: HelperMessage) throws(FrameError) {
+            switch message {
+            case .load(let version, let abi, let bundlePath):
+                guard version == HelperProtocol.version, abi == providerABIVersion else {
+                    throw FrameError("the host speaks protocol \(version), ABI \(abi)")
+                }
+                guard loadRequested.withLock({ requested in defer { requested = true }; return !requested }) else {
+                    throw FrameError("a second load")
+                }
+                queue.async { self.load(bundlePath) }
+            case .request(let id, let request):
+                queue.async { self.call(request, id: id) }
+            case .reply(let id, let reply):
+                guard services.deliver(reply, to: id) else { throw FrameError("a reply to no call") }
+            case .hello, .loading, .loaded, .log, .malformedCall, .call:
+                throw FrameError("a helper message from the host")
+            }
+        }
+
+        private func load(_ bundlePath: String) {
+            let (problems, bound) = PluginLoader.checkAndBind(bundle: bundlePath, handler: services) { stage in
+                self.send(.loading(stage))
+            }
+            self.bound.withLock { $0 = bound }
+            send(.loaded(problems: problems, entryPoints: bound?.table.entryPoints))
+        }
+
+        private func call(_ request: ProviderRequest, id: UInt64) {
+            guard let bound = bound.withLock({ $0 }), bound.table.entryPoints.contains(request.entryPoint) else {
+                // The host checks entry points before sending; this answers a request for one the table lacks.
+                _ = services.complete(request: id, with: .error(ExtensionError(
+                    .failed, failureReason: "the provider does not implement \(request.entryPoint.appleName)")))
+                return
+            }
+            bound.table.call(request, id: id)
+        }
+    }
+}

@@ -1,0 +1,431 @@
+internal import AutofillABI
+internal import AutofillCore
+internal import CAutofillHelper
+internal import Dispatch
+internal import Glibc
+internal import Logging
+internal import Synchronization
+
+/// One helper process as the host sees it, from spawn to reaping: its channel, the thread that
+/// reads it (and the plugin's output), the requests it holds, and how it ended.
+///
+/// The reader thread serves the plugin's host-service calls through `handler` (the provider's
+/// ``ProviderSession``) in the order they arrive; only UI calls, which wait for the user, are
+/// answered from another thread. When the channel ends, the reader reaps the process, classifies
+/// the ending (``ProviderFault``) and reports it once through `onEnd` with the requests in flight.
+final class RunningHelper: Sendable {
+    /// Why the host ended a helper.
+    enum StopReason: Sendable {
+        /// A request with a deadline was not answered in time.
+        case deadline(EntryPoint, Duration)
+        /// The handshake and load did not finish in time.
+        case loadDeadline
+        /// The helper sent something that is not the protocol.
+        case violation(String)
+        /// The helper's versions do not match the host's.
+        case versionMismatch(PluginProblem)
+        /// The host is done with it (connection released, validation finished, load refused).
+        case released
+    }
+
+    /// How a helper ended: the fault, if it was one, and the phrase for what it did.
+    struct Ending: Sendable {
+        /// Nil when the host stopped it for its own reasons (``StopReason/released``).
+        var fault: ProviderFault?
+        /// "crashed (SIGSEGV)", "ran out of its 512 MB memory limit", ...; nil with no fault.
+        var what: String?
+        /// The stage it was loading in, if it had not finished loading.
+        var stage: LoadStage?
+    }
+
+    /// What the handshake and load produced.
+    struct LoadResult: Sendable {
+        var problems: [PluginProblem]
+        var entryPoints: EntryPoints?
+    }
+
+    private struct State {
+        var stage: LoadStage?
+        var helloSeen = false
+        var load: LoadResult?
+        var inFlight: [UInt64: EntryPoint] = [:]
+        var stopReason: StopReason?
+        var reaping = false
+        var ending: Ending?
+    }
+
+    let pid: pid_t
+    let channel: FrameChannel
+    private let spawned: SpawnedHelper
+    private let manifest: PluginManifest
+    private let options: HelperOptions
+    private let handler: any HostServicesHandler
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let settled = DispatchSemaphore(value: 0)  // loaded, or ended
+    private let reaped = DispatchSemaphore(value: 0)
+    private let onEnd: @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
+
+    private init(spawned: SpawnedHelper, manifest: PluginManifest, options: HelperOptions, handler: any HostServicesHandler,
+                 logger: Logger, onEnd: @escaping @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void) {
+        self.spawned = spawned
+        self.pid = spawned.pid
+        self.channel = FrameChannel(descriptor: spawned.channel)
+        self.manifest = manifest
+        self.options = options
+        self.handler = handler
+        self.logger = logger
+        self.onEnd = onEnd
+    }
+
+    // MARK: Starting
+
+    /// Spawns a helper for `manifest`'s bundle and waits, up to the load deadline, for the handshake
+    /// and the plugin's load. A plugin that cannot be loaded (invalid, crashed, hung) is reported as
+    /// problems, exactly like in-process loading; only a helper that cannot be started at all throws.
+    static func start(
+        manifest: PluginManifest, options: HelperOptions, handler: any HostServicesHandler, logger: Logger,
+        onEnd: @escaping @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
+    ) throws(AutofillError) -> (helper: RunningHelper, load: LoadResult) {
+        let executable = try HelperSpawn.executable(options)
+        let spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes)
+        let helper = RunningHelper(spawned: spawned, manifest: manifest, options: options, handler: handler, logger: logger, onEnd: onEnd)
+        guard startDetachedThread({ helper.readLoop() }) else {
+            kill(spawned.pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(spawned.pid, &status, 0)
+            for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
+            throw AutofillError(.internal, "cannot start a thread to talk to the provider helper of \(manifest.displayName)")
+        }
+        if helper.settled.wait(timeout: .now() + options.loadDeadline.dispatchInterval) == .timedOut {
+            helper.stop(.loadDeadline)
+        }
+        helper.reapedIfEnding()
+        return (helper, helper.loadResult())
+    }
+
+    /// After a stop, waits for the reader to reap the process, so its ending is known.
+    private func reapedIfEnding() {
+        guard state.withLock({ $0.stopReason != nil || $0.ending != nil }) else { return }
+        reaped.wait()
+        reaped.signal()
+    }
+
+    /// The load's result: the helper's own, or a problem saying how it ended while loading.
+    private func loadResult() -> LoadResult {
+        state.withLock { state in
+            if let load = state.load { return load }
+            if case .versionMismatch(let problem) = state.stopReason { return LoadResult(problems: [problem], entryPoints: nil) }
+            let ending = state.ending ?? Ending(fault: nil, what: "stopped", stage: state.stage)
+            let during = (ending.stage ?? state.stage ?? .readingPlist).during(manifest)
+            let what = ending.what ?? "stopped"
+            let fix: String
+            switch ending.fault?.kind {
+            case .killedAtDeadline:
+                fix = "a provider must return from its entry function promptly and do slow work later; report this to its author"
+            case .exceededMemory:
+                fix = "raise ProviderIsolation › MemoryLimitMB in the configuration if the provider really needs more, or report this to its author"
+            default:
+                fix = "the provider has a bug: report it to its author (`autofill plugin validate \(manifest.bundlePath)` shows this again)"
+            }
+            return LoadResult(
+                problems: [PluginProblem(.loadFailed, file: manifest.libraryPath, message: "the provider \(what) \(during)", fix: fix)],
+                entryPoints: nil)
+        }
+    }
+
+    // MARK: Requests
+
+    /// Notes that request `id` was sent to this helper; false if the helper is ending.
+    func track(_ id: UInt64, _ entryPoint: EntryPoint) -> Bool {
+        state.withLock { state in
+            guard state.stopReason == nil, state.ending == nil, !state.reaping else { return false }
+            state.inFlight[id] = entryPoint
+            return true
+        }
+    }
+
+    /// Forgets request `id` (it was answered or failed on the host's side).
+    func untrack(_ id: UInt64) {
+        _ = state.withLock { $0.inFlight.removeValue(forKey: id) }
+    }
+
+    /// Whether the helper can take requests.
+    var isRunning: Bool {
+        state.withLock { $0.stopReason == nil && $0.ending == nil && !$0.reaping }
+    }
+
+    /// Ends the helper with SIGKILL for `reason` (the first reason given wins); `id` is a request the
+    /// caller already ended, left out of the in-flight ones that fail.
+    func stop(_ reason: StopReason, answered id: UInt64? = nil) {
+        let shouldKill = state.withLock { state -> Bool in
+            if let id { state.inFlight.removeValue(forKey: id) }
+            if state.stopReason == nil && state.ending == nil { state.stopReason = reason }
+            return !state.reaping && state.ending == nil
+        }
+        // Safe: the reader reaps only after `reaping` is set, so the pid is still this helper's.
+        if shouldKill { kill(pid, SIGKILL) }
+    }
+
+    // MARK: The reader thread
+
+    private func readLoop() {
+        var output = HelperOutputLog(logger: logger)
+        var assembler = FrameAssembler()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        defer { buffer.deallocate() }
+        var descriptors = [
+            pollfd(fd: spawned.channel, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: spawned.output, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: spawned.errorOutput, events: Int16(POLLIN), revents: 0),
+        ]
+        reading: while true {
+            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for index in 1...2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
+                if !drain(descriptors[index].fd, into: &output, stream: index == 1 ? .stdout : .stderr, buffer: buffer) {
+                    descriptors[index].fd = -1  // end-of-file: the plugin closed it; the protocol goes on
+                }
+            }
+            guard descriptors[0].revents != 0 else { continue }
+            let count = readSome(spawned.channel, into: buffer)
+            guard count > 0 else { break }
+            assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            do {
+                while let body = try assembler.next() {
+                    guard handle(try HelperMessage(body: body)) else { break reading }
+                }
+            } catch {
+                stop(.violation(error.message))
+                break
+            }
+        }
+        finish(output: &output, buffer: buffer)
+    }
+
+    /// Reads what `descriptor` has into the output log; false at end-of-file.
+    private func drain(_ descriptor: Int32, into output: inout HelperOutputLog, stream: HelperOutputLog.Stream,
+                       buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        while true {
+            let count = readSome(descriptor, into: buffer)
+            if count > 0 {
+                output.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), from: stream)
+                continue
+            }
+            return count < 0 && errno == EAGAIN
+        }
+    }
+
+    /// Handles one message from the helper; false to stop reading (the helper is being stopped).
+    private func handle(_ message: HelperMessage) -> Bool {
+        let helloSeen = state.withLock { $0.helloSeen }
+        if !helloSeen {
+            guard case .hello(let version, let abi) = message else {
+                stop(.violation("it spoke before its hello"))
+                return false
+            }
+            return hello(version: version, abi: abi)
+        }
+        switch message {
+        case .hello:
+            stop(.violation("a second hello"))
+            return false
+        case .loading(let stage):
+            state.withLock { $0.stage = stage }
+        case .loaded(let problems, let entryPoints):
+            let first = state.withLock { state -> Bool in
+                guard state.load == nil else { return false }
+                state.load = LoadResult(problems: problems, entryPoints: entryPoints)
+                return true
+            }
+            guard first else {
+                stop(.violation("a second load result"))
+                return false
+            }
+            settled.signal()
+        case .log(let level, let text):
+            handler.log(level: level, message: text)
+        case .malformedCall(let service, let problem):
+            handler.reportMalformedCall(service, problem)
+        case .call(let id, let call):
+            serve(call, id: id)
+        case .load, .request, .reply:
+            stop(.violation("it sent a host message"))
+            return false
+        }
+        return true
+    }
+
+    private func hello(version: UInt32, abi: UInt32) -> Bool {
+        guard version == HelperProtocol.version, abi == providerABIVersion else {
+            let problem = PluginProblem(
+                .loadFailed, file: HelperSpawn.selfExecutable(),
+                message: "the provider helper speaks protocol version \(version) and C ABI version \(abi); this autofill speaks \(HelperProtocol.version) and \(providerABIVersion)",
+                fix: "reinstall autofill: the helper (\(HelperProtocol.executableName)) must come from the same build as autofill")
+            stop(.versionMismatch(problem))
+            return false
+        }
+        state.withLock { $0.helloSeen = true }
+        do {
+            try channel.send(.load(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion, bundlePath: manifest.bundlePath))
+        } catch {
+            stop(.violation(error.message))
+            return false
+        }
+        return true
+    }
+
+    /// Answers one host-service call. UI waits for the user, so it is answered from another thread.
+    private func serve(_ call: HostCall, id: UInt64) {
+        let reply: HostReply
+        switch call {
+        case .setting(let key):
+            reply = .setting(handler.setting(forKey: key))
+        case .storeState:
+            do {
+                reply = .storeState(.success(try handler.identityStore.state()))
+            } catch {
+                reply = .storeState(.failure(.init(code: error.code)))
+            }
+        case .storeSave(let identities):
+            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.save(identities) }
+        case .storeRemove(let identities):
+            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.remove(identities) }
+        case .storeReplace(let identities):
+            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.replace(with: identities) }
+        case .storeRemoveAll:
+            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.removeAll() }
+        case .complete(let request, let answer):
+            let status = handler.complete(request: request, with: answer)
+            untrack(request)
+            reply = .status(status.rawValue)
+        case .present(let request, let ui):
+            let handler = self.handler, channel = self.channel
+            DispatchQueue.global().async {
+                let answer: Result<UserInterfaceAnswer, UserInterfaceError>
+                do throws(UserInterfaceError) {
+                    answer = .success(try handler.present(ui, forRequest: request))
+                } catch {
+                    answer = .failure(error)
+                }
+                _ = try? channel.send(.reply(id, .userInterface(answer)))
+            }
+            return
+        }
+        do {
+            try channel.send(.reply(id, reply))
+        } catch {
+            stop(.violation(error.message))
+        }
+    }
+
+    private static func storeReply(_ write: () throws(IdentityStoreError) -> Void) -> HostReply {
+        do {
+            try write()
+            return .store(nil)
+        } catch {
+            return .store(error.code)
+        }
+    }
+
+    // MARK: Ending
+
+    /// Reaps the process, classifies how it ended, and reports it.
+    private func finish(output: inout HelperOutputLog, buffer: UnsafeMutableRawBufferPointer) {
+        state.withLock { $0.reaping = true }
+        channel.close()
+        var status: Int32 = 0
+        // The channel ends as the process exits; give it a moment to become a zombie before killing.
+        var exited = false
+        for _ in 0..<50 {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid || (result < 0 && errno != EINTR) { exited = true; break }
+            usleep(2000)
+        }
+        if !exited {
+            state.withLock { state in
+                if state.stopReason == nil { state.stopReason = .violation("it closed its protocol channel") }
+            }
+            kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        for (descriptor, stream) in [(spawned.output, HelperOutputLog.Stream.stdout), (spawned.errorOutput, .stderr)] {
+            _ = drain(descriptor, into: &output, stream: stream, buffer: buffer)
+            close(descriptor)
+        }
+        output.finish()
+        let record = faultRecord()
+        close(spawned.fault)
+
+        let (ending, inFlight) = state.withLock { state -> (Ending, [UInt64: EntryPoint]) in
+            let ending = classify(status: status, record: record, state: state)
+            state.ending = ending
+            let inFlight = state.inFlight
+            state.inFlight = [:]
+            return (ending, inFlight)
+        }
+        if let fault = ending.fault { logger.warning("\(fault.message)") }
+        onEnd(self, ending, inFlight)
+        reaped.signal()
+        settled.signal()
+    }
+
+    private func faultRecord() -> afh_fault_record? {
+        var record = afh_fault_record()
+        let count = withUnsafeMutableBytes(of: &record) { readSome(spawned.fault, into: $0) }
+        guard count == MemoryLayout<afh_fault_record>.size, record.magic == AFH_FAULT_MAGIC else { return nil }
+        return record
+    }
+
+    private func classify(status: Int32, record: afh_fault_record?, state: State) -> Ending {
+        let name = manifest.displayName
+        let stage = state.load == nil ? state.stage ?? .readingPlist : nil
+        // What the helper was doing: loading, answering a request, or nothing.
+        let doing: String
+        if let stage {
+            doing = stage.during(manifest)
+        } else if let entry = state.inFlight.values.min(by: { $0.rawValue < $1.rawValue }) {
+            doing = "while answering \(entry.appleName)"
+        } else {
+            doing = "between requests"
+        }
+        func fault(_ kind: ProviderFault.Kind, _ what: String, _ sentence: String? = nil) -> Ending {
+            Ending(fault: ProviderFault(kind, sentence ?? "\(name) \(what) \(doing)"), what: what, stage: stage)
+        }
+        switch state.stopReason {
+        case .released?:
+            return Ending(fault: nil, what: nil, stage: stage)
+        case .versionMismatch?:
+            return Ending(fault: nil, what: "could not be started", stage: stage)
+        case .deadline(let entry, let deadline)?:
+            return fault(.killedAtDeadline, "did not answer within \(deadline.formattedSeconds) and was stopped",
+                         "\(name) did not answer \(entry.appleName) within \(deadline.formattedSeconds) and was stopped")
+        case .loadDeadline?:
+            return fault(.killedAtDeadline, "did not finish loading within \(options.loadDeadline.formattedSeconds) and was stopped",
+                         "\(name) did not finish loading within \(options.loadDeadline.formattedSeconds) (stuck \(doing)) and was stopped")
+        case .violation(let problem)?:
+            return fault(.protocolViolation, "broke the helper protocol (\(problem)) and was stopped")
+        case nil:
+            break
+        }
+        if afh_signaled(status) != 0 {
+            let signal = afh_term_signal(status)
+            let limit = options.memoryLimitBytes
+            if limit > 0, let record, record.saved_errno == ENOMEM || record.address_space >= limit / 10 * 9 {
+                return fault(.exceededMemory(limitBytes: limit), "ran out of its \(options.memoryLimitMegabytes) MB memory limit")
+            }
+            return fault(.crashed(signal: signal), "crashed (\(ProviderFault.signalName(signal)))")
+        }
+        return fault(.exited(status: afh_exit_status(status)), "exited (status \(afh_exit_status(status)))")
+    }
+}
+
+extension Duration {
+    /// The duration as a Dispatch interval.
+    var dispatchInterval: DispatchTimeInterval {
+        .nanoseconds(Int(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000))
+    }
+}

@@ -1,0 +1,204 @@
+/* autofill_helper.c — see include/autofill_helper.h. */
+#define _GNU_SOURCE
+#include "autofill_helper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- Spawning from one long-lived thread ---- */
+
+typedef struct afh_spawn_job {
+    const char *path;
+    char *const *argv;
+    char *const *envp;
+    int channel_fd, fault_fd, out_fd, err_fd;
+    pid_t pid;
+    int result;
+    int done;
+    struct afh_spawn_job *next;
+} afh_spawn_job;
+
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t spawn_wake = PTHREAD_COND_INITIALIZER;  /* a job was queued */
+static pthread_cond_t spawn_done = PTHREAD_COND_INITIALIZER;  /* a job finished */
+static afh_spawn_job *spawn_queue = NULL;
+static int spawner_started = 0;
+
+static int spawn_now(afh_spawn_job *job) {
+    posix_spawn_file_actions_t actions;
+    int status = posix_spawn_file_actions_init(&actions);
+    if (status != 0) return status;
+    /* dup2 clears close-on-exec on the new descriptor; the sources are close-on-exec and vanish. */
+    if ((status = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, job->out_fd, 1)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, job->err_fd, 2)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, job->channel_fd, AFH_CHANNEL_FD)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, job->fault_fd, AFH_FAULT_FD)) == 0 &&
+        (status = posix_spawn_file_actions_addclosefrom_np(&actions, AFH_FAULT_FD + 1)) == 0) {
+        posix_spawnattr_t attributes;
+        if ((status = posix_spawnattr_init(&attributes)) == 0) {
+            /* The helper starts with default signal handling and an empty mask, whatever this thread has. */
+            sigset_t all, none;
+            sigfillset(&all);
+            sigemptyset(&none);
+            posix_spawnattr_setsigdefault(&attributes, &all);
+            posix_spawnattr_setsigmask(&attributes, &none);
+            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+            status = posix_spawn(&job->pid, job->path, &actions, &attributes, job->argv, job->envp);
+            posix_spawnattr_destroy(&attributes);
+        }
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    return status;
+}
+
+static void *spawner_main(void *unused) {
+    (void)unused;
+    pthread_mutex_lock(&spawn_lock);
+    for (;;) {
+        while (spawn_queue == NULL) pthread_cond_wait(&spawn_wake, &spawn_lock);
+        afh_spawn_job *job = spawn_queue;
+        spawn_queue = job->next;
+        pthread_mutex_unlock(&spawn_lock);
+        int result = spawn_now(job);
+        pthread_mutex_lock(&spawn_lock);
+        job->result = result;
+        job->done = 1;
+        pthread_cond_broadcast(&spawn_done);
+    }
+    return NULL;
+}
+
+int afh_spawn(const char *path, char *const argv[], char *const envp[], int channel_fd, int fault_fd, int out_fd,
+              int err_fd, pid_t *pid) {
+    afh_spawn_job job = {path, argv, envp, channel_fd, fault_fd, out_fd, err_fd, 0, 0, 0, NULL};
+    pthread_mutex_lock(&spawn_lock);
+    if (!spawner_started) {
+        pthread_t thread;
+        pthread_attr_t attributes;
+        pthread_attr_init(&attributes);
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attributes, 256 * 1024);
+        /* The thread must not take signals meant for others: block them all while creating it. */
+        sigset_t all, previous;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &previous);
+        int status = pthread_create(&thread, &attributes, spawner_main, NULL);
+        pthread_sigmask(SIG_SETMASK, &previous, NULL);
+        pthread_attr_destroy(&attributes);
+        if (status != 0) {
+            pthread_mutex_unlock(&spawn_lock);
+            return status;
+        }
+        spawner_started = 1;
+    }
+    afh_spawn_job **tail = &spawn_queue;
+    while (*tail != NULL) tail = &(*tail)->next;
+    *tail = &job;
+    pthread_cond_signal(&spawn_wake);
+    while (!job.done) pthread_cond_wait(&spawn_done, &spawn_lock);
+    pthread_mutex_unlock(&spawn_lock);
+    if (job.result == 0) *pid = job.pid;
+    return job.result;
+}
+
+/* ---- Descriptors ---- */
+
+int afh_socketpair(int fds[2]) { return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds); }
+
+int afh_pipe(int fds[2], int nonblocking_read) {
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    if (nonblocking_read) {
+        int flags = fcntl(fds[0], F_GETFL);
+        if (flags < 0 || fcntl(fds[0], F_SETFL, flags | O_NONBLOCK) != 0) {
+            int saved = errno;
+            close(fds[0]);
+            close(fds[1]);
+            errno = saved;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+ssize_t afh_send(int fd, const void *bytes, size_t count) { return send(fd, bytes, count, MSG_NOSIGNAL); }
+
+int afh_set_cloexec(int fd) {
+    int flags = fcntl(fd, F_GETFD);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+extern char **environ;
+char **afh_environment(void) { return environ; }
+
+const char *afh_signal_name(int signal_number) { return sigabbrev_np(signal_number); }
+
+int afh_exited(int status) { return WIFEXITED(status); }
+int afh_exit_status(int status) { return WEXITSTATUS(status); }
+int afh_signaled(int status) { return WIFSIGNALED(status); }
+int afh_term_signal(int status) { return WTERMSIG(status); }
+
+/* ---- Helper side ---- */
+
+int afh_die_with_parent(pid_t expected_parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) return -1;
+    return getppid() == expected_parent ? 0 : -1;
+}
+
+int afh_limit_resources(uint64_t memory_bytes) {
+    struct rlimit none = {0, 0};
+    if (setrlimit(RLIMIT_CORE, &none) != 0) return -1;
+    if (memory_bytes > 0) {
+        struct rlimit memory = {(rlim_t)memory_bytes, (rlim_t)memory_bytes};
+        if (setrlimit(RLIMIT_AS, &memory) != 0) return -1;
+    }
+    return 0;
+}
+
+static int fault_fd = -1;
+
+/* The first number of /proc/self/statm (pages of address space), with async-signal-safe calls only. */
+static uint64_t address_space_bytes(void) {
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char text[64];
+    ssize_t count = read(fd, text, sizeof text - 1);
+    close(fd);
+    uint64_t pages = 0;
+    for (ssize_t i = 0; i < count && text[i] >= '0' && text[i] <= '9'; i++) pages = pages * 10 + (uint64_t)(text[i] - '0');
+    return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void report_fault(int signal_number) {
+    int saved_errno = errno;
+    afh_fault_record record = {AFH_FAULT_MAGIC, signal_number, saved_errno, 0, address_space_bytes()};
+    ssize_t ignored = write(fault_fd, &record, sizeof record);
+    (void)ignored;
+    errno = saved_errno;
+    /* SA_RESETHAND restored the default action: returning re-runs the faulting instruction (or
+     * abort() raises again), and the process dies of the signal, which the host sees in waitpid. */
+}
+
+int afh_install_fault_reporter(int fd) {
+    fault_fd = fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = report_fault;
+    action.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    const int signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        if (sigaction(signals[i], &action, NULL) != 0) return -1;
+    }
+    return 0;
+}
