@@ -16,6 +16,8 @@
 //   AutofillCompanion    a provider's companion program writing its identity store
 //   autofill             the command-line tool
 //   AutofillOTP          one-time codes (HOTP/TOTP, otpauth:// URIs) for providers
+//   AutofillWebAuthn     WebAuthn authenticator structures (CBOR, COSE keys, authenticator data,
+//                        attestation objects, ES256) for passkey providers and the host
 //   Plugins/*            the sample providers (Swift ones here; the C one is built by cc);
 //                        VaultProvider has VaultCore (the encrypted vault) and autofill-vault (its companion)
 import PackageDescription
@@ -35,6 +37,7 @@ let package = Package(
         .library(name: "AutofillProviderKit", targets: ["AutofillProviderKit"]),
         .library(name: "AutofillCompanion", targets: ["AutofillCompanion"]),
         .library(name: "AutofillOTP", targets: ["AutofillOTP"]),
+        .library(name: "AutofillWebAuthn", targets: ["AutofillWebAuthn"]),
         .executable(name: "autofill-vault", targets: ["autofill-vault"]),
         .library(name: "VaultProvider", type: .dynamic, targets: ["VaultProvider"]),
         .library(name: "AuthenticatorProvider", type: .dynamic, targets: ["AuthenticatorProvider"]),
@@ -59,14 +62,16 @@ let package = Package(
         .target(
             name: "AutofillHost",
             dependencies: [
-                "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "CAutofillProvider", "CFFI", "CPAM",
+                "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
                 "CAutofillHelper",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(name: "AutofillProviderKit", dependencies: ["AutofillCore", "AutofillABI", "CAutofillProvider"]),
         .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "AutofillWebAuthn", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(
             name: "autofill",
             dependencies: [
@@ -84,14 +89,14 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [
-                "AutofillCore", "AutofillOTP",
+                "AutofillCore", "AutofillOTP", "AutofillWebAuthn",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Plugins/VaultProvider/VaultCore"
         ),
         .target(
-            name: "VaultProvider", dependencies: ["AutofillProviderKit", "VaultCore"],
+            name: "VaultProvider", dependencies: ["AutofillProviderKit", "VaultCore", "AutofillWebAuthn"],
             path: "Plugins/VaultProvider/Provider"
         ),
         .executableTarget(
@@ -109,15 +114,29 @@ let package = Package(
         .target(name: "AutofillTestSupport", path: "Tests/AutofillTestSupport"),
         .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore"]),
         .testTarget(name: "AutofillOTPTests", dependencies: ["AutofillOTP", "AutofillTestSupport"]),
-        .testTarget(name: "VaultTests", dependencies: ["VaultCore", "AutofillCore", "AutofillStore", "AutofillCompanion", "AutofillTestSupport"]),
+        .testTarget(
+            name: "AutofillWebAuthnTests",
+            dependencies: ["AutofillWebAuthn", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            exclude: ["fido2_check.py"]
+        ),
+        .testTarget(
+            name: "VaultTests",
+            dependencies: [
+                "VaultCore", "AutofillCore", "AutofillStore", "AutofillCompanion", "AutofillTestSupport", "AutofillWebAuthn",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "AutofillMatchingTests", dependencies: ["AutofillMatching", "AutofillCore"]),
         .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore", "AutofillCompanion", "AutofillTestSupport"]),
         .testTarget(
             name: "AutofillHostTests",
-            dependencies: ["AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport"],
+            dependencies: [
+                "AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport", "AutofillWebAuthn",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillTestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py"]),
     ]
 )
 

@@ -23,6 +23,9 @@ public struct AutofillError: Error, Sendable, CustomStringConvertible {
         case io
         /// A provider failed, timed out or could not be reached.
         case providerUnavailable
+        /// The host refuses to run a provider: its files changed since the user approved them, other users
+        /// could change them, or it is quarantined after repeated faults.
+        case refused
         /// A bug in autofill.
         case `internal`
     }
@@ -54,6 +57,7 @@ public struct AutofillError: Error, Sendable, CustomStringConvertible {
         case .internal: 70  // EX_SOFTWARE
         case .io: 74  // EX_IOERR
         case .temporaryFailure: 75  // EX_TEMPFAIL
+        case .refused: 77  // EX_NOPERM
         case .configuration: 78  // EX_CONFIG
         }
     }

@@ -28,8 +28,11 @@ struct Autofill: AsyncParsableCommand {
               70  internal error
               74  a file could not be read or written
               75  try again later (an identity store is busy)
+              77  refused to run a provider: its files changed since you
+                  approved them, other users could change them, or it is
+                  quarantined (`autofill providers list` says which)
               78  configuration error or refused change (a fourth provider)
             """,
-        subcommands: [FillCommand.self, SuggestCommand.self, TextCommand.self, IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self]
+        subcommands: [FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self]
     )
 }

@@ -31,10 +31,12 @@ struct GlobalOptions: ParsableArguments {
     /// The configuration, the plugins found and the identity stores.
     func setup() throws(AutofillError) -> ProviderSetup {
         let file = try configurationFile()
-        return ProviderSetup(
+        var setup = ProviderSetup(
             catalog: ProviderCatalog(file: file),
             stores: file.identityStores(environment: ProcessInfo.processInfo.environment),
             logger: Logger(label: "autofill.provider"))
+        setup.notify = { printError("autofill: note: \($0)") }
+        return setup
     }
 }
 

@@ -22,6 +22,12 @@ struct PluginCommand: ParsableCommand {
 
         func run() throws {
             global.bootstrapLogging()
+            // Who could change the bundle comes first: nothing else of it is read if others could.
+            if let refused = PluginPermissions.refusedValidation(bundle: bundle) {
+                let report = ValidationReport(refused)
+                if json { try printJSON(report) } else { print(report.text) }
+                throw ExitCode(AutofillError(.refused, "").exitStatus)
+            }
             let (manifest, _) = ManifestReader.read(bundle: bundle)
             // The provider's settings from the configuration, if there is one: a provider may need them to load.
             let file = try? global.configurationFile()

@@ -19,7 +19,47 @@ struct ProviderListing: Encodable {
         let capabilities: [String]
         /// Enabled providers: their identity store (nil when it does not exist yet).
         let store: Store?
+        /// Enabled providers: whether the host would run them (nil when no single bundle declares the id).
+        let trust: Trust?
         let problems: [String]
+    }
+
+    /// An enabled provider's trust, as `providers list` reports it (docs/CLI.md).
+    struct Trust: Encodable {
+        /// `trusted`, `notRecorded`, `changed`, `quarantined`, `unsafe` or `unreadable`.
+        let state: String
+        /// When the files were recorded, and how (`enabled`, `trusted`, `firstUse`).
+        let recorded: String?
+        let origin: String?
+        /// `changed`: the files that differ.
+        let changedFiles: [String]?
+        /// `quarantined`: since when.
+        let quarantinedSince: String?
+        /// Why the host refuses it and what to do; absent when it runs.
+        let reason: String?
+
+        init(_ state: ProviderTrustState, manifest: PluginManifest) {
+            self.state = state.name
+            var record: TrustRecord?
+            switch state {
+            case .trusted(let trusted): record = trusted
+            case .changed(_, let changed): record = changed
+            default: record = nil
+            }
+            recorded = record?.recorded.autofillTimestamp
+            origin = record?.origin.rawValue
+            if case .changed(let files, _) = state { changedFiles = files } else { changedFiles = nil }
+            if case .quarantined(let quarantine) = state { quarantinedSince = quarantine.since.autofillTimestamp } else { quarantinedSince = nil }
+            reason = state.refusal(for: manifest)?.description
+        }
+
+        /// The TRUST column.
+        var column: String {
+            switch state {
+            case "notRecorded": "not recorded"
+            default: state
+            }
+        }
     }
 
     /// An enabled provider's identity store, as `providers list` reports it.
@@ -32,7 +72,8 @@ struct ProviderListing: Encodable {
     let configuration: Configuration
     let providers: [Provider]
 
-    init(catalog: ProviderCatalog, stores: IdentityStoreDirectory) {
+    init(setup: ProviderSetup) {
+        let catalog = setup.catalog, stores = setup.stores
         let file = catalog.file
         configuration = Configuration(path: file.path, source: file.source.rawValue, searchPaths: file.searchPaths)
         let enabled = catalog.enabledIDs
@@ -49,17 +90,19 @@ struct ProviderListing: Encodable {
                 try? Store(identities: store.count(), isEnabled: store.state().isEnabled,
                            supportsIncrementalUpdates: store.state().supportsIncrementalUpdates)
             }
+            // Permissions, digests and records: reading files, running no plugin code.
+            let trust = bundles.count == 1 ? manifest.map { Trust(setup.trustState(of: $0), manifest: $0) } : nil
             rows.append(Provider(
                 id: id, displayName: manifest?.displayName, status: status, position: index + 1,
                 bundle: manifest?.bundlePath, capabilities: manifest?.capabilities.members.map(\.plistKey) ?? [],
-                store: store, problems: problems))
+                store: store, trust: trust, problems: problems))
         }
         for plugin in catalog.plugins where !(plugin.manifest.map { enabled.contains($0.identifier) } ?? false) {
             let errors = plugin.problems.filter { $0.severity == .error }.map(\.description)
             rows.append(Provider(
                 id: plugin.manifest?.identifier, displayName: plugin.manifest?.displayName,
                 status: plugin.manifest == nil ? "invalid" : "available", position: nil, bundle: plugin.bundlePath,
-                capabilities: plugin.manifest?.capabilities.members.map(\.plistKey) ?? [], store: nil, problems: errors))
+                capabilities: plugin.manifest?.capabilities.members.map(\.plistKey) ?? [], store: nil, trust: nil, problems: errors))
         }
         providers = rows
     }
@@ -78,10 +121,10 @@ struct ProviderListing: Encodable {
             return lines.joined(separator: "\n")
         }
         let table = providers.map { p in
-            [p.position.map(String.init) ?? "-", p.id ?? "?", p.displayName ?? "?", p.status,
+            [p.position.map(String.init) ?? "-", p.id ?? "?", p.displayName ?? "?", p.status, p.trust?.column ?? "-",
              p.capabilities.isEmpty ? "-" : p.capabilities.joined(separator: ", ")]
         }
-        let rendered = Table(header: ["#", "ID", "NAME", "STATUS", "CAPABILITIES"], rows: table).lines
+        let rendered = Table(header: ["#", "ID", "NAME", "STATUS", "TRUST", "CAPABILITIES"], rows: table).lines
         lines.append(rendered[0])
         for (row, provider) in zip(rendered.dropFirst(), providers) {
             lines.append(row)
@@ -91,6 +134,13 @@ struct ProviderListing: Encodable {
                     let count = "\(store.identities) identit\(store.identities == 1 ? "y" : "ies")"
                     return store.supportsIncrementalUpdates ? count : "\(count), waiting for the provider's full list (autofill providers sync)"
                 } ?? "no identity store yet (autofill providers sync)"))
+            }
+            if let trust = provider.trust {
+                if let reason = trust.reason {
+                    lines.append("   ! \(reason.replacingNewlines("\n     "))")
+                } else if trust.state == "notRecorded" {
+                    lines.append("   files not recorded yet: trusted as they are when autofill first runs it")
+                }
             }
             for problem in provider.problems { lines.append("   ! \(problem.replacingNewlines("\n     "))") }
         }

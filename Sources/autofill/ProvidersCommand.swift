@@ -7,13 +7,18 @@ struct ProvidersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "providers",
         abstract: "List, enable, disable and order credential providers.",
-        subcommands: [List.self, Enable.self, Disable.self, Order.self, Sync.self]
+        subcommands: [List.self, Enable.self, Disable.self, Order.self, Sync.self, Trust.self]
     )
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the plugins in the search folders and the enabled providers, in order.",
-            discussion: "Reads Info.plist files only: no plugin code runs.")
+            discussion: """
+                Reads files only (Info.plist; the enabled providers' libraries for their SHA-256): no plugin code runs. TRUST says whether autofill would run an \
+                enabled provider: trusted, not recorded (trusted on first use), changed (since you enabled \
+                or trusted it), quarantined (after repeated crashes), unsafe (other users could change its \
+                files) or unreadable; the line below says what to do.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print JSON (schema in docs/CLI.md).") var json = false
@@ -22,7 +27,7 @@ struct ProvidersCommand: ParsableCommand {
             global.bootstrapLogging()
             try reportingErrors {
                 let setup = try global.setup()
-                let listing = ProviderListing(catalog: setup.catalog, stores: setup.stores)
+                let listing = ProviderListing(setup: setup)
                 if json { try printJSON(listing) } else { print(listing.text) }
             }
         }
@@ -112,7 +117,8 @@ struct ProvidersCommand: ParsableCommand {
             discussion: """
                 What a provider's own app does on Apple platforms: each provider named
                 (all enabled ones by default) is loaded with its identity store and may
-                write its full list. Exits 69 if any failed.
+                write its full list. Exits 69 if any failed (77 if every failure was a
+                refusal: a changed, unsafe or quarantined provider).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -121,16 +127,61 @@ struct ProvidersCommand: ParsableCommand {
         func run() throws {
             global.bootstrapLogging()
             try reportingErrors {
-                var failed = false
+                var failures: [AutofillError] = []
                 for (id, result) in try global.setup().sync(ids) {
                     switch result {
                     case .success(let count): print("\(id): \(count) identit\(count == 1 ? "y" : "ies")")
                     case .failure(let error):
-                        failed = true
+                        failures.append(error)
                         printError("autofill: \(id): \(error)")
                     }
                 }
-                if failed { throw AutofillError(.providerUnavailable, "some providers could not be synced") }
+                guard failures.isEmpty else {
+                    let refused = failures.allSatisfy { $0.code == .refused }
+                    throw AutofillError(refused ? .refused : .providerUnavailable,
+                                        refused ? "some providers were refused (above)" : "some providers could not be synced")
+                }
+            }
+        }
+    }
+
+    struct Trust: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Trust an enabled provider's files as they are now (after checking a changed plugin).",
+            discussion: """
+                autofill records the SHA-256 of a provider's library and Info.plist when you enable it, and \
+                refuses to run it (exit 77) once they differ. After checking the change (an update you \
+                installed, say), this records the files as they are now and lifts a quarantine. It shows \
+                what changed first and runs none of the provider's code.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The enabled provider's id.", valueName: "id")) var id: String
+
+        func run() throws {
+            global.bootstrapLogging()
+            try reportingErrors {
+                let change = try global.setup().trust(id)
+                let manifest = change.manifest
+                print("\(manifest.displayName) (\(manifest.identifier)): \(manifest.bundlePath)")
+                let previous = change.previous
+                for (name, before, now) in [(manifest.executable, previous?.fingerprint.library, change.current.fingerprint.library),
+                                            ("Info.plist", previous?.fingerprint.plist, change.current.fingerprint.plist)] {
+                    let label = name.padding(toLength: max(manifest.executable.count, 10) + 2)
+                    switch before {
+                    case nil: print("  \(label)SHA-256 \(now) (no earlier record)")
+                    case now?: print("  \(label)unchanged")
+                    case let before?: print("  \(label)changed: SHA-256 \(before) → \(now)")
+                    }
+                }
+                if let previous {
+                    let moved = previous.bundle == manifest.bundlePath ? "" : " at \(previous.bundle)"
+                    print("  recorded \(previous.recorded.autofillTimestamp) (\(previous.origin.rawValue))\(moved)")
+                }
+                if let lifted = change.liftedQuarantine { print("Lifted the quarantine (since \(lifted.since.autofillTimestamp): \(lifted.reason)).") }
+                print(change.changedFiles.isEmpty
+                      ? "Nothing changed; trusted \(manifest.displayName) again."
+                      : "Trusted \(manifest.displayName) as it is now.")
             }
         }
     }

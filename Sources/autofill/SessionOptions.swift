@@ -48,6 +48,8 @@ enum FillExitStatus {
     static let canceled: Int32 = 20
     static let userInterfaceUnavailable: Int32 = 21
     static let authenticationFailed: Int32 = 22
+    static let declined: Int32 = 23
+    static let excludedCredential: Int32 = 24
 
     static func status(_ failure: FillFailure) -> Int32 {
         switch failure {
@@ -56,6 +58,9 @@ enum FillExitStatus {
         case .userInterfaceUnavailable: userInterfaceUnavailable
         case .authenticationFailed: authenticationFailed
         case .providersFailed: 69
+        case .declined: declined
+        case .excludedCredential: excludedCredential
+        case .providersRefused: AutofillError(.refused, "").exitStatus
         }
     }
 }
@@ -135,6 +140,8 @@ func reportingFillErrors(_ session: SessionOptions, _ body: () async throws -> V
         printError("autofill: \(error)")
         throw ExitCode(error.exitStatus)
     } catch let failure as FillFailure {
+        // A declined conditional registration is quiet by design: the reasons are in --trace.
+        if case .declined = failure { throw ExitCode(FillExitStatus.status(failure)) }
         printError("autofill: \(failure)")
         if case .userInterfaceUnavailable = failure, session.uiScript != nil { throw ExitCode(65) }
         throw ExitCode(FillExitStatus.status(failure))

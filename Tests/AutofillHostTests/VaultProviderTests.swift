@@ -27,12 +27,7 @@ struct VaultProviderTests {
     /// Loads a fresh copy of the built bundle (a new file, so a new load with fresh globals).
     func load(_ isolation: ProviderIsolation, store: InMemoryIdentityStore = InMemoryIdentityStore(),
               ui: any ProviderUserInterface = UnavailableUserInterface(), settings: [String: String]? = nil) throws -> any ProviderConnection {
-        let copies = "\(folder.path)/load-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: copies, withIntermediateDirectories: true)
-        let bundle = try TestPlugins.copyOfSample("VaultProvider", into: copies)
-        return try Isolated.load(bundle, services: ProviderServices(
-            store: store, settings: settings ?? ["VaultFile": vault.path, "UnlockTimeoutSeconds": "60"], userInterface: ui,
-            logger: log.logger), isolation: isolation)
+        try vault.load(in: folder, store: store, ui: ui, settings: settings, log: log, isolation: isolation)
     }
 
     /// Unlocks the vault through the UI path of a load of its own.
@@ -179,17 +174,6 @@ struct VaultProviderTests {
         #expect(message.contains("autofill-vault create"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
-    func passkeysArriveLater(isolation: ProviderIsolation) async throws {
-        let provider = try load(isolation)
-        let passkey = PasskeyCredentialIdentity(relyingPartyIdentifier: "example.com", userName: "alice", credentialID: [1], userHandle: [2])
-        let parameters = PasskeyParameters(relyingParty: "example.com", clientDataHash: Array(repeating: 0, count: 32))
-        let later = ProviderOutcome.canceled(ExtensionError(.failed, failureReason: "passkeys arrive with a later release"))
-        #expect(await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey, parameters)), deadline: .seconds(3)) == later)
-        #expect(await provider.send(.passkeyCredentialList([Self.example], parameters), deadline: nil) == later)
-        #expect(await provider.send(.passkeyRegistration(PasskeyRegistrationRequest(identity: passkey, parameters: parameters)), deadline: nil) == later)
-    }
-
     /// The current TOTP of the demo secret, from oathtool.
     func totp() throws -> String {
         let (status, output) = try TestPlugins.run("/usr/bin/oathtool", ["--totp", "-b", "JBSWY3DPEHPK3PXP"])
@@ -210,5 +194,20 @@ final class VaultCopy: Sendable {
 
     deinit {
         _ = try? TestPlugins.run("\(Repository.root)/.build/debug/autofill-vault", ["lock", "--vault", path])
+    }
+
+    /// Loads a fresh copy of the built VaultProvider bundle in `folder` (a new file, so a new load
+    /// with fresh globals, as another autofill process would), serving this vault by default.
+    func load(
+        in folder: TemporaryFolder, store: InMemoryIdentityStore = InMemoryIdentityStore(),
+        ui: any ProviderUserInterface = UnavailableUserInterface(), settings: [String: String]? = nil, log: LogCapture,
+        isolation: ProviderIsolation = .inProcess
+    ) throws -> any ProviderConnection {
+        let copies = "\(folder.path)/load-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: copies, withIntermediateDirectories: true)
+        let bundle = try TestPlugins.copyOfSample("VaultProvider", into: copies)
+        return try Isolated.load(bundle, services: ProviderServices(
+            store: store, settings: settings ?? ["VaultFile": path, "UnlockTimeoutSeconds": "60"], userInterface: ui,
+            logger: log.logger), isolation: isolation)
     }
 }

@@ -144,11 +144,11 @@ struct VaultFileTests {
     }
 
     @Test func entriesOfAKindThisReleaseDoesNotKnowAreKept() throws {
-        let payload = #"{"version":1,"entries":[{"kind":"passkey","id":"pk-1","rp":"example.com","key":"c2VjcmV0"},{"kind":"text","id":"t","title":"T","text":"x"}]}"#
+        let payload = #"{"version":1,"entries":[{"kind":"wifi","id":"wifi-1","rp":"example.com","key":"c2VjcmV0"},{"kind":"text","id":"t","title":"T","text":"x"}]}"#
         let contents = try VaultContents.decode(Data(payload.utf8), path: "test")
-        #expect(contents.entries.map(\.kind) == ["passkey", "text"])
+        #expect(contents.entries.map(\.kind) == ["wifi", "text"])
         #expect(contents.identities.isEmpty)
-        #expect("\(contents.entries[0])" == "UnknownEntry(kind: passkey, id: pk-1, <REDACTED>)")
+        #expect("\(contents.entries[0])" == "UnknownEntry(kind: wifi, id: wifi-1, <REDACTED>)")
         var dumped = ""
         dump(contents, to: &dumped)
         #expect(!dumped.contains("c2VjcmV0") && !dumped.contains("example.com"))

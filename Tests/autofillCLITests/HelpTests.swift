@@ -19,7 +19,7 @@ struct HelpTests {
     @Test func helpListsTheExitStatuses() throws {
         let home = try TemporaryHome()
         let result = try CLI.run(["--help"], home: home.path)
-        for status in ["64", "65", "66", "69", "70", "74", "78"] { #expect(result.stdout.contains("  \(status)  ")) }
+        for status in ["64", "65", "66", "69", "70", "74", "77", "78"] { #expect(result.stdout.contains("  \(status)  ")) }
     }
 }
 

@@ -26,6 +26,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         case .corrupt, .unsupportedVersion, .invalidInput: self.init(.badInput, error.message)
         case .wrongPasswordOrModified: self.init(.wrongPassword, error.message)
         case .io, .unsafeSessionFolder: self.init(.io, error.message)
+        case .busy: self.init(.tryAgain, error.message)
         }
     }
 

@@ -21,7 +21,8 @@ struct ListCommand: ParsableCommand {
             print("\(vault.path): \(entries.count) \(entries.count == 1 ? "entry" : "entries")")
             guard !entries.isEmpty else { return }
             let now = Int64(Date().timeIntervalSince1970)
-            var rows = [["KIND", "ID", "SERVICE", "USER / LABEL / TITLE", "RANK"] + (reveal ? ["SECRET"] : [])]
+            let created = !vault.contents.passkeys.isEmpty  // a CREATED column only when there are passkeys
+            var rows = [["KIND", "ID", "SERVICE", "USER / LABEL / TITLE", "RANK"] + (created ? ["CREATED"] : []) + (reveal ? ["SECRET"] : [])]
             for entry in entries {
                 var row: [String]
                 var secret = ""
@@ -39,13 +40,26 @@ struct ListCommand: ParsableCommand {
                 case .text(let text):
                     row = ["text", text.id, "", text.title, ""]
                     secret = text.text.revealed.replacingOccurrences(of: "\n", with: "\\n")
+                case .passkey(let passkey):
+                    row = ["passkey", passkey.id, passkey.relyingParty, passkey.userName, String(passkey.rank)]
+                    secret = "(private key never shown)"
                 case .unknown(let other):
                     row = [other.kind, other.id, "", "(written by a newer autofill)", ""]
+                }
+                if created {
+                    if case .passkey(let passkey) = entry { row.append(Self.utc(passkey.created)) } else { row.append("") }
                 }
                 rows.append(row + (reveal ? [secret] : []))
             }
             printTable(rows)
         }
+    }
+}
+
+extension ListCommand {
+    /// `seconds` since 1970 in ISO 8601, UTC: `2026-11-22T07:45:09Z`.
+    static func utc(_ seconds: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(Date.ISO8601FormatStyle())
     }
 }
 

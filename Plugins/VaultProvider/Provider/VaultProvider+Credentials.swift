@@ -4,8 +4,8 @@ import VaultCore
 /// The picked identity's secret: silently while unlocked, else after an unlock prompt.
 extension VaultProvider: CredentialProviding {
     func provideCredentialWithoutUserInteraction(for credentialRequest: CredentialRequest, context: ExtensionContext) {
-        if case .passkeyAssertion = credentialRequest {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: Self.passkeysLater))
+        if case .passkeyAssertion(let identity, let parameters) = credentialRequest {
+            assertWithoutUserInteraction(identity, parameters, context: context)
             return
         }
         do throws(Access) {
@@ -16,8 +16,8 @@ extension VaultProvider: CredentialProviding {
     }
 
     func prepareInterfaceToProvideCredential(for credentialRequest: CredentialRequest, context: ExtensionContext) {
-        if case .passkeyAssertion = credentialRequest {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: Self.passkeysLater))
+        if case .passkeyAssertion(let identity, let parameters) = credentialRequest {
+            assertWithInterface(identity, parameters, context: context)
             return
         }
         withUnlockedVault(context) { vault in answer(credentialRequest, from: vault, context: context) }
@@ -35,7 +35,7 @@ extension VaultProvider: CredentialProviding {
                 context.cancelRequest(withError: ExtensionError(.credentialIdentityNotFound, failureReason: "no such login in the vault"))
                 return
             }
-            context.completeRequest(withSelectedCredential: PasswordCredential(user: login.user, password: login.password))
+            complete(context, with: login, from: vault)
         case .oneTimeCode(let identity):
             let generator = vault.contents.oneTimeCodes.first { entry in
                 if let record = identity.recordIdentifier, !record.isEmpty { return entry.id == record }
@@ -46,9 +46,21 @@ extension VaultProvider: CredentialProviding {
                 return
             }
             complete(context, withCodeOf: generator)
-        case .passkeyAssertion:
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: Self.passkeysLater))
+        case .passkeyAssertion(let identity, let parameters):
+            assertWithoutUserInteraction(identity, parameters, context: context)
         }
+    }
+
+    /// Records the fill (what an automatic passkey upgrade checks), then completes with `login`'s
+    /// password. The record comes first: once the host has the password it may exit at once, before
+    /// this thread runs again. A record that cannot be written is only logged.
+    func complete(_ context: ExtensionContext, with login: PasswordEntry, from vault: Vault) {
+        do {
+            try sessions.recordFill(of: login, in: vault)
+        } catch {
+            host.log(.warning, "the fill was not recorded, so an automatic passkey upgrade will not follow it: \(error.message)")
+        }
+        context.completeRequest(withSelectedCredential: PasswordCredential(user: login.user, password: login.password))
     }
 
     /// Completes with the current code of `generator`, or fails naming the entry.

@@ -12,8 +12,7 @@ extension VaultProvider: CredentialListProviding {
             }
             do throws(UserInterfaceError) {
                 let index = try context.choose(title: "\(Self.name): choose a login", items: logins.map { "\($0.user) — \($0.service.identifier)" })
-                let login = logins[index]
-                context.completeRequest(withSelectedCredential: PasswordCredential(user: login.user, password: login.password))
+                complete(context, with: logins[index], from: vault)
             } catch {
                 cancel(context, after: error, doing: "choosing a login")
             }

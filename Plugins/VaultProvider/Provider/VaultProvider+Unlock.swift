@@ -35,29 +35,51 @@ extension VaultProvider {
     /// The vault, unlocked with the master password if needed: up to three prompts through the
     /// host, then the session is kept for `UnlockTimeoutSeconds`. UI entry points only.
     func unlockedVault(context: ExtensionContext) throws(Access) -> Vault {
+        try unlock(context: context).vault
+    }
+
+    /// ``unlockedVault(context:)``, and whether the master password was typed for it (WebAuthn's
+    /// user verification: a passkey answer may then set UV).
+    func unlock(context: ExtensionContext) throws(Access) -> (vault: Vault, verified: Bool) {
         do throws(Access) {
-            return try sessionVault()
+            return (try sessionVault(), false)
         } catch .locked {
             // Ask below.
         }
         guard let vaultPath else { throw .locked }  // sessionVault() threw .failed without a path
-        var message = "Enter the master password of \(vaultPath)."
+        let vault = try askMasterPassword(
+            context: context, title: "Unlock \(Self.name)", message: "Enter the master password of \(vaultPath).",
+            withoutUI: "the vault is locked and cannot ask for its master password here; unlock it in a terminal with `autofill-vault unlock --vault \(vaultPath)`")
+        remember(vault)
+        return (vault, true)
+    }
+
+    /// Asks for the master password of the unlocked `vault` and checks that it opens the file: the
+    /// user verification a passkey request asks for when the host did not verify the user.
+    func verifyMasterPassword(context: ExtensionContext, of vault: Vault, for purpose: String) throws(Access) {
+        _ = try askMasterPassword(
+            context: context, title: "\(Self.name): verify it's you", message: "\(purpose) Enter the master password of \(vault.path).",
+            withoutUI: "verifying it's you needs the master password, and the host cannot show a prompt here; run in a terminal")
+    }
+
+    /// Up to ``maximumAttempts`` prompts for the master password; the vault it opens. Without the
+    /// host's UI, fails with the reason `withoutUI`.
+    private func askMasterPassword(
+        context: ExtensionContext, title: String, message first: String, withoutUI: String
+    ) throws(Access) -> Vault {
+        guard let vaultPath else { throw .locked }
+        var message = first
         for attempt in 1...Self.maximumAttempts {
             let password: Secret
             do {
-                password = try context.promptForSecret(title: "Unlock \(Self.name)", message: message)
+                password = try context.promptForSecret(title: title, message: message)
             } catch .canceled {
                 throw .failed(ExtensionError(.userCanceled))
             } catch {
-                throw .failed(ExtensionError(.failed, failureReason: """
-                    the vault is locked and cannot ask for its master password here; \
-                    unlock it in a terminal with `autofill-vault unlock --vault \(vaultPath)`
-                    """))
+                throw .failed(ExtensionError(.failed, failureReason: withoutUI))
             }
             do {
-                let vault = try Vault.open(at: vaultPath, password: password)
-                remember(vault)
-                return vault
+                return try Vault.open(at: vaultPath, password: password)
             } catch where error.code == .wrongPasswordOrModified || error.code == .invalidInput {
                 host.log(.notice, "the master password did not open the vault (attempt \(attempt) of \(Self.maximumAttempts))")
                 let left = Self.maximumAttempts - attempt

@@ -1,7 +1,8 @@
 // VaultProvider: the sample provider backed by an encrypted vault (VaultCore), declaring every
 // capability. Its companion program, autofill-vault, creates and edits the vault and keeps the
 // identity store current; this plugin serves secrets, asking for the master password through the
-// host's UI when the vault is locked. Passkeys arrive with issue D.
+// host's UI when the vault is locked. It creates and uses ES256 passkeys (AutofillWebAuthn), writing
+// the vault for them under the companion's lock.
 import AutofillProviderKit
 import VaultCore
 
@@ -13,8 +14,10 @@ public func vaultProviderEntry(_ hostABIVersion: UInt32, _ host: UnsafeRawPointe
 
 /// A provider serving the vault named by its `VaultFile` setting.
 ///
-/// Settings: `VaultFile` (the vault's path; without it the provider loads but serves nothing) and
-/// `UnlockTimeoutSeconds` (how long an unlock lasts across processes; default 300, 0 asks every time).
+/// Settings: `VaultFile` (the vault's path; without it the provider loads but serves nothing),
+/// `UnlockTimeoutSeconds` (how long an unlock lasts across processes; default 300, 0 asks every time)
+/// and `ConditionalRegistrationWindowSeconds` (how recently a password must have been filled for an
+/// automatic passkey upgrade; default 300, 0 turns upgrades off).
 final class VaultProvider: CredentialProvider {
     let host: ProviderHost
     /// The vault file, if the setting names one.
@@ -23,10 +26,17 @@ final class VaultProvider: CredentialProvider {
     let timeout: Int
     /// Where unlocked sessions are kept between processes.
     let sessions: SessionCache
+    /// How recently (seconds) a password must have been filled for a conditional passkey registration.
+    let conditionalWindow: Int
 
     static let name = "Vault"
     static let maximumAttempts = 3
-    static let passkeysLater = "passkeys arrive with a later release"
+    /// The default of `ConditionalRegistrationWindowSeconds`.
+    static let defaultConditionalWindow = 300
+    /// How long a no-UI request waits for the vault's write lock (the host's deadline is 3 s).
+    static let noUILockWait = 1.0
+    /// How long a UI request waits for the vault's write lock.
+    static let uiLockWait = 10.0
 
     init(host: ProviderHost) throws {
         self.host = host
@@ -46,7 +56,17 @@ final class VaultProvider: CredentialProvider {
                 host.log(.warning, "UnlockTimeoutSeconds \"\(setting)\" is not 0 to \(SessionCache.maximumTimeout) seconds; using \(timeout)")
             }
         }
+        conditionalWindow = Self.seconds(host, "ConditionalRegistrationWindowSeconds", default: Self.defaultConditionalWindow,
+                                         maximum: SessionCache.maximumFillWindow)
         publishAtLoad()
+    }
+
+    /// The setting `key` as whole seconds from 0 to `maximum`; `default` (with a warning) otherwise.
+    static func seconds(_ host: ProviderHost, _ key: String, default value: Int, maximum: Int) -> Int {
+        guard let setting = host.setting(key) else { return value }
+        if let seconds = Int(setting), (0...maximum).contains(seconds) { return seconds }
+        host.log(.warning, "\(key) \"\(setting)\" is not 0 to \(maximum) seconds; using \(value)")
+        return value
     }
 
     /// While unlocked, writes the full identity list if the store asks for it (after a wipe). The

@@ -52,8 +52,11 @@ extension SessionCache {
         }
     }
 
-    /// Reads a session file; deletes and ignores one that is not a small regular 0600 file of ours.
-    func readRecord<Record: Decodable>(named name: String, in folderFD: Int32, as type: Record.Type = Record.self) -> Record? {
+    /// Reads a session file; deletes and ignores one that is not a small (at most `maximumSize`
+    /// bytes) regular 0600 file of ours.
+    func readRecord<Record: Decodable>(
+        named name: String, in folderFD: Int32, as type: Record.Type = Record.self, maximumSize: Int = 4096
+    ) -> Record? {
         let fd = openat(folderFD, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno != ENOENT { unlinkat(folderFD, name, 0) }
@@ -62,12 +65,12 @@ extension SessionCache {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid(),
-            info.st_mode & 0o077 == 0, info.st_size <= 4096
+            info.st_mode & 0o077 == 0, info.st_size <= maximumSize
         else {
             unlinkat(folderFD, name, 0)
             return nil
         }
-        var bytes = [UInt8](repeating: 0, count: 4096)
+        var bytes = [UInt8](repeating: 0, count: maximumSize)
         let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         guard count > 0, let record = try? JSONDecoder().decode(Record.self, from: Data(bytes.prefix(count))) else {
@@ -77,8 +80,8 @@ extension SessionCache {
         return record
     }
 
-    /// The names of the session files in the folder.
-    func sessionFiles(in folderFD: Int32) -> [String] {
+    /// The names of the session files (or, with `suffix` ".fills", the fill records) in the folder.
+    func sessionFiles(in folderFD: Int32, suffix: String = ".session") -> [String] {
         let copy = dup(folderFD)
         guard copy >= 0, let directory = fdopendir(copy) else { return [] }
         defer { closedir(directory) }
@@ -87,7 +90,7 @@ extension SessionCache {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            if name.hasPrefix("vault-") && name.hasSuffix(".session") { names.append(name) }
+            if name.hasPrefix("vault-") && name.hasSuffix(suffix) { names.append(name) }
         }
         return names
     }

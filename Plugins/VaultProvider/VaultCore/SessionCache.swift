@@ -136,19 +136,21 @@ public struct SessionCache: Sendable {
         }
     }
 
-    /// Ends the session of the vault at `path`; returns whether there was one.
+    /// Ends the session of the vault at `path`, and forgets its fill records; returns whether there was a session.
     @discardableResult
     public func remove(for path: String) throws(VaultError) -> Bool {
         guard let folderFD = try openFolder(create: false) else { return false }
         defer { close(folderFD) }
+        unlinkat(folderFD, Self.fillsFileName(for: path), 0)
         return unlinkat(folderFD, Self.fileName(for: path), 0) == 0
     }
 
-    /// Ends every session in the folder; returns how many there were.
+    /// Ends every session in the folder, and forgets every fill record; returns how many sessions there were.
     @discardableResult
     public func removeAll() throws(VaultError) -> Int {
         guard let folderFD = try openFolder(create: false) else { return 0 }
         defer { close(folderFD) }
+        for name in sessionFiles(in: folderFD, suffix: ".fills") { unlinkat(folderFD, name, 0) }
         return sessionFiles(in: folderFD).filter { unlinkat(folderFD, $0, 0) == 0 }.count
     }
 

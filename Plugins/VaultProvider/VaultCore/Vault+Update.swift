@@ -6,17 +6,18 @@ extension Vault {
     /// identity changes, all while holding an exclusive lock on the vault's folder (`flock`), so
     /// that two writers never lose each other's changes. `unlock` opens the vault (with the
     /// password or a cached key) under the lock. Nothing is saved when `body` throws or changes nothing.
-    /// Throws what `unlock` or `body` throw, or a ``VaultError``.
+    /// Throws what `unlock` or `body` throw, or a ``VaultError``. With `lockTimeout` (seconds), a
+    /// lock held by another program for longer (autofill-vault waiting for its master password, say)
+    /// fails with ``VaultError/Code/busy`` instead of waiting on.
     public static func update<Result>(
-        at path: String, unlock: (String) throws -> Vault, _ body: (inout VaultContents) throws -> Result
+        at path: String, waitingAtMost lockTimeout: Double? = nil, unlock: (String) throws -> Vault,
+        _ body: (inout VaultContents) throws -> Result
     ) throws -> (result: Result, changes: IdentityChanges, vault: Vault) {
         let folder = AtomicFile.folderOf(path)
         let fd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw AtomicFile.ioError("cannot open the vault's folder \(folder)") }
         defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw AtomicFile.ioError("cannot lock the vault's folder \(folder)") }
-        }
+        try lock(fd, folder: folder, path: path, waitingAtMost: lockTimeout)
         defer { flock(fd, LOCK_UN) }
         var vault = try unlock(path)
         let before = vault.contents
@@ -24,5 +25,37 @@ extension Vault {
         guard vault.contents != before else { return (result, IdentityChanges(from: [], to: []), vault) }
         try vault.save()
         return (result, IdentityChanges(from: before.identities, to: vault.contents.identities), vault)
+    }
+}
+
+extension Vault {
+    /// ``update(at:waitingAtMost:unlock:_:)`` for this unlocked vault: re-reads the file under the
+    /// folder lock with this vault's key (so a change the companion saved meanwhile is kept), lets
+    /// `body` change the contents, and saves. For the plugin, which holds the key of the unlocked
+    /// session and cannot wait long for the lock.
+    public func update<Result>(waitingAtMost lockTimeout: Double, _ body: (inout VaultContents) throws -> Result) throws
+        -> (result: Result, changes: IdentityChanges, vault: Vault)
+    {
+        let key = self.key
+        return try Vault.update(at: path, waitingAtMost: lockTimeout, unlock: { path in try Vault.open(at: path, key: key) }, body)
+    }
+
+    /// Takes the exclusive lock on the open folder `fd`: waiting as long as it takes, or polling
+    /// every 10 ms for at most `timeout` seconds.
+    private static func lock(_ fd: Int32, folder: String, path: String, waitingAtMost timeout: Double?) throws(VaultError) {
+        guard let timeout else {
+            while flock(fd, LOCK_EX) != 0 {
+                guard errno == EINTR else { throw AtomicFile.ioError("cannot lock the vault's folder \(folder)") }
+            }
+            return
+        }
+        let deadline = SessionCache.wallClock() + timeout
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else { throw AtomicFile.ioError("cannot lock the vault's folder \(folder)") }
+            guard SessionCache.wallClock() < deadline else {
+                throw VaultError(.busy, "the vault \(path) is being changed by another program (autofill-vault?); try again when it is done")
+            }
+            usleep(10_000)
+        }
     }
 }

@@ -31,12 +31,17 @@ public struct VaultContents: Hashable, Sendable {
         entries.compactMap { if case .text(let entry) = $0 { entry } else { nil } }
     }
 
+    /// The passkeys.
+    public var passkeys: [PasskeyEntry] {
+        entries.compactMap { if case .passkey(let entry) = $0 { entry } else { nil } }
+    }
+
     /// The entry with id `id`.
     public func entry(id: String) -> VaultEntry? {
         entries.first { $0.id == id }
     }
 
-    /// The identities the host may know, in entry order: logins and one-time codes, never a secret.
+    /// The identities the host may know, in entry order: logins, one-time codes and passkeys, never a secret.
     public var identities: [CredentialIdentity] {
         entries.compactMap(\.identity)
     }

@@ -4,6 +4,7 @@ internal import AutofillCore
 extension VaultEntry: Codable {
     private enum Keys: String, CodingKey {
         case kind, id, service, user, password, rank, notes, label, uri, title, text
+        case relyingParty, userName, userHandle, credentialID, privateKey, signCount, created
     }
 
     public init(from decoder: any Decoder) throws {
@@ -29,6 +30,15 @@ extension VaultEntry: Codable {
             self = .text(TextEntry(
                 id: id, title: try container.decode(String.self, forKey: .title),
                 text: Secret(try container.decode(String.self, forKey: .text))))
+        case "passkey":
+            self = .passkey(PasskeyEntry(
+                id: id, relyingParty: try container.decode(String.self, forKey: .relyingParty),
+                userName: try container.decode(String.self, forKey: .userName),
+                userHandle: try Self.bytes(container, .userHandle), credentialID: try Self.bytes(container, .credentialID),
+                privateKey: Secret(try container.decode(String.self, forKey: .privateKey)),
+                signCount: try container.decodeIfPresent(UInt32.self, forKey: .signCount) ?? 0,
+                created: try container.decode(Int64.self, forKey: .created),
+                rank: try container.decodeIfPresent(Int.self, forKey: .rank) ?? 0))
         default:
             self = .unknown(UnknownEntry(kind: kind, id: id, raw: raw))
         }
@@ -57,8 +67,25 @@ extension VaultEntry: Codable {
         case .text(let entry):
             try container.encode(entry.title, forKey: .title)
             try container.encode(entry.text.revealed, forKey: .text)
+        case .passkey(let entry):
+            try container.encode(entry.relyingParty, forKey: .relyingParty)
+            try container.encode(entry.userName, forKey: .userName)
+            try container.encode(Base64URL.encode(entry.userHandle), forKey: .userHandle)
+            try container.encode(Base64URL.encode(entry.credentialID), forKey: .credentialID)
+            try container.encode(entry.privateKey.revealed, forKey: .privateKey)
+            try container.encode(entry.signCount, forKey: .signCount)
+            try container.encode(entry.created, forKey: .created)
+            try container.encode(entry.rank, forKey: .rank)
         case .unknown:
             break
         }
+    }
+
+    /// A base64url field as bytes; a malformed one names the field (never its value).
+    private static func bytes(_ container: KeyedDecodingContainer<Keys>, _ key: Keys) throws -> [UInt8] {
+        guard let bytes = Base64URL.decode(try container.decode(String.self, forKey: key)) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not base64url")
+        }
+        return bytes
     }
 }

@@ -72,6 +72,51 @@ public struct TextEntry: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "TextEntry(id: \(id), title: \(title), text: <REDACTED>)" }
 }
 
+/// A passkey: an ES256 (P-256) WebAuthn credential for one relying party and account.
+///
+/// The private key is kept as ``Secret`` (base64url of the 32-byte P-256 scalar) and never printed;
+/// the signature counter goes up by one with every assertion, saved before the assertion is handed out.
+public struct PasskeyEntry: Hashable, Sendable, CustomStringConvertible {
+    /// The entry's stable id; the identity's record identifier.
+    public var id: String
+    /// The WebAuthn relying party id (`example.com`).
+    public var relyingParty: String
+    /// The account's user name as the relying party gave it.
+    public var userName: String
+    /// The relying party's opaque user handle (1–64 bytes).
+    public var userHandle: [UInt8]
+    /// The WebAuthn credential id.
+    public var credentialID: [UInt8]
+    /// The P-256 private key, base64url of its 32-byte scalar; prints as `<REDACTED>`.
+    public var privateKey: Secret
+    /// The signature counter of the last assertion (0 after registration).
+    public var signCount: UInt32
+    /// When the passkey was created, in seconds since 1970.
+    public var created: Int64
+    /// Larger ranks come first among passkeys for the same relying party.
+    public var rank: Int
+
+    /// Creates a passkey entry.
+    public init(
+        id: String, relyingParty: String, userName: String, userHandle: [UInt8], credentialID: [UInt8], privateKey: Secret,
+        signCount: UInt32 = 0, created: Int64, rank: Int = 0
+    ) {
+        self.id = id
+        self.relyingParty = relyingParty
+        self.userName = userName
+        self.userHandle = userHandle
+        self.credentialID = credentialID
+        self.privateKey = privateKey
+        self.signCount = signCount
+        self.created = created
+        self.rank = rank
+    }
+
+    public var description: String {
+        "PasskeyEntry(id: \(id), relyingParty: \(relyingParty), userName: \(userName), signCount: \(signCount), privateKey: <REDACTED>)"
+    }
+}
+
 /// An entry of a kind this version does not know (written by a newer version), kept as it was.
 public struct UnknownEntry: Hashable, Sendable, CustomStringConvertible {
     /// The entry's `kind` field.
@@ -90,11 +135,12 @@ extension UnknownEntry: CustomReflectable {
 }
 
 /// One vault entry. The payload tags each entry with a `kind`, so a later release adds a kind
-/// (passkeys) without a new file format; entries of kinds a release does not know are kept as read.
+/// (as passkeys were added) without a new file format; entries of kinds a release does not know are kept as read.
 public enum VaultEntry: Hashable, Sendable, CustomStringConvertible {
     case password(PasswordEntry)
     case oneTimeCode(OneTimeCodeEntry)
     case text(TextEntry)
+    case passkey(PasskeyEntry)
     case unknown(UnknownEntry)
 
     /// The entry's stable id.
@@ -103,6 +149,7 @@ public enum VaultEntry: Hashable, Sendable, CustomStringConvertible {
         case .password(let entry): entry.id
         case .oneTimeCode(let entry): entry.id
         case .text(let entry): entry.id
+        case .passkey(let entry): entry.id
         case .unknown(let entry): entry.id
         }
     }
@@ -113,6 +160,7 @@ public enum VaultEntry: Hashable, Sendable, CustomStringConvertible {
         case .password: "password"
         case .oneTimeCode: "oneTimeCode"
         case .text: "text"
+        case .passkey: "passkey"
         case .unknown(let entry): entry.kind
         }
     }
@@ -126,6 +174,10 @@ public enum VaultEntry: Hashable, Sendable, CustomStringConvertible {
         case .oneTimeCode(let entry):
             .oneTimeCode(OneTimeCodeCredentialIdentity(
                 serviceIdentifier: entry.service, label: entry.label, recordIdentifier: entry.id, rank: entry.rank))
+        case .passkey(let entry):
+            .passkey(PasskeyCredentialIdentity(
+                relyingPartyIdentifier: entry.relyingParty, userName: entry.userName, credentialID: entry.credentialID,
+                userHandle: entry.userHandle, recordIdentifier: entry.id, rank: entry.rank))
         case .text, .unknown:
             nil
         }
@@ -136,6 +188,7 @@ public enum VaultEntry: Hashable, Sendable, CustomStringConvertible {
         case .password(let entry): entry.description
         case .oneTimeCode(let entry): entry.description
         case .text(let entry): entry.description
+        case .passkey(let entry): entry.description
         case .unknown(let entry): entry.description
         }
     }

@@ -18,6 +18,8 @@ public struct VaultError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidInput
         /// The session cache folder is unsafe (not ours, a symbolic link, open to others).
         case unsafeSessionFolder
+        /// Another program holds the vault's write lock longer than the caller can wait.
+        case busy
     }
 
     /// The error's code.

@@ -49,6 +49,8 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     /// The folder of the identity stores; default `$XDG_DATA_HOME/autofill/stores`. Relative paths are
     /// relative to the configuration file. Give a test or throwaway configuration its own.
     public var identityStoreDirectory: String?
+    /// When repeated faults quarantine a provider (`Quarantine`: `FaultCount`, `WindowMinutes`; defaults 3 and 10).
+    public var quarantine: QuarantineSettings?
     /// How providers run: in helper processes (the default) or in process (docs/CONFIGURATION.md).
     public var providerIsolation: ProviderIsolationSettings?
 
@@ -59,6 +61,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         case noUIDeadlineSeconds = "NoUIDeadlineSeconds"
         case identityStoreDirectory = "IdentityStoreDirectory"
         case userAuthentication = "UserAuthentication"
+        case quarantine = "Quarantine"
         case providerIsolation = "ProviderIsolation"
     }
 
@@ -81,6 +84,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         noUIDeadlineSeconds = try container.decodeIfPresent(Double.self, forKey: .noUIDeadlineSeconds)
         identityStoreDirectory = try container.decodeIfPresent(String.self, forKey: .identityStoreDirectory)
         userAuthentication = try container.decodeIfPresent(UserAuthenticationSettings.self, forKey: .userAuthentication)
+        quarantine = try container.decodeIfPresent(QuarantineSettings.self, forKey: .quarantine)
         providerIsolation = try container.decodeIfPresent(ProviderIsolationSettings.self, forKey: .providerIsolation)
     }
 
@@ -103,6 +107,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         if let seconds = noUIDeadlineSeconds, !(seconds > 0 && seconds <= 600) {
             problems.append("NoUIDeadlineSeconds is \(seconds); give a number of seconds above 0 and at most 600")
         }
+        problems += quarantine?.problems() ?? []
         problems += providerIsolation?.problems() ?? []
         return problems
     }

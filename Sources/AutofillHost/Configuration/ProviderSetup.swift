@@ -14,6 +14,8 @@ public struct ProviderSetup: Sendable {
     public let stores: IdentityStoreDirectory
     /// Where providers' log lines go.
     public let logger: Logger
+    /// Where one-line notices for the user go (a provider trusted on first use); nil: the logger, as warnings.
+    public var notify: (@Sendable (String) -> Void)?
     /// Hears every fault of a provider's helper process (crash, kill at a deadline, memory ceiling,
     /// protocol violation); nil logs them as warnings. Quarantine plugs in here.
     public var onProviderFault: (@Sendable (PluginManifest, ProviderFault) -> Void)?
@@ -47,15 +49,19 @@ public struct ProviderSetup: Sendable {
                          userInterface: userInterface, logger: logger)
     }
 
-    /// Enables the provider (by bundle path or id): enables its store, loads it so it can check in
-    /// and publish its identities, and only then saves the configuration. Nothing changes if the
-    /// plugin is invalid. Returns the manifest and whether it was newly enabled.
+    /// Enables the provider (by bundle path or id): records the SHA-256 of its files (when it is not
+    /// enabled yet; an enabled one's are compared) and lifts its quarantine, enables its store, loads it
+    /// so it can check in and publish its identities, and only then saves the configuration. Nothing
+    /// changes if the plugin is invalid or refused. Returns the manifest and whether it was newly enabled.
     public mutating func enable(_ bundleOrID: String, userInterface: any ProviderUserInterface = UnavailableUserInterface())
         throws(AutofillError) -> (manifest: PluginManifest, isNew: Bool, connection: any ProviderConnection)
     {
         let (manifest, _) = try catalog.resolve(bundleOrID)
         try catalog.checkCanEnable(manifest.identifier)
         let id = manifest.identifier
+        // Enabling approves the plugin's files as they are now (and lifts a quarantine); an enabled one's
+        // files are still compared by launch.
+        let (previousTrust, recorded) = try approveForEnable(manifest, isEnabled: catalog.enabledIDs.contains(id))
         let store: SQLiteIdentityStore
         let wasEnabled: Bool
         do {
@@ -63,6 +69,7 @@ public struct ProviderSetup: Sendable {
             wasEnabled = try store.state().isEnabled
             try store.setEnabled(true)
         } catch {
+            if recorded { restoreTrust(previousTrust, for: id) }
             throw AutofillError(error)
         }
         let connection: any ProviderConnection
@@ -70,9 +77,16 @@ public struct ProviderSetup: Sendable {
             connection = try launch(manifest, store: store, userInterface: userInterface)
         } catch {
             if !wasEnabled && !catalog.enabledIDs.contains(id) { try? store.setEnabled(false) }
+            if recorded { restoreTrust(previousTrust, for: id) }
             throw error
         }
-        let isNew = try catalog.enable(manifest)
+        let isNew: Bool
+        do {
+            isNew = try catalog.enable(manifest)
+        } catch {
+            if recorded { restoreTrust(previousTrust, for: id) }
+            throw error
+        }
         return (manifest, isNew, connection)
     }
 
@@ -80,6 +94,7 @@ public struct ProviderSetup: Sendable {
     @discardableResult
     public mutating func disable(_ id: String) throws(AutofillError) -> Int {
         try catalog.disable(id)
+        forgetTrust(id)
         do {
             guard let store = try SQLiteIdentityStore.openIfExists(providerID: id, in: stores) else { return 0 }
             let count = try store.count()

@@ -13,6 +13,7 @@ extension ProviderSetup {
                        userInterface: any ProviderUserInterface = UnavailableUserInterface())
         throws(AutofillError) -> any ProviderConnection
     {
+        try admit(manifest)
         let services = services(for: manifest, store: store, userInterface: userInterface)
         let configuration = catalog.file.configuration
         switch configuration.isolation(for: manifest.identifier) {
@@ -21,7 +22,26 @@ extension ProviderSetup {
         case .helperProcess:
             return try HelperConnection.launch(
                 manifest: manifest, services: services, options: configuration.helperOptions,
-                onFault: onProviderFault ?? HelperConnection.logFault(to: logger))
+                onFault: onProviderFault ?? recordingFaults())
+        }
+    }
+
+    /// The default fault handler: each crash, deadline kill or memory-ceiling death of a helper goes
+    /// to the fault ledger (which quarantines after repeated faults) and to the log. A plugin that
+    /// exits on its own or breaks the protocol counts as a crash.
+    func recordingFaults() -> @Sendable (PluginManifest, ProviderFault) -> Void {
+        let setup = self
+        let log = HelperConnection.logFault(to: logger)
+        return { manifest, fault in
+            log(manifest, fault)
+            let kind: ProviderFaultKind = switch fault.kind {
+            case .killedAtDeadline: .killedAfterDeadline
+            case .exceededMemory: .exceededResourceLimit
+            case .crashed, .exited, .protocolViolation: .crashed
+            }
+            if let quarantine = setup.recordFault(manifest, kind: kind, message: fault.message) {
+                setup.notify?("\(manifest.displayName) (\(manifest.identifier)) is quarantined: \(quarantine.reason)")
+            }
         }
     }
 }

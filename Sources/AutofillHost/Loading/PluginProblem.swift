@@ -19,6 +19,8 @@ public struct PluginProblem: Error, Hashable, Sendable, Codable, CustomStringCon
         case tableVersionMismatch
         case tableTooSmall
         case missingEntryPoints
+        /// Another user could change the bundle (write permission or ownership); see `PluginPermissions`.
+        case unsafePermissions
     }
 
     /// Whether the problem makes the plugin invalid.

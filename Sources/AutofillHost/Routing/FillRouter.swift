@@ -24,13 +24,22 @@ public enum FillFailure: Error, Sendable, CustomStringConvertible {
     case authenticationFailed(String)
     /// Every candidate tried failed; the messages name each provider.
     case providersFailed([String])
+    /// Passkey registration: the provider already holds one of the relying party's excluded
+    /// credentials (`matchedExcludedCredential`); nothing was created.
+    case excludedCredential(String)
+    /// Conditional passkey registration: no provider accepted. Quiet by design; the reasons (one per
+    /// provider) are for `--trace`, not an error screen.
+    case declined([String])
+    /// Every candidate tried was refused before its provider ran (changed files, unsafe permissions,
+    /// quarantine); the messages say why and what to do.
+    case providersRefused([String])
 
     public var description: String {
         switch self {
         case .nothingToFill(let message), .canceled(let message), .userInterfaceUnavailable(let message),
-            .authenticationFailed(let message):
+            .authenticationFailed(let message), .excludedCredential(let message):
             message
-        case .providersFailed(let messages): messages.joined(separator: "\n")
+        case .providersFailed(let messages), .declined(let messages), .providersRefused(let messages): messages.joined(separator: "\n")
         }
     }
 }
@@ -83,20 +92,27 @@ public final class FillRouter: Sendable {
     // MARK: Filling from suggestions
 
     /// Fills one of `candidates` (best first), chosen by `pick`, falling back as the rules say.
-    public func fill(_ candidates: [Suggestion], for query: ServiceQuery, pick: FillPick, fallback: Bool) async throws(FillFailure) -> FillResult {
+    /// Passkey candidates need `passkey`: the WebAuthn parameters of the sign-in (``PasskeyCeremony``).
+    public func fill(_ candidates: [Suggestion], for query: ServiceQuery, pick: FillPick, fallback: Bool,
+                     passkey: PasskeyParameters? = nil) async throws(FillFailure) -> FillResult {
         guard !candidates.isEmpty else { throw .nothingToFill("No suggestions for \(query.name).") }
         var failures: [Int: String] = [:]
         var messages: [String] = []
         var tried: Set<Int> = []
+        var refusedOnly = true
         var next = try firstChoice(candidates, pick: pick)
         while true {
             tried.insert(next)
-            switch await provide(candidates[next], services: query.serviceIdentifiers) {
+            switch await provide(candidates[next], services: query.serviceIdentifiers, passkey: passkey) {
             case .filled(let result):
                 return result
             case .stop(let failure):
                 throw failure
             case .failed(let message):
+                failures[next] = message
+                messages.append(message)
+                refusedOnly = false
+            case .refused(let message):
                 failures[next] = message
                 messages.append(message)
             }
@@ -112,7 +128,7 @@ public final class FillRouter: Sendable {
             }
             guard fallback, let following = remaining.first else {
                 if !fallback && !remaining.isEmpty { messages.append("Pass --fallback to try the next suggestion automatically.") }
-                throw .providersFailed(messages)
+                throw refusedOnly ? .providersRefused(messages) : .providersFailed(messages)
             }
             notify("\(messages[messages.count - 1]). Trying the next suggestion: \(Self.label(candidates[following])).")
             next = following
@@ -165,23 +181,45 @@ public final class FillRouter: Sendable {
     enum Attempt {
         case filled(FillResult)
         case failed(String)
+        /// The provider was not run: the host refused it (trust, permissions, quarantine).
+        case refused(String)
         case stop(FillFailure)
     }
 
     /// Asks the suggestion's provider for the credential: no-UI first, then its UI.
-    func provide(_ suggestion: Suggestion, services: [ServiceIdentifier]) async -> Attempt {
+    ///
+    /// Passwords and codes: the host authenticates the user *after* a no-UI answer, before filling.
+    /// Passkeys: *before* the no-UI request, because the provider signs the UP/UV flags; what the
+    /// host established travels in the parameters (`hostUserPresent`, `hostUserVerified`).
+    func provide(_ suggestion: Suggestion, services: [ServiceIdentifier], passkey: PasskeyParameters? = nil) async -> Attempt {
         let manifest: PluginManifest
         let connection: any ProviderConnection
         do {
             manifest = try setup.catalog.manifest(for: suggestion.providerID)
             connection = try self.connection(for: manifest)
+        } catch where error.code == .refused {
+            return .refused(error.description)
         } catch {
             return .failed("\(suggestion.providerName) could not be loaded: \(error)")
         }
         let request: CredentialRequest
+        var authenticatedFirst: UserAuthentication?
+        let reason = "\(suggestion.identity.displayUser)'s \(suggestion.identity.kind.label) for \(suggestion.service) from \(manifest.displayName)"
         switch suggestion.identity {
         case .password(let identity) where manifest.capabilities.contains(.providesPasswords): request = .password(identity)
         case .oneTimeCode(let identity) where manifest.capabilities.contains(.providesOneTimeCodes): request = .oneTimeCode(identity)
+        case .passkey(let identity) where manifest.capabilities.contains(.providesPasskeys):
+            guard var parameters = passkey else {
+                return .failed("a passkey needs a WebAuthn request (autofill passkey get); \(manifest.displayName) was not asked")
+            }
+            switch authenticateUser(reason: "sign in with " + reason, manifest: manifest) {
+            case .failure(let failure): return .stop(failure)
+            case .success(let authentication):
+                authenticatedFirst = authentication
+                parameters.hostUserPresent = authentication.userPresent
+                parameters.hostUserVerified = authentication.userVerified
+            }
+            request = .passkeyAssertion(identity, parameters)
         default:
             return .failed("\(manifest.displayName) does not declare \(suggestion.identity.kind.label)s; not asked")
         }
@@ -190,24 +228,39 @@ public final class FillRouter: Sendable {
         trace.record(manifest, .provideCredentialWithoutUserInteraction, silent, since: start)
         switch silent {
         case .completed(let credential):
-            do {
-                let authentication = try authenticator.authenticate(
-                    reason: "fill \(suggestion.identity.displayUser)'s \(suggestion.identity.kind.label) for \(suggestion.service) from \(manifest.displayName)")
-                trace.note(manifest, "host user authentication", "\(authentication.method.rawValue)")
+            if let problem = PasskeyResultCheck.problem(with: credential, for: request) {
+                return .failed("\(manifest.displayName) answered with \(problem)")
+            }
+            if let authenticatedFirst {
+                return .filled(FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
+                                          suggestion: suggestion, authentication: authenticatedFirst))
+            }
+            switch authenticateUser(reason: "fill " + reason, manifest: manifest) {
+            case .failure(let failure): return .stop(failure)
+            case .success(let authentication):
                 return .filled(FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
                                           suggestion: suggestion, authentication: authentication))
-            } catch {
-                trace.note(manifest, "host user authentication", "\(error)")
-                switch error {
-                case .canceled: return .stop(.canceled("Nothing was filled."))
-                case .denied(let why): return .stop(.authenticationFailed("Not filled: you were not authenticated (\(why))."))
-                case .unavailable(let why): return .stop(.userInterfaceUnavailable("Not filled: autofill could not ask you to confirm (\(why))."))
-                }
             }
         case .canceled(let error) where error.code == .userInteractionRequired:
             return await provideWithInterface(request, suggestion: suggestion, manifest: manifest, connection: connection)
         default:
             return settle(silent, suggestion: suggestion, manifest: manifest)
+        }
+    }
+
+    /// The host's own user authentication (the configured policy), as a fill stops when it fails.
+    func authenticateUser(reason: String, manifest: PluginManifest) -> Result<UserAuthentication, FillFailure> {
+        do {
+            let authentication = try authenticator.authenticate(reason: reason)
+            trace.note(manifest, "host user authentication", "\(authentication.method.rawValue)")
+            return .success(authentication)
+        } catch {
+            trace.note(manifest, "host user authentication", "\(error)")
+            switch error {
+            case .canceled: return .failure(.canceled("Nothing was filled."))
+            case .denied(let why): return .failure(.authenticationFailed("Not filled: you were not authenticated (\(why))."))
+            case .unavailable(let why): return .failure(.userInterfaceUnavailable("Not filled: autofill could not ask you to confirm (\(why))."))
+            }
         }
     }
 
@@ -218,6 +271,9 @@ public final class FillRouter: Sendable {
         let outcome = await connection.send(.interfaceToProvideCredential(request), deadline: nil)
         trace.record(manifest, .prepareInterfaceToProvideCredential, outcome, since: start)
         if case .completed(let credential) = outcome {
+            if let problem = PasskeyResultCheck.problem(with: credential, for: request) {
+                return .failed("\(manifest.displayName) answered with \(problem)")
+            }
             return .filled(FillResult(
                 credential: credential, providerID: manifest.identifier, providerName: manifest.displayName, suggestion: suggestion,
                 authentication: UserAuthentication(method: .provider, userPresent: true, userVerified: true)))
@@ -270,7 +326,7 @@ public final class FillRouter: Sendable {
         }
     }
 
-    private func interfaceRequest(_ request: ProviderRequest, providerID: String, capability: Capability) async throws(FillFailure) -> FillResult {
+    func interfaceRequest(_ request: ProviderRequest, providerID: String, capability: Capability) async throws(FillFailure) -> FillResult {
         let manifest: PluginManifest
         do {
             manifest = try setup.catalog.manifest(for: providerID)
@@ -280,7 +336,7 @@ public final class FillRouter: Sendable {
         return try await interfaceRequest(request, manifest: manifest, capability: capability)
     }
 
-    private func interfaceRequest(_ request: ProviderRequest, manifest: PluginManifest, capability: Capability) async throws(FillFailure) -> FillResult {
+    func interfaceRequest(_ request: ProviderRequest, manifest: PluginManifest, capability: Capability) async throws(FillFailure) -> FillResult {
         let connection: any ProviderConnection
         do {
             guard manifest.capabilities.contains(capability) else {
@@ -289,6 +345,8 @@ public final class FillRouter: Sendable {
             connection = try self.connection(for: manifest)
         } catch let failure as FillFailure {
             throw failure
+        } catch let error as AutofillError where error.code == .refused {
+            throw .providersRefused([error.description])
         } catch {
             throw .providersFailed(["\(manifest.displayName) could not be loaded: \(error)"])
         }

@@ -1,5 +1,5 @@
 /// A JSON value that remembers the line it started on, so errors in a user's file can name it.
-indirect enum JSONValue {
+public indirect enum JSONElement: Sendable {
     case object([(key: String, value: JSONNode)])
     case array([JSONNode])
     case string(String)
@@ -7,7 +7,8 @@ indirect enum JSONValue {
     case bool(Bool)
     case null
 
-    var typeName: String {
+    /// "an object", "a string", ...: for error messages.
+    public var typeName: String {
         switch self {
         case .object: "an object"
         case .array: "an array"
@@ -20,27 +21,32 @@ indirect enum JSONValue {
 }
 
 /// A JSON value and its line.
-struct JSONNode {
-    let value: JSONValue
-    let line: Int
+public struct JSONNode: Sendable {
+    /// The value.
+    public let value: JSONElement
+    /// The 1-based line the value starts on.
+    public let line: Int
 }
 
 /// A JSON syntax error with its position.
-struct JSONSyntaxError: Error {
-    let line: Int
-    let column: Int
-    let message: String
+public struct JSONSyntaxError: Error, Sendable {
+    /// 1-based line and column.
+    public let line: Int
+    public let column: Int
+    /// What is wrong there.
+    public let message: String
 }
 
 /// A strict JSON reader (RFC 8259) that records line numbers; no comments, no trailing commas.
-struct JSONDocumentReader {
+public struct JSONDocumentReader {
     private let bytes: [UInt8]
     private var index = 0
     private var line = 1
     private var lineStart = 0
     private static let maximumDepth = 64
 
-    static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
+    /// Parses one JSON document (UTF-8), failing with the line and column of the first error.
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
         var reader = JSONDocumentReader(bytes: bytes)
         reader.skipWhitespace()
         let node = try reader.value(depth: 0)
@@ -205,5 +211,75 @@ struct JSONDocumentReader {
         }
         index += 4
         return value
+    }
+}
+
+// MARK: Writing
+
+extension JSONNode {
+    /// A node built in code (line 0).
+    public init(_ value: JSONElement) {
+        self.init(value: value, line: 0)
+    }
+}
+
+extension JSONElement {
+    /// A string value.
+    public static func text(_ string: String) -> JSONElement { .string(string) }
+
+    /// An object from keys and values, in this order.
+    public static func members(_ members: KeyValuePairs<String, JSONElement>) -> JSONElement {
+        .object(members.map { (key: $0.key, value: JSONNode($0.value)) })
+    }
+
+    /// Compact JSON text (RFC 8259): members in their order, strings escaped, numbers as read.
+    public var serialized: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .object(let members):
+            out += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { out += "," }
+                Self.writeString(member.key, to: &out)
+                out += ":"
+                member.value.value.write(to: &out)
+            }
+            out += "}"
+        case .array(let items):
+            out += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { out += "," }
+                item.value.write(to: &out)
+            }
+            out += "]"
+        case .string(let string): Self.writeString(string, to: &out)
+        case .number(let text): out += text
+        case .bool(let value): out += value ? "true" : "false"
+        case .null: out += "null"
+        }
+    }
+
+    /// `string` as a JSON string literal: `"` and `\` escaped, control characters as `\n` or `\u00XX`.
+    public static func writeString(_ string: String, to out: inout String) {
+        out += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
     }
 }

@@ -1,0 +1,138 @@
+public import AutofillCore
+
+extension FillRouter {
+    /// Creates a passkey with a provider that declares ProvidesPasskeys: `providerID`, the only one,
+    /// or the user's choice. The host authenticates the user first (its policy) and tells the
+    /// provider what it established; the provider's registration UI then runs.
+    ///
+    /// `matchedExcludedCredential` ends the registration (``FillFailure/excludedCredential(_:)``):
+    /// the relying party listed a passkey this provider already holds.
+    public func registerPasskey(_ request: PasskeyRegistrationRequest, providerID: String?) async throws(FillFailure) -> FillResult {
+        let manifest = try registrationProvider(providerID)
+        let connection: any ProviderConnection
+        do {
+            connection = try self.connection(for: manifest)
+        } catch where error.code == .refused {
+            throw .providersRefused([error.description])
+        } catch {
+            throw .providersFailed(["\(manifest.displayName) could not be loaded: \(error)"])
+        }
+        let account = "\(request.identity.userName) at \(request.parameters.relyingParty)"
+        var request = request
+        switch authenticateUser(reason: "create a passkey for \(account) with \(manifest.displayName)", manifest: manifest) {
+        case .failure(let failure):
+            if case .canceled = failure { throw .canceled("No passkey was created.") }
+            throw failure
+        case .success(let authentication):
+            request.parameters.hostUserPresent = authentication.userPresent
+            request.parameters.hostUserVerified = authentication.userVerified
+        }
+        ui.reset()
+        let start = ContinuousClock.now
+        let outcome = await connection.send(.passkeyRegistration(request), deadline: nil)
+        trace.record(manifest, .prepareInterfaceForPasskeyRegistration, outcome, since: start)
+        switch outcome {
+        case .completed(let credential):
+            if let problem = PasskeyRegistrationCheck.problem(with: credential, for: request) {
+                throw .providersFailed(["\(manifest.displayName) answered with \(problem); no passkey was created"])
+            }
+            let authentication = UserAuthentication(
+                method: .provider, userPresent: request.parameters.hostUserPresent, userVerified: request.parameters.hostUserVerified)
+            return FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
+                              suggestion: nil, authentication: authentication)
+        case .canceled(let error) where error.code == .matchedExcludedCredential:
+            throw .excludedCredential(
+                "\(manifest.displayName) already holds a passkey the relying party listed in excludeCredentials (\(account)); no passkey was created.")
+        case .canceled(let error) where error.code == .userCanceled:
+            throw .canceled("No passkey was created: cancelled in \(manifest.displayName).")
+        case .canceled(let error):
+            if let reason = ui.unavailableReason {
+                throw .userInterfaceUnavailable("\(manifest.displayName) needs to ask you something, and \(reason).")
+            }
+            throw .providersFailed(["\(manifest.displayName) did not create the passkey: \(error.failureReason ?? error.code.description)"])
+        case .failed(let failure):
+            throw .providersFailed([failure.message])
+        }
+    }
+
+    /// The automatic passkey upgrade: asks each enabled provider that declares
+    /// SupportsConditionalPasskeyRegistration, in the user's order, through the no-UI entry point
+    /// under the no-UI deadline. No UI is ever shown and the host does not authenticate the user;
+    /// the first provider that creates the passkey wins. When none does, ``FillFailure/declined(_:)``
+    /// carries each provider's reason (also in the trace).
+    public func registerPasskeyConditionally(_ request: PasskeyRegistrationRequest) async throws(FillFailure) -> FillResult {
+        var request = request
+        request.parameters.style = .conditional
+        request.parameters.hostUserPresent = false
+        request.parameters.hostUserVerified = false
+        let providers = setup.catalog.enabledIDs.compactMap { try? setup.catalog.manifest(for: $0) }
+            .filter { $0.capabilities.contains(.supportsConditionalPasskeyRegistration) }
+        guard !providers.isEmpty else {
+            throw .declined(["no enabled provider declares SupportsConditionalPasskeyRegistration"])
+        }
+        var reasons: [String] = []
+        for manifest in providers {
+            let connection: any ProviderConnection
+            do {
+                connection = try self.connection(for: manifest)
+            } catch {
+                reasons.append("\(manifest.displayName) could not be loaded: \(error)")
+                continue
+            }
+            let start = ContinuousClock.now
+            let outcome = await connection.send(.conditionalPasskeyRegistration(request), deadline: deadline)
+            trace.record(manifest, .performPasskeyRegistrationWithoutUserInteraction, outcome, since: start)
+            switch outcome {
+            case .completed(let credential):
+                if let problem = PasskeyRegistrationCheck.problem(with: credential, for: request) {
+                    reasons.append("\(manifest.displayName) answered with \(problem)")
+                    continue
+                }
+                return FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
+                                  suggestion: nil, authentication: UserAuthentication(method: .none, userPresent: false, userVerified: false))
+            case .canceled(let error):
+                reasons.append("\(manifest.displayName) declined: \(error.failureReason ?? error.code.description)")
+            case .failed(let failure):
+                reasons.append(failure.message)
+            }
+        }
+        throw .declined(reasons)
+    }
+
+    /// Opens a passkey provider's list during a sign-in (`prepareCredentialList(for:requestParameters:)`):
+    /// the user picks one of its passkeys (an assertion, checked like any other) or a password.
+    public func passkeyFromList(providerID: String, services: [ServiceIdentifier], parameters: PasskeyParameters) async throws(FillFailure) -> FillResult {
+        let result = try await interfaceRequest(.passkeyCredentialList(services, parameters), providerID: providerID, capability: .providesPasskeys)
+        if case .passkeyAssertion(let assertion) = result.credential,
+           let problem = PasskeyResultCheck.problem(with: assertion, parameters: parameters, expectedCredential: nil) {
+            throw .providersFailed(["\(result.providerName) answered with \(problem)"])
+        }
+        return result
+    }
+
+    /// The provider to create a passkey with.
+    private func registrationProvider(_ providerID: String?) throws(FillFailure) -> PluginManifest {
+        let providers = setup.catalog.enabledIDs.compactMap { try? setup.catalog.manifest(for: $0) }
+            .filter { $0.capabilities.contains(.providesPasskeys) }
+        if let providerID {
+            guard let manifest = providers.first(where: { $0.identifier == providerID }) else {
+                throw .nothingToFill("\(providerID) is not an enabled provider that declares ProvidesPasskeys.")
+            }
+            return manifest
+        }
+        guard !providers.isEmpty else { throw .nothingToFill("No enabled provider declares ProvidesPasskeys.") }
+        if providers.count == 1 { return providers[0] }
+        do {
+            guard case .choice(let index) = try ui.present(
+                .choose(title: "Create the passkey with", items: providers.map(\.displayName)), providerName: "autofill")
+            else { throw FillFailure.canceled("No passkey was created.") }
+            return providers[index]
+        } catch let failure as FillFailure {
+            throw failure
+        } catch UserInterfaceError.canceled {
+            throw .canceled("No passkey was created.")
+        } catch {
+            throw .userInterfaceUnavailable("Choose the provider with --provider ID (\(ui.unavailableReason ?? "no UI to choose with")).")
+        }
+    }
+}

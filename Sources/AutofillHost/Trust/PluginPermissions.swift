@@ -1,0 +1,190 @@
+internal import Glibc
+
+/// Who could change a plugin's files: a bundle that another user could write is refused before any of
+/// it is read further, as sshd refuses a world-writable `authorized_keys`.
+///
+/// The rules, for the user `owner` running autofill:
+/// * the bundle directory, every file and folder in it (Info.plist, the library), and the search folder
+///   holding the bundle must be owned by `owner` or root and writable by neither group nor others. A
+///   group write bit is harmless, and allowed, when the group is the owner's *private* group (Debian's
+///   user private groups with umask 002: the owner's primary group, named after the owner, no other
+///   members), the rule Debian's OpenSSH applies to `~/.ssh`;
+/// * every folder above the search folder must be owned by `owner` or root and not writable by group or
+///   others, unless it has the sticky bit (`/tmp`, mode 1777): there only an entry's owner may rename or
+///   delete it, so another user cannot swap the user's own folder below it. The search folder itself
+///   gets no such exemption: in a sticky folder anyone may still *add* a bundle;
+/// * a symbolic link is followed, and its target checked the same way (along its real path).
+public enum PluginPermissions {
+    /// Every permission problem of the bundle at `bundlePath`; empty when only the user running autofill
+    /// (its effective uid) and root can change it.
+    /// A bundle that does not exist has no problems here (the manifest reader reports it).
+    public static func problems(bundle bundlePath: String) -> [PluginProblem] {
+        problems(bundle: bundlePath, owner: geteuid())
+    }
+
+    /// The problems for user `owner` (tests).
+    static func problems(bundle bundlePath: String, owner: uid_t) -> [PluginProblem] {
+        guard !bundlePath.isEmpty else { return [] }
+        let bundle = ManifestReader.normalized(ConfigurationFile.absolute(bundlePath))
+        var info = stat()
+        guard stat(bundle, &info) == 0 else { return [] }
+        var checker = Checker(owner: owner)
+        for path in Set([bundle, realPath(bundle)].compactMap { $0 }).sorted() {
+            checker.checkFolders(above: path)
+        }
+        checker.check(bundle, role: .bundle)
+        checker.checkContents(of: bundle, depth: 0)
+        return checker.problems
+    }
+
+    /// What a checked path is to the plugin, which decides the rule and the wording.
+    enum Role {
+        case bundle, content, searchFolder, ancestor
+    }
+
+    struct Checker {
+        let owner: uid_t
+        var problems: [PluginProblem] = []
+        var checked: Set<String> = []
+
+        init(owner: uid_t) {
+            self.owner = owner
+        }
+
+        /// The search folder holding `path` (strict) and every folder above it (sticky allowed).
+        mutating func checkFolders(above path: String) {
+            var folder = ConfigurationFile.directory(of: path)
+            check(folder, role: .searchFolder)
+            while folder != "/" {
+                folder = ConfigurationFile.directory(of: folder)
+                check(folder, role: .ancestor)
+            }
+        }
+
+        /// Every entry of `folder`, recursively; symbolic links are followed and their targets checked.
+        mutating func checkContents(of folder: String, depth: Int) {
+            guard depth < 8, let directory = opendir(folder) else { return }
+            defer { closedir(directory) }
+            var names: [String] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name != "." && name != ".." { names.append(name) }
+                if names.count > 1000 { break }
+            }
+            for name in names.sorted() {
+                let path = "\(folder)/\(name)"
+                var link = stat()
+                guard lstat(path, &link) == 0 else { continue }
+                if link.st_mode & S_IFMT == S_IFLNK {
+                    guard let target = realPath(path) else { continue }
+                    checkFolders(above: target)
+                    check(target, role: .content)
+                    continue
+                }
+                check(path, role: .content)
+                if link.st_mode & S_IFMT == S_IFDIR { checkContents(of: path, depth: depth + 1) }
+            }
+        }
+
+        mutating func check(_ path: String, role: Role) {
+            guard checked.insert("\(role)|\(path)").inserted else { return }
+            var info = stat()
+            guard stat(path, &info) == 0 else { return }
+            if info.st_uid != owner && info.st_uid != 0 {
+                problems.append(PluginProblem(
+                    .unsafePermissions, file: path,
+                    message: "\(what(role)) belongs to \(Self.userName(info.st_uid)), not to you or root: that user could change the plugin",
+                    fix: "install the plugin in a folder of your own (and add it to PluginSearchPaths), or, if you trust it, run `chown \(Self.userName(owner, bare: true)) \(shellQuoted(path))` as root"))
+            }
+            var writable = info.st_mode & (S_IWGRP | S_IWOTH)
+            if writable & S_IWGRP != 0 && Self.isPrivateGroup(info.st_gid, of: info.st_uid) { writable &= ~S_IWGRP }
+            let sticky = info.st_mode & S_ISVTX != 0
+            guard writable != 0, !(role == .ancestor && sticky) else { return }
+            let group = "the group \(Self.groupName(info.st_gid))"
+            let who = writable == S_IWGRP ? group : writable == S_IWOTH ? "every user" : "\(group) and every user"
+            let mode = "0" + String(info.st_mode & 0o7777, radix: 8)
+            let consequence =
+                role == .searchFolder || role == .ancestor
+                ? "users other than you could add or replace plugins in it" : "users other than you could change the plugin"
+            let fix =
+                role == .searchFolder && sticky
+                ? "keep plugin bundles in a folder only you can write (`mkdir -m 700 FOLDER`) and list it in PluginSearchPaths"
+                : "`chmod go-w \(shellQuoted(path))`"
+            problems.append(PluginProblem(
+                .unsafePermissions, file: path, message: "\(what(role)) is writable by \(who) (mode \(mode)): \(consequence)", fix: fix))
+        }
+
+        func what(_ role: Role) -> String {
+            switch role {
+            case .bundle: "the plugin bundle"
+            case .content: "this file of the plugin"
+            case .searchFolder: "the folder holding the plugin bundle"
+            case .ancestor: "a folder above the plugin bundle"
+            }
+        }
+
+        /// Whether `gid` is `uid`'s private group: its primary group, named like it, with no other members.
+        static func isPrivateGroup(_ gid: gid_t, of uid: uid_t) -> Bool {
+            var user = passwd()
+            var userResult: UnsafeMutablePointer<passwd>?
+            var userBuffer = [CChar](repeating: 0, count: 4096)
+            guard getpwuid_r(uid, &user, &userBuffer, userBuffer.count, &userResult) == 0, userResult != nil, user.pw_gid == gid else {
+                return false
+            }
+            var entry = Glibc.group()
+            var groupResult: UnsafeMutablePointer<Glibc.group>?
+            var groupBuffer = [CChar](repeating: 0, count: 16384)
+            guard getgrgid_r(gid, &entry, &groupBuffer, groupBuffer.count, &groupResult) == 0, groupResult != nil else { return false }
+            let userName = String(cString: user.pw_name)
+            guard String(cString: entry.gr_name) == userName else { return false }
+            var member = entry.gr_mem
+            while let name = member?.pointee {
+                if String(cString: name) != userName { return false }
+                member = member?.advanced(by: 1)
+            }
+            return true
+        }
+
+        static func groupName(_ gid: gid_t) -> String {
+            var entry = Glibc.group()
+            var result: UnsafeMutablePointer<Glibc.group>?
+            var buffer = [CChar](repeating: 0, count: 16384)
+            guard getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return "\(gid)" }
+            return "\(String(cString: entry.gr_name)) (gid \(gid))"
+        }
+
+        static func userName(_ uid: uid_t, bare: Bool = false) -> String {
+            var entry = passwd()
+            var result: UnsafeMutablePointer<passwd>?
+            var buffer = [CChar](repeating: 0, count: 1024)
+            let name: String? =
+                getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0 && result != nil
+                ? String(cString: entry.pw_name) : nil
+            if bare { return name ?? "\(uid)" }
+            return name.map { "the user \($0) (uid \(uid))" } ?? "uid \(uid)"
+        }
+    }
+
+    /// What `autofill plugin validate` reports for a bundle refused for its permissions (nothing else of it
+    /// is read), or nil when only the user and root can change it.
+    public static func refusedValidation(bundle bundlePath: String) -> PluginValidation? {
+        let problems = problems(bundle: bundlePath)
+        guard !problems.isEmpty else { return nil }
+        return PluginValidation(bundlePath: ManifestReader.normalized(bundlePath), manifest: nil, entryPoints: nil, problems: problems)
+    }
+
+    /// The path with every symbolic link resolved, or nil.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `path` quoted for a POSIX shell when it needs to be.
+    static func shellQuoted(_ path: String) -> String {
+        let plain = path.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || "/._-+:@".utf8.contains(byte)
+        }
+        return plain ? path : "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,99 @@
+public import FoundationEssentials
+
+/// Whether the host would run an enabled provider now, and why not; what `providers list` shows.
+/// Working it out reads the bundle's permissions and hashes its files; it runs none of its code.
+public enum ProviderTrustState: Sendable, Equatable {
+    /// The files are the ones recorded.
+    case trusted(TrustRecord)
+    /// Enabled without `providers enable` (a hand-edited configuration): no record yet; the first
+    /// launch records the files (trust on first use).
+    case notRecorded
+    /// The files differ from the ones recorded: refused until `providers trust`.
+    case changed(files: [String], record: TrustRecord)
+    /// Quarantined after repeated faults: refused until its files change, `providers enable` or `providers trust`.
+    case quarantined(ProviderQuarantine)
+    /// Other users could change its files: refused until the permissions are fixed.
+    case unsafe([PluginProblem])
+    /// Its files or the host's records could not be read.
+    case unreadable(AutofillError)
+
+    /// One word for tables and JSON: `trusted`, `notRecorded`, `changed`, `quarantined`, `unsafe`, `unreadable`.
+    public var name: String {
+        switch self {
+        case .trusted: "trusted"
+        case .notRecorded: "notRecorded"
+        case .changed: "changed"
+        case .quarantined: "quarantined"
+        case .unsafe: "unsafe"
+        case .unreadable: "unreadable"
+        }
+    }
+
+    /// Whether a launch goes ahead (`notRecorded` records the files first).
+    public var allowsLaunch: Bool {
+        switch self {
+        case .trusted, .notRecorded: true
+        case .changed, .quarantined, .unsafe, .unreadable: false
+        }
+    }
+
+    /// Why the host refuses to launch `manifest`'s provider in this state, and what to do; nil when it launches.
+    public func refusal(for manifest: PluginManifest) -> AutofillError? {
+        let name = "\(manifest.displayName) (\(manifest.identifier))"
+        switch self {
+        case .trusted, .notRecorded:
+            return nil
+        case .changed(let files, let record):
+            let differ = files.count == 1 ? "\(files[0]) differs" : "\(files.joined(separator: " and ")) differ"
+            return AutofillError(
+                .refused,
+                "\(name) changed \(record.sinceWhat): \(differ); run `autofill providers trust \(manifest.identifier)` after checking it")
+        case .quarantined(let quarantine):
+            return AutofillError(
+                .refused,
+                "\(name) is quarantined since \(quarantine.since.autofillTimestamp): \(quarantine.reason). After checking it, run `autofill providers enable \(manifest.identifier)` to lift the quarantine (a changed plugin lifts it too)")
+        case .unsafe(let problems):
+            return AutofillError(.refused, "\(name) is not loaded: users other than you could change its files:", problems: problems)
+        case .unreadable(let error):
+            return error
+        }
+    }
+
+    public static func == (lhs: ProviderTrustState, rhs: ProviderTrustState) -> Bool {
+        switch (lhs, rhs) {
+        case (.trusted(let a), .trusted(let b)): a == b
+        case (.notRecorded, .notRecorded): true
+        case (.changed(let a, let r), .changed(let b, let s)): a == b && r == s
+        case (.quarantined(let a), .quarantined(let b)): a == b
+        case (.unsafe(let a), .unsafe(let b)): a == b
+        case (.unreadable(let a), .unreadable(let b)): a.code == b.code && a.message == b.message
+        default: false
+        }
+    }
+}
+
+/// What `autofill providers trust` did: the record before, and the files now.
+public struct TrustChange: Sendable {
+    /// The provider.
+    public var manifest: PluginManifest
+    /// The record replaced, if there was one.
+    public var previous: TrustRecord?
+    /// The record now.
+    public var current: TrustRecord
+    /// The quarantine lifted, if it was quarantined.
+    public var liftedQuarantine: ProviderQuarantine?
+
+    /// The files whose digests changed (all of them when there was no record).
+    public var changedFiles: [String] {
+        guard let previous else { return [manifest.executable, "Info.plist"] }
+        return current.fingerprint.changedFiles(since: previous.fingerprint, executable: manifest.executable)
+    }
+}
+
+extension Date {
+    /// `2025-11-22T07:40:12Z`: how the host shows times in messages and lists.
+    public var autofillTimestamp: String { formatted(.iso8601) }
+
+    /// Now, in whole seconds: what the host's records keep (ISO 8601), so a value equals itself read back.
+    static var wholeSecondsNow: Date { Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)) }
+}

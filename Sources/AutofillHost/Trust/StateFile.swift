@@ -1,0 +1,72 @@
+internal import FoundationEssentials
+internal import Glibc
+
+/// A JSON document the host keeps per configuration (next to the identity stores): read freely, changed
+/// under an exclusive lock and replaced atomically (temporary file, fsync, rename; mode 0600).
+///
+/// Readers take no lock: a rename replaces the whole file, so a reader sees the old or the new document.
+/// Writers serialise on `flock` of `<file>.lock`, across threads and processes (each `update` opens its
+/// own descriptor, and `flock` locks belong to open file descriptions), so no update is lost.
+struct StateFile<Document: Codable & Sendable>: Sendable {
+    /// The document's path.
+    let path: String
+    /// What the document is, for messages ("the trust records").
+    let what: String
+    /// The document when the file does not exist yet.
+    let empty: @Sendable () -> Document
+
+    /// The document, or `empty()` when the file does not exist.
+    func read() throws(AutofillError) -> Document {
+        guard access(path, F_OK) == 0 else { return empty() }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw AutofillError(.io, "cannot read \(what) \(path): check it is readable")
+        }
+        do {
+            return try Self.decoder.decode(Document.self, from: data)
+        } catch {
+            throw AutofillError(
+                .io, "\(what) \(path) cannot be read (\(describeDecodingError(error))): restore it, or delete it to start \(what) afresh")
+        }
+    }
+
+    /// Reads the document under the lock, lets `body` change it, and writes it back (unless `body` throws).
+    @discardableResult
+    func update<Result>(_ body: (inout Document) throws(AutofillError) -> Result) throws(AutofillError) -> Result {
+        let folder = ConfigurationFile.directory(of: path)
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw AutofillError(.io, "cannot create the folder \(folder): \(error)")
+        }
+        let lockPath = "\(path).lock"
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw AutofillError(.io, "cannot open \(lockPath): \(String(cString: strerror(errno)))") }
+        defer { close(lock) }  // closing the descriptor releases the lock
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw AutofillError(.io, "cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
+        }
+        var document = try read()
+        let result = try body(&document)
+        let data: Data
+        do {
+            data = try Self.encoder.encode(document)
+        } catch {
+            throw AutofillError(.internal, "cannot encode \(what): \(error)")
+        }
+        try AtomicFile.write(data, to: path, mode: 0o600)
+        return result
+    }
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

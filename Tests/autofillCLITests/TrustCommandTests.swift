@@ -1,0 +1,235 @@
+import AutofillHost
+import AutofillStore
+import Foundation
+import Glibc
+import Testing
+
+/// Trust, permissions and quarantine as users meet them: `providers enable|trust|list`, `fill`, `plugin validate`.
+struct TrustCommandTests {
+    let home: TemporaryHome
+    let bundle: String
+    let config: String
+
+    /// A copy of the Netrc sample ("Net", org.t.net) in `plugins/`, not enabled yet, with alice's password.
+    init() throws {
+        home = try TemporaryHome()
+        bundle = try home.sample("NetrcProvider", as: "org.t.net") { $0["CFBundleDisplayName"] = "Net" }
+        let netrc = try home.file("net.netrc", "machine example.com login alice password alice-pw\n")
+        config = "\(home.path)/config.plist"
+        let plist: [String: Any] = [
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": [String](),
+            "ProviderSettings": ["org.t.net": ["NetrcFile": netrc]], "UserAuthentication": ["Policy": "none"],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+    }
+
+    var library: String { "\(bundle)/libNetrcProvider.so" }
+    var stores: String { "\(home.path)/.local/share/autofill/stores" }
+
+    func autofill(_ arguments: [String], loads: Bool = false) throws -> CLI.Result {
+        try CLI.run(arguments + ["--config", config], home: home.path, environment: loads ? ["LD_DEBUG": "files"] : [:])
+    }
+
+    /// Whether the LD_DEBUG output on stderr shows the dynamic loader opening the plugin's library.
+    func loaded(_ result: CLI.Result) -> Bool { result.stderr.contains("file=\(bundle)/libNetrcProvider.so") }
+
+    func enable() throws {
+        let enabled = try autofill(["providers", "enable", "org.t.net"])
+        #expect(enabled.status == 0, "\(enabled.stderr)")
+    }
+
+    func listJSON() throws -> [String: Any] {
+        let list = try autofill(["providers", "list", "--json"], loads: true)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(!loaded(list), "listing must not load a plugin")
+        let providers = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [String: Any])["providers"] as! [[String: Any]]
+        return try #require(providers.first { $0["id"] as? String == "org.t.net" }?["trust"] as? [String: Any])
+    }
+
+    static func append(_ byte: UInt8, to path: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([byte]))
+        try handle.close()
+    }
+
+    /// Faults recorded the way the transport records them: the ledger of this configuration, the files as they are.
+    func recordFaults(_ count: Int) throws {
+        let manifest = try #require(ManifestReader.read(bundle: bundle).manifest)
+        let ledger = FaultLedger(folder: IdentityStoreDirectory(path: stores))
+        for index in 1...count {
+            try ledger.record(fault: .crashed, message: "SIGSEGV #\(index)", fingerprint: try PluginFingerprint(of: manifest), for: "org.t.net")
+        }
+    }
+
+    @Test func aChangedLibraryIsRefusedWithExit77AndNotLoadedUntilTrusted() throws {
+        try enable()
+        #expect(try autofill(["fill", "example.com", "--pick", "1"]).stdout == "alice-pw\n")
+        try Self.append(0, to: library)
+
+        let refused = try autofill(["fill", "example.com", "--pick", "1"], loads: true)
+        #expect(refused.status == 77)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.contains(
+            "autofill: Net (org.t.net) changed since you enabled it: libNetrcProvider.so differs; run `autofill providers trust org.t.net` after checking it\n"))
+        #expect(!loaded(refused), "nothing of a changed provider runs")
+        let sync = try autofill(["providers", "sync"], loads: true)
+        #expect(sync.status == 77)
+        #expect(!loaded(sync))
+
+        let trust = try listJSON()
+        #expect(trust["state"] as? String == "changed")
+        #expect(trust["changedFiles"] as? [String] == ["libNetrcProvider.so"])
+        #expect(trust["origin"] as? String == "enabled")
+        #expect((trust["reason"] as? String)?.contains("run `autofill providers trust org.t.net`") == true)
+        let text = try autofill(["providers", "list"])
+        #expect(text.stdout.contains("enabled  changed"))
+        #expect(text.stdout.contains("   ! Net (org.t.net) changed since you enabled it: libNetrcProvider.so differs;"))
+
+        let trusted = try autofill(["providers", "trust", "org.t.net"], loads: true)
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+        #expect(!loaded(trusted), "trusting runs none of the provider's code")
+        #expect(trusted.stdout.contains("  libNetrcProvider.so  changed: SHA-256 "))
+        #expect(trusted.stdout.contains("  Info.plist           unchanged\n"))
+        #expect(trusted.stdout.hasSuffix("Trusted Net as it is now.\n"))
+        #expect(try listJSON()["state"] as? String == "trusted")
+        let filled = try autofill(["fill", "example.com", "--pick", "1"], loads: true)
+        #expect(filled.status == 0, "\(filled.stderr)")
+        #expect(filled.stdout == "alice-pw\n")
+        #expect(loaded(filled), "control: LD_DEBUG shows a provider that is loaded")
+    }
+
+    @Test func aChangedPluginIsRefusedWhenEnabledAgainButNotWhenEnabledAfresh() throws {
+        try enable()
+        try Self.append(0, to: "\(bundle)/Info.plist")
+        let again = try autofill(["providers", "enable", "org.t.net"])
+        #expect(again.status == 77)
+        #expect(again.stderr.contains("Info.plist differs"))
+        #expect(try autofill(["providers", "disable", "org.t.net"]).status == 0)
+        #expect(try autofill(["providers", "enable", "org.t.net"]).status == 0, "enabling approves the files as they are")
+        #expect(try listJSON()["state"] as? String == "trusted")
+    }
+
+    @Test func aSearchFolderOthersCanWriteIsRefusedNamingTheFix() throws {
+        chmod("\(home.path)/plugins", 0o777)
+        let enable = try autofill(["providers", "enable", "org.t.net"], loads: true)
+        #expect(enable.status == 77)
+        #expect(!loaded(enable))
+        #expect(enable.stderr.contains("autofill: Net (org.t.net) is not loaded: users other than you could change its files:\n"))
+        #expect(enable.stderr.contains("\(home.path)/plugins: the folder holding the plugin bundle is writable by every user (mode 0777)"))
+        #expect(enable.stderr.contains("fix: `chmod go-w \(home.path)/plugins`"))
+        #expect(!(try autofill(["providers", "list"])).stdout.contains("1  org.t.net"), "not enabled")
+    }
+
+    @Test(.enabled(if: getuid() == 0, "giving a file to a group you are not in needs root"))
+    func aGroupWritableBundleIsRefusedByFillAndValidate() throws {
+        try enable()
+        chmod(library, 0o775)
+        #expect(chown(library, 0, 100) == 0)  // the shared group `users`
+        let fill = try autofill(["fill", "example.com", "--pick", "1"], loads: true)
+        #expect(fill.status == 77)
+        #expect(!loaded(fill))
+        #expect(fill.stderr.contains("\(library): this file of the plugin is writable by the group users (gid 100) (mode 0775)"))
+        #expect(fill.stderr.contains("fix: `chmod go-w \(library)`"))
+        let validate = try autofill(["plugin", "validate", bundle], loads: true)
+        #expect(validate.status == 77)
+        #expect(!loaded(validate), "validate reads nothing else of an unsafe bundle")
+        #expect(validate.stdout.contains("error: \(library): this file of the plugin is writable by the group users"))
+        #expect(try listJSON()["state"] as? String == "unsafe")
+        chmod(library, 0o755)
+        #expect(try autofill(["fill", "example.com", "--pick", "1"]).status == 0)
+    }
+
+    @Test func quarantineIsListedAndLiftedByReEnablingAndByAFileChange() throws {
+        try enable()
+        try recordFaults(2)
+        #expect(try listJSON()["state"] as? String == "trusted", "two faults are not enough")
+        try recordFaults(1)
+
+        let trust = try listJSON()
+        #expect(trust["state"] as? String == "quarantined")
+        #expect(trust["quarantinedSince"] is String)
+        let reason = try #require(trust["reason"] as? String)
+        #expect(reason.contains("Net (org.t.net) is quarantined since "))
+        #expect(reason.contains("it crashed or was killed 3 times within 10 minutes; the last time it crashed: SIGSEGV #1"))
+        #expect(reason.contains("run `autofill providers enable org.t.net` to lift the quarantine"))
+        let text = try autofill(["providers", "list"])
+        #expect(text.stdout.contains("enabled  quarantined"))
+        let fill = try autofill(["fill", "example.com", "--pick", "1"], loads: true)
+        #expect(fill.status == 77)
+        #expect(!loaded(fill))
+        #expect(fill.stderr.contains("is quarantined since"))
+
+        let reEnabled = try autofill(["providers", "enable", "org.t.net"])
+        #expect(reEnabled.status == 0, "\(reEnabled.stderr)")
+        #expect(reEnabled.stdout.contains("already enabled"))
+        #expect(try listJSON()["state"] as? String == "trusted")
+        #expect(try autofill(["fill", "example.com", "--pick", "1"]).stdout == "alice-pw\n")
+
+        try recordFaults(3)
+        #expect(try listJSON()["state"] as? String == "quarantined")
+        try Self.append(0, to: library)
+        #expect(try listJSON()["state"] as? String == "changed", "new files lift the quarantine; the trust check applies")
+        let trusted = try autofill(["providers", "trust", "org.t.net"])
+        #expect(!trusted.stdout.contains("Lifted the quarantine"), "it was of the old files")
+        #expect(try autofill(["fill", "example.com", "--pick", "1"]).stdout == "alice-pw\n")
+
+        try recordFaults(3)
+        let lifted = try autofill(["providers", "trust", "org.t.net"])
+        #expect(lifted.stdout.contains("Lifted the quarantine (since "))
+        #expect(lifted.stdout.hasSuffix("Nothing changed; trusted Net again.\n"))
+    }
+
+    @Test func aHandEditedConfigurationIsTrustedOnFirstUseWithOneNotice() throws {
+        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as! [String: Any]
+        plist["EnabledProviders"] = ["org.t.net"]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        #expect(try listJSON()["state"] as? String == "notRecorded")
+        #expect(try autofill(["providers", "list"]).stdout.contains("   files not recorded yet: trusted as they are when autofill first runs it"))
+        let first = try autofill(["providers", "sync"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr == "autofill: note: trusting Net (org.t.net) as it is now: it was enabled without `autofill providers enable` (the SHA-256 of libNetrcProvider.so and Info.plist are recorded in \(stores)/trust.json)\n")
+        let second = try autofill(["providers", "sync"])
+        #expect(second.stderr.isEmpty)
+        let trust = try listJSON()
+        #expect(trust["state"] as? String == "trusted")
+        #expect(trust["origin"] as? String == "firstUse")
+        try Self.append(0, to: library)
+        #expect(try autofill(["fill", "example.com", "--pick", "1"]).stderr.contains("changed since autofill first ran it"))
+    }
+
+    @Test func aConfigurationWithItsOwnStoresKeepsItsOwnRecords() throws {
+        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as! [String: Any]
+        plist["IdentityStoreDirectory"] = "own-stores"
+        plist["Quarantine"] = ["FaultCount": 5, "WindowMinutes": 2]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        try enable()
+        #expect(FileManager.default.fileExists(atPath: "\(home.path)/own-stores/trust.json"))
+        #expect(!FileManager.default.fileExists(atPath: "\(stores)/trust.json"), "the user's records are untouched")
+    }
+
+    @Test func badQuarantineSettingsAreAConfigurationError() throws {
+        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as! [String: Any]
+        plist["Quarantine"] = ["FaultCount": 0]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        let list = try autofill(["providers", "list"])
+        #expect(list.status == 78)
+        #expect(list.stderr.contains("Quarantine.FaultCount is 0; give a number of faults from 1 to 1000"))
+    }
+
+    @Test func aRefusedProviderFallsBackToTheNextWithFallback() throws {
+        let other = try home.sample("NetrcProvider", as: "org.t.other") { $0["CFBundleDisplayName"] = "Other" }
+        let netrc = try home.file("other.netrc", "machine example.com login alice password other-pw\n")
+        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as! [String: Any]
+        plist["ProviderSettings"] = (plist["ProviderSettings"] as! [String: Any]).merging(["org.t.other": ["NetrcFile": netrc]]) { $1 }
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        try enable()
+        #expect(try autofill(["providers", "enable", other]).status == 0)
+        try Self.append(0, to: library)
+        let fill = try autofill(["fill", "example.com", "--pick", "1", "--fallback"])
+        #expect(fill.status == 0, "\(fill.stderr)")
+        #expect(fill.stdout == "other-pw\n")
+        #expect(fill.stderr.contains("Net (org.t.net) changed since you enabled it"))
+        #expect(fill.stderr.contains("Trying the next suggestion: alice — password — Other"))
+    }
+}
