@@ -1,5 +1,6 @@
 // autofill-bench: the figures of issue B (suggestion latency, whole-process latency, store writes,
-// memory), each measured against a peer in the same run. See docs/PERFORMANCE.md.
+// memory), each measured against a peer in the same run; `--fill` issue C's, `--isolation` issue E's.
+// See docs/PERFORMANCE.md.
 internal import AutofillCore
 internal import Foundation
 
@@ -61,6 +62,19 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--fill" {
     do {
         let runs = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 30 : 30
         print(try FillBenchmark(autofill: "\(executableFolder)/autofill", runs: runs).run())
+        exit(0)
+    } catch {
+        progress("error: \(error)")
+        exit(1)
+    }
+}
+
+// `--isolation [RUNS]`: only issue E's figures (IsolationBenchmark).
+if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--isolation" {
+    let executableFolder = URL(fileURLWithPath: MemoryProbe.selfExecutable()).deletingLastPathComponent().path
+    let runs = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 30 : 30
+    do {
+        print(try waitFor { try await IsolationBenchmark(bin: executableFolder, runs: runs).run() })
         exit(0)
     } catch {
         progress("error: \(error)")

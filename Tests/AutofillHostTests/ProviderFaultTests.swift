@@ -230,6 +230,22 @@ struct ProviderFaultTests {
         #expect(faults.all.count == 5)
     }
 
+    @Test func repeatedCrashesQuarantineTheProviderAndTheOthersStillServe() async throws {
+        var setup = try setup(extra: ["Quarantine": ["FaultCount": 2, "WindowMinutes": 10]])
+        setup.onProviderFault = nil  // the default: the fault ledger
+        let notes = Notices()
+        setup.notify = notes.add
+        try identities(setup, alphaUser: "segv")
+        for _ in 0..<2 {
+            #expect(try await fill(setup).credential == Self.beta)
+        }
+        #expect(notes.all.contains { $0.hasPrefix("Alpha (org.test.alpha) is quarantined: it crashed or was killed 2 times") }, "\(notes.all)")
+        let notices = Notices()
+        #expect(try await fill(setup, notices: notices).credential == Self.beta)
+        #expect(notices.all.first?.contains("Alpha (org.test.alpha) is quarantined since") == true, "\(notices.all)")
+        #expect(setup.trustState(of: try setup.catalog.manifest(for: "org.test.alpha")).name == "quarantined")
+    }
+
     /// Waits (up to 10 s, for a loaded machine) until `condition` holds.
     func eventually(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(10)

@@ -1,0 +1,334 @@
+internal import AutofillCore
+internal import AutofillHost
+internal import AutofillMatching
+internal import Foundation
+internal import Logging
+
+/// Issue E's figures: what running providers in helper processes costs, each against its in-process
+/// peer measured in the same run (`autofill-bench --isolation [RUNS]`, docs/PERFORMANCE.md):
+///
+/// 1. a no-UI request on a loaded provider (the sample Vault, unlocked, and the C Netrc), in process
+///    and through its helper, interleaved (aim: ≤ 10 ms median added);
+/// 2. `autofill fill` end to end, whole process, with the configuration's `ProviderIsolation` set to
+///    each mode;
+/// 3. loading a plugin: `PluginLoader.load` of a fresh copy against `HelperConnection.launch`;
+/// 4. a crash to the next candidate served: the router with a provider that crashes (SIGSEGV) first
+///    and a good one second, from the crash's notice to the fill's end (aim: ≤ 50 ms); peers: the same
+///    with a provider that fails cleanly, in a helper and in process;
+/// 5. the Vault helper's memory.
+struct IsolationBenchmark {
+    let bin: String
+    let runs: Int
+
+    private static let logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
+    private static let alice = PasswordCredentialIdentity(
+        serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: "alice", recordIdentifier: "vault-1")
+
+    func run() async throws -> String {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("autofill-isolation-bench-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let runtime = "\(home)/run"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // The Vault plugin finds its unlocked session under XDG_RUNTIME_DIR, in this process and in its helpers.
+        setenv("HOME", home, 1)
+        setenv("XDG_RUNTIME_DIR", runtime, 1)
+        setenv("XDG_DATA_HOME", "\(home)/.local/share", 1)
+        setenv("XDG_CONFIG_HOME", "\(home)/.config", 1)
+        setenv(HelperProtocol.executableEnvironmentKey, "\(bin)/\(HelperProtocol.executableName)", 1)
+        let vault = "\(home)/vault.afvault"
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Config/demo/vault.afvault", toPath: vault)
+        let environment = ["HOME=\(home)", "XDG_RUNTIME_DIR=\(runtime)", "XDG_DATA_HOME=\(home)/.local/share",
+                           "XDG_CONFIG_HOME=\(home)/.config", "PATH=/usr/bin:/bin"]
+        try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault unlock --vault \(vault) --password-stdin", environment)
+        let copies = Copies(root: "\(home)/copies")
+        let fixtures = try Fixtures(folder: "\(home)/fixtures")
+
+        var lines: [String] = []
+        progress("isolation: requests on loaded providers (\(runs * 5) each, interleaved)")
+        lines += try await requests(vault: vault, copies: copies)
+        progress("isolation: autofill fill, whole process, each mode (\(runs) runs each, interleaved)")
+        lines += try wholeProcessFill(home: home, vault: vault, environment: environment)
+        progress("isolation: plugin loads (\(runs) fresh copies each)")
+        lines += try loads(vault: vault, copies: copies)
+        progress("isolation: a crash to the next candidate (\(runs) fills each)")
+        lines += try await crashes(home: home, fixtures: fixtures)
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: 1. Requests
+
+    private func requests(vault: String, copies: Copies) async throws -> [String] {
+        let vaultServices = ProviderServices(store: InMemoryIdentityStore(), settings: ["VaultFile": vault], logger: Self.logger)
+        let netrcServices = ProviderServices(
+            store: InMemoryIdentityStore(), settings: ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc"], logger: Self.logger)
+        let carol = PasswordCredentialIdentity(serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: "carol")
+        var lines = ["Isolation: a no-UI request on a loaded provider (\(runs * 5) each, interleaved; median  p99)"]
+        var helperPID: Int32?
+        for (sample, services, identity) in [("VaultProvider", vaultServices, Self.alice), ("NetrcProvider", netrcServices, carol)] {
+            let inProcess = try PluginLoader.load(bundle: try copies.fresh(sample), services: services)
+            let helper = try HelperConnection.launch(bundle: try copies.fresh(sample), services: services)
+            let request = ProviderRequest.credentialWithoutUserInteraction(.password(identity))
+            for connection in [inProcess, helper] as [any ProviderConnection] {
+                for _ in 0..<20 {  // warm up: caches, the session file, the helper's first round trips
+                    guard case .completed = await connection.send(request, deadline: .seconds(3)) else {
+                        throw BenchmarkError("\(sample) did not answer \(identity.user)'s password; is the vault unlocked?")
+                    }
+                }
+            }
+            var local: [Duration] = [], isolated: [Duration] = []
+            let clock = ContinuousClock()
+            for _ in 0..<(runs * 5) {
+                var start = clock.now
+                _ = await inProcess.send(request, deadline: .seconds(3))
+                local.append(clock.now - start)
+                start = clock.now
+                _ = await helper.send(request, deadline: .seconds(3))
+                isolated.append(clock.now - start)
+            }
+            let l = Samples(local), i = Samples(isolated)
+            let name = sample == "VaultProvider" ? "Vault (Swift)" : "Netrc (C)"
+            lines.append("  \(pad(name, 14)) in process \(ms(l.median, 2))  \(ms(l.p99, 2))   helper \(ms(i.median, 2))  \(ms(i.p99, 2))"
+                + "   added \(ms(i.median - l.median, 2)) median (aim ≤ 10 ms: \(i.median - l.median <= 10 ? "met" : "NOT met")), \(ratio(i.median, l.median))")
+            if sample == "VaultProvider" { helperPID = helper.helperProcessID }
+        }
+        if let pid = helperPID, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) {
+            let fields = status.split(separator: "\n").filter { $0.hasPrefix("VmPeak") || $0.hasPrefix("VmHWM") }
+                .map { $0.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
+            lines.append("  the Vault helper after these requests: \(fields.joined(separator: ", ")) (address space peak, resident peak)")
+        }
+        return lines
+    }
+
+    // MARK: 2. Whole process
+
+    private func wholeProcessFill(home: String, vault: String, environment: [String]) throws -> [String] {
+        var configs: [ProviderIsolation: String] = [:]
+        for isolation in ProviderIsolation.allCases {
+            let plist: [String: Any] = [
+                "PluginSearchPaths": ["\(repositoryRoot)/.build/plugins"],
+                "EnabledProviders": ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator"],
+                "ProviderSettings": [
+                    "org.autofill.vault": ["VaultFile": vault],
+                    "org.autofill.netrc": ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc"],
+                    "org.autofill.authenticator": ["OTPAuthFile": "\(repositoryRoot)/Config/demo/otpauth.txt"],
+                ],
+                "UserAuthentication": ["Policy": "none"], "IdentityStoreDirectory": "\(home)/stores",
+                "ProviderIsolation": ["Default": isolation.rawValue],
+            ]
+            let config = "\(home)/config-\(isolation).plist"
+            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+            configs[isolation] = config
+        }
+        try shell("\(bin)/autofill providers sync --config \(configs[.inProcess]!)", environment)
+        try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault sync --vault \(vault) --password-stdin --identity-stores \(home)/stores", environment)
+        var fills: [ProviderIsolation: [Duration]] = [:]
+        let processes = configs.mapValues { config in
+            Subprocess(path: "\(bin)/autofill", arguments: ["fill", "https://www.example.com/login", "--user", "alice", "--config", config],
+                       environment: environment)
+        }
+        for (isolation, process) in processes {
+            let check = try process.run(captureOutput: true, keepStderr: true)
+            guard check.status == 0, check.output == "alice-demo-password\n" else {
+                throw BenchmarkError("autofill fill (\(isolation)) did not print alice's password (status \(check.status))")
+            }
+        }
+        for _ in 0..<runs {
+            for isolation in ProviderIsolation.allCases { fills[isolation, default: []].append(try processes[isolation]!.run().elapsed) }
+        }
+        let l = Samples(fills[.inProcess]!), i = Samples(fills[.helperProcess]!)
+        return [
+            "Isolation: autofill fill end to end, whole process, Vault unlocked (\(runs) runs each, interleaved)",
+            "  in process \(ms(l.median))  p99 \(ms(l.p99))   helper \(ms(i.median))  p99 \(ms(i.p99))   added \(ms(i.median - l.median)) median, \(ratio(i.median, l.median))",
+        ]
+    }
+
+    // MARK: 3. Loads
+
+    private func loads(vault: String, copies: Copies) throws -> [String] {
+        var lines = ["Isolation: loading a plugin (a fresh copy each time; median  p99)"]
+        let clock = ContinuousClock()
+        for sample in ["VaultProvider", "NetrcProvider"] {
+            let services = ProviderServices(store: InMemoryIdentityStore(), settings: ["VaultFile": vault], logger: Self.logger)
+            var local: [Duration] = [], isolated: [Duration] = []
+            for _ in 0..<runs {
+                let (a, b) = (try copies.fresh(sample), try copies.fresh(sample))
+                var start = clock.now
+                _ = try PluginLoader.load(bundle: a, services: services)
+                local.append(clock.now - start)
+                start = clock.now
+                _ = try HelperConnection.launch(bundle: b, services: services)  // released at once: its helper is stopped
+                isolated.append(clock.now - start)
+            }
+            let l = Samples(local), i = Samples(isolated)
+            let name = sample == "VaultProvider" ? "Vault (Swift)" : "Netrc (C)"
+            lines.append("  \(pad(name, 14)) in process \(ms(l.median))  \(ms(l.p99))   helper (spawn, handshake, load) \(ms(i.median))  \(ms(i.p99))   \(ratio(i.median, l.median))")
+        }
+        return lines
+    }
+
+    // MARK: 4. Crashes
+
+    private func crashes(home: String, fixtures: Fixtures) async throws -> [String] {
+        var lines = ["Isolation: a failing first candidate to the next one served (\(runs) fills each; the router, fallback on)"]
+        let query = try ServiceQuery("https://example.com/login")
+        let cases: [(String, ProviderIsolation, String)] = [
+            ("crash (SIGSEGV), helpers", .helperProcess, "segv"),
+            ("clean failure, helpers", .helperProcess, "cancel:0"),
+            ("clean failure, in process", .inProcess, "cancel:0"),
+        ]
+        var crashToServed: Double = .nan
+        for (label, isolation, user) in cases {
+            let setup = try fixtures.setup(home: "\(home)/router-\(isolation)-\(user)", isolation: isolation, alphaUser: user)
+            var afterNotice: [Double] = [], total: [Double] = []
+            for _ in 0..<runs {
+                let noticed = NoticeClock()
+                let router = FillRouter(setup: setup, ui: UnavailableUserInterface(), authenticator: NoUserAuthentication(),
+                                        deadline: .seconds(3), notify: { _ in noticed.mark() })
+                let candidates = try SuggestionEngine(catalog: setup.catalog, directory: setup.stores).suggestions(for: query, kinds: [.password])
+                let start = ContinuousClock.now
+                let result = try await router.fill(candidates, for: query, pick: .position(1), fallback: true)
+                let end = ContinuousClock.now
+                guard result.providerID == "org.bench.beta", let notice = noticed.time else {
+                    throw BenchmarkError("the fallback did not reach Beta (\(label))")
+                }
+                afterNotice.append((end - notice).milliseconds)
+                total.append((end - start).milliseconds)
+            }
+            let a = Samples(afterNotice), t = Samples(total)
+            if user == "segv" { crashToServed = a.median }
+            lines.append("  \(pad(label, 26)) failure → next served \(ms(a.median))  p99 \(ms(a.p99))   whole fill \(ms(t.median))  p99 \(ms(t.p99))")
+        }
+        lines.append("  (the next candidate's provider is started at the fallback, as in a fresh `autofill fill`; aim ≤ 50 ms: \(crashToServed <= 50 ? "met" : "NOT met"))")
+
+        // Warm: both providers already running; the crash request alone, then the next provider's answer.
+        let alpha = try HelperConnection.launch(bundle: fixtures.alpha, services: fixtures.services("alpha"))
+        let beta = try HelperConnection.launch(bundle: fixtures.beta, services: fixtures.services("beta"))
+        var detect: [Duration] = [], served: [Duration] = []
+        let clock = ContinuousClock()
+        for _ in 0..<runs {
+            guard case .completed = await alpha.send(fixtures.request("ok"), deadline: .seconds(3)) else {  // a fresh helper, untimed
+                throw BenchmarkError("Alpha did not restart")
+            }
+            let start = clock.now
+            let crashed = await alpha.send(fixtures.request("segv"), deadline: .seconds(3))
+            let detected = clock.now
+            let answer = await beta.send(fixtures.request("ok"), deadline: .seconds(3))
+            let end = clock.now
+            guard case .failed(let failure) = crashed, failure.reason == .transport, case .completed = answer else {
+                throw BenchmarkError("unexpected outcomes: \(crashed), \(answer)")
+            }
+            detect.append(detected - start)
+            served.append(end - start)
+        }
+        let d = Samples(detect), s = Samples(served)
+        lines.append("  warm (both running): request → crash reported \(ms(d.median, 2))  p99 \(ms(d.p99, 2));  → next served \(ms(s.median, 2))  p99 \(ms(s.p99, 2))")
+        return lines
+    }
+
+    // MARK: Helpers
+
+    private func shell(_ command: String, _ environment: [String]) throws {
+        let outcome = try Subprocess(path: "/bin/sh", arguments: ["-c", command], environment: environment).run(keepStderr: true)
+        guard outcome.status == 0 else { throw BenchmarkError("setup failed (\(outcome.status)): \(command)") }
+    }
+
+    private func ms(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f ms", value) }
+    private func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
+    private func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+}
+
+/// Fresh copies of the built sample bundles (a new file each: a new in-process load).
+private struct Copies {
+    let root: String
+
+    func fresh(_ sample: String) throws -> String {
+        let folder = "\(root)/\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let target = "\(folder)/\(sample).afprovider"
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/.build/plugins/\(sample).afprovider", toPath: target)
+        return target
+    }
+}
+
+/// The test fixture provider (Tests/AutofillHostTests/Fixtures/fixture_provider.c), built by `cc` as
+/// Alpha and Beta; a request's user name chooses what it does ("ok", "segv", "cancel:0").
+private struct Fixtures {
+    let folder: String
+    var alpha: String { "\(folder)/alpha.afprovider" }
+    var beta: String { "\(folder)/beta.afprovider" }
+
+    init(folder: String) throws {
+        self.folder = folder
+        for name in ["alpha", "beta"] {
+            let bundle = "\(folder)/\(name).afprovider"
+            try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+            let plist: [String: Any] = [
+                "CFBundleIdentifier": "org.bench.\(name)", "CFBundleDisplayName": name.capitalized, "CFBundleExecutable": "libFixture.so",
+                "AFProviderABIVersion": 1, "AFProviderEntrySymbol": "fixture_provider_entry",
+                "NSExtension": ["NSExtensionPointIdentifier": PluginManifest.extensionPointIdentifier,
+                                "NSExtensionAttributes": ["ASCredentialProviderExtensionCapabilities": ["ProvidesPasswords": true]]],
+            ]
+            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: "\(bundle)/Info.plist"))
+            let compile = try Subprocess(path: "/usr/bin/cc", arguments: [
+                "-std=c11", "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread", "-I", "\(repositoryRoot)/Sources/CAutofillProvider/include",
+                "\(repositoryRoot)/Tests/AutofillHostTests/Fixtures/fixture_provider.c", "-o", "\(bundle)/libFixture.so",
+            ], environment: ["PATH=/usr/bin:/bin"]).run(keepStderr: true)
+            guard compile.status == 0 else { throw BenchmarkError("cc could not build the fixture provider") }
+        }
+    }
+
+    func services(_ name: String) -> ProviderServices {
+        ProviderServices(store: InMemoryIdentityStore(), settings: ["FixtureName": name], logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() })
+    }
+
+    func request(_ user: String) -> ProviderRequest {
+        .credentialWithoutUserInteraction(.password(PasswordCredentialIdentity(
+            serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: user)))
+    }
+
+    /// Alpha and Beta enabled in `isolation`, with Alpha's `alphaUser` suggested before Beta's "ok".
+    func setup(home: String, isolation: ProviderIsolation, alphaUser: String) throws -> ProviderSetup {
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let config = "\(home)/config.plist"
+        let plist: [String: Any] = [
+            "PluginSearchPaths": [folder], "EnabledProviders": ["org.bench.alpha", "org.bench.beta"], "IdentityStoreDirectory": "stores",
+            "ProviderSettings": ["org.bench.alpha": ["FixtureName": "alpha"], "org.bench.beta": ["FixtureName": "beta"]],
+            "ProviderIsolation": ["Default": isolation.rawValue],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        let file = try ConfigurationFile.locate(option: config, environment: ["HOME": home])
+        var setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]),
+                                  logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() })
+        setup.notify = { _ in }
+        setup.onProviderFault = { _, _ in }  // no fault ledger: a benchmark crashes on purpose, again and again
+        for (id, user, rank) in [("org.bench.alpha", alphaUser, 10), ("org.bench.beta", "ok", 5)] {
+            try setup.store(for: id)?.save([.password(PasswordCredentialIdentity(
+                serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: user, rank: rank))])
+        }
+        return setup
+    }
+}
+
+/// When the router first told the user something (the failure's notice).
+private final class NoticeClock: @unchecked Sendable {
+    // @unchecked: written once by the router's notify, read after `fill` returned (which happens after).
+    private(set) var time: ContinuousClock.Instant?
+    func mark() { if time == nil { time = ContinuousClock.now } }
+}
+
+/// Runs `body` on Swift's concurrency pool and blocks this (main) thread until it is done.
+func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let box = ResultBox<T>(), done = DispatchSemaphore(value: 0)
+    Task {
+        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try box.result!.get()
+}
+
+/// The result of a task another thread waits for.
+private final class ResultBox<T: Sendable>: @unchecked Sendable {
+    // @unchecked: written once by the task before the waiter's semaphore is signalled, read after it.
+    var result: Result<T, any Error>?
+}
