@@ -109,6 +109,19 @@ struct HelperProcessTests {
         }
     }
 
+    @Test func aProviderRefusedBeforeLoadingNeverRunsInItsHelper() throws {
+        let store = InMemoryIdentityStore(), faults = Faults()
+        let error = try #require(throws: AutofillError.self) {
+            try HelperConnection.launch(
+                bundle: try bundle(), services: ProviderServices(store: store, settings: ["FixtureName": "alpha"], logger: log.logger),
+                onFault: faults.record, beforeLoading: { () throws(AutofillError) in throw AutofillError(.refused, "not admitted") })
+        }
+        #expect(error.message == "not admitted")
+        #expect(store.allIdentities.isEmpty, "the entry function (which saves an identity) never ran")
+        #expect(faults.all.isEmpty)
+        #expect(!log.contains("store_save"))
+    }
+
     @Test func theHelperRefusesToRunByHand() throws {
         let (status, output) = try TestPlugins.run("\(Repository.root)/.build/debug/autofill-provider-helper", [])
         #expect(status == 64)

@@ -9,20 +9,24 @@ extension ProviderSetup {
     /// `providers enable`, `providers sync`) only sees ``ProviderConnection``. The configuration's
     /// `ProviderIsolation` chooses: a helper process of its own (the default, ``HelperConnection``)
     /// or this process (``InProcessConnection``). Faults of helpers go to ``onProviderFault``.
+    /// Either way the provider is admitted (``admit(_:)``: trust and quarantine) before anything of
+    /// it is read or run.
     public func launch(_ manifest: PluginManifest, store: SQLiteIdentityStore,
                        userInterface: any ProviderUserInterface = UnavailableUserInterface())
         throws(AutofillError) -> any ProviderConnection
     {
-        try admit(manifest)
         let services = services(for: manifest, store: store, userInterface: userInterface)
         let configuration = catalog.file.configuration
         switch configuration.isolation(for: manifest.identifier) {
         case .inProcess:
+            try admit(manifest)
             return try PluginLoader.load(bundle: manifest.bundlePath, services: services)
         case .helperProcess:
+            // Admission (hashing the plugin's files) runs while the helper process starts its runtime;
+            // the helper reads and runs nothing of the plugin until admission has passed.
             return try HelperConnection.launch(
                 manifest: manifest, services: services, options: configuration.helperOptions,
-                onFault: onProviderFault ?? recordingFaults())
+                onFault: onProviderFault ?? recordingFaults(), beforeLoading: { () throws(AutofillError) in try admit(manifest) })
         }
     }
 

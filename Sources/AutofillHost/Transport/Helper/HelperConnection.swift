@@ -53,9 +53,15 @@ public final class HelperConnection: ProviderConnection {
     /// Starts a helper for `manifest`'s plugin and loads it there, or throws `invalidPlugin` listing
     /// every problem (as ``PluginLoader/load(bundle:services:)`` does in-process), including a plugin
     /// that crashed or hung while loading.
+    ///
+    /// `beforeLoading` runs while the helper process starts up (its runtime takes a few
+    /// milliseconds), before the helper learns which plugin to load: nothing of the plugin is read
+    /// or run until it returns. If it throws, the helper is stopped and the error rethrown.
+    /// `ProviderSetup.launch` admits the provider there (trust and quarantine).
     public static func launch(
         manifest: PluginManifest, services: ProviderServices, options: HelperOptions = HelperOptions(),
-        onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil
+        onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil,
+        beforeLoading: () throws(AutofillError) -> Void = {}
     ) throws(AutofillError) -> HelperConnection {
         var logger = services.logger
         logger[metadataKey: "provider"] = "\(manifest.identifier)"
@@ -63,15 +69,25 @@ public final class HelperConnection: ProviderConnection {
         let onFault = onFault ?? logFault(to: services.logger)
         // The connection exists only once the load succeeded; until then, endings go to a box it takes over.
         let box = ConnectionBox()
-        let (helper, load) = try RunningHelper.start(
-            manifest: manifest, options: options, handler: session, logger: logger,
-            onEnd: { helper, ending, inFlight in
-                if let connection = box.connection {
-                    connection.ended(helper, ending, inFlight)
-                } else if let fault = ending.fault {
-                    onFault(manifest, fault)
-                }
-            })
+        let spawned = Result { () throws(AutofillError) -> RunningHelper in
+            try RunningHelper.spawn(
+                manifest: manifest, options: options, handler: session, logger: logger,
+                onEnd: { helper, ending, inFlight in
+                    if let connection = box.connection {
+                        connection.ended(helper, ending, inFlight)
+                    } else if let fault = ending.fault {
+                        onFault(manifest, fault)
+                    }
+                })
+        }
+        do {
+            try beforeLoading()
+        } catch {
+            if case .success(let helper) = spawned { helper.stop(.released) }
+            throw error
+        }
+        let helper = try spawned.get()
+        let load = helper.load()
         guard let entryPoints = load.entryPoints, !load.problems.contains(where: { $0.severity == .error }) else {
             helper.stop(.released)
             throw AutofillError(.invalidPlugin, "the plugin \(manifest.identifier) cannot be loaded:",
@@ -84,17 +100,18 @@ public final class HelperConnection: ProviderConnection {
         return connection
     }
 
-    /// Reads the bundle's plist and launches it (``launch(manifest:services:options:onFault:)``).
+    /// Reads the bundle's plist and launches it (``launch(manifest:services:options:onFault:beforeLoading:)``).
     public static func launch(
         bundle: String, services: ProviderServices, options: HelperOptions = HelperOptions(),
-        onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil
+        onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil,
+        beforeLoading: () throws(AutofillError) -> Void = {}
     ) throws(AutofillError) -> HelperConnection {
         let (manifest, problems) = ManifestReader.read(bundle: bundle)
         guard let manifest else {
             throw AutofillError(.invalidPlugin, "the plugin \(ManifestReader.normalized(bundle)) cannot be loaded:",
                                 problems: problems.filter { $0.severity == .error })
         }
-        return try launch(manifest: manifest, services: services, options: options, onFault: onFault)
+        return try launch(manifest: manifest, services: services, options: options, onFault: onFault, beforeLoading: beforeLoading)
     }
 
     /// Checks the plugin at `bundle` the way ``PluginLoader/validate(bundle:services:)`` does, but

@@ -76,7 +76,7 @@ public enum ProviderHelper {
                     while let body = try assembler.next() { try handle(try HelperMessage(body: body)) }
                 } catch {
                     services.abandonAll()
-                    exit(ExitStatus.protocolError)
+                    _exit(ExitStatus.protocolError)
                 }
             }
             services.abandonAll()

@@ -49,6 +49,9 @@ final class RunningHelper: Sendable {
     private struct State {
         var stage: LoadStage?
         var helloSeen = false
+        /// The host allowed the load (``load()``); `load` goes out once this and the hello are both in.
+        var approved = false
+        var loadSent = false
         var load: LoadResult?
         var inFlight: [UInt64: EntryPoint] = [:]
         var stopReason: StopReason?
@@ -89,6 +92,17 @@ final class RunningHelper: Sendable {
         manifest: PluginManifest, options: HelperOptions, handler: any HostServicesHandler, logger: Logger,
         onEnd: @escaping @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
     ) throws(AutofillError) -> (helper: RunningHelper, load: LoadResult) {
+        let helper = try spawn(manifest: manifest, options: options, handler: handler, logger: logger, onEnd: onEnd)
+        return (helper, helper.load())
+    }
+
+    /// Spawns a helper for `manifest` and returns at once: the helper starts its runtime and says
+    /// hello, but is not told which plugin to load (so nothing of the plugin is read or run) until
+    /// ``load()``. The caller does other work meanwhile (admission); ``stop(_:answered:)`` ends it.
+    static func spawn(
+        manifest: PluginManifest, options: HelperOptions, handler: any HostServicesHandler, logger: Logger,
+        onEnd: @escaping @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
+    ) throws(AutofillError) -> RunningHelper {
         let executable = try HelperSpawn.executable(options)
         let spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes)
         let helper = RunningHelper(spawned: spawned, manifest: manifest, options: options, handler: handler, logger: logger, onEnd: onEnd)
@@ -99,11 +113,35 @@ final class RunningHelper: Sendable {
             for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
             throw AutofillError(.internal, "cannot start a thread to talk to the provider helper of \(manifest.displayName)")
         }
-        if helper.settled.wait(timeout: .now() + options.loadDeadline.dispatchInterval) == .timedOut {
-            helper.stop(.loadDeadline)
+        return helper
+    }
+
+    /// Tells the helper to load its plugin (as soon as its hello is in) and waits, up to the load
+    /// deadline, for the result.
+    func load() -> LoadResult {
+        sendLoadIfReady { $0.approved = true }
+        if settled.wait(timeout: .now() + options.loadDeadline.dispatchInterval) == .timedOut {
+            stop(.loadDeadline)
         }
-        helper.reapedIfEnding()
-        return (helper, helper.loadResult())
+        reapedIfEnding()
+        return loadResult()
+    }
+
+    /// Marks one of the two conditions of `load` (the hello, the host's approval) and sends `load`
+    /// when both hold, exactly once.
+    private func sendLoadIfReady(_ mark: (inout State) -> Void) {
+        let ready = state.withLock { state -> Bool in
+            mark(&state)
+            guard state.helloSeen, state.approved, !state.loadSent else { return false }
+            state.loadSent = true
+            return true
+        }
+        guard ready else { return }
+        do {
+            try channel.send(.load(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion, bundlePath: manifest.bundlePath))
+        } catch {
+            stop(.violation(error.message))
+        }
     }
 
     /// After a stop, waits for the reader to reap the process, so its ending is known.
@@ -270,13 +308,7 @@ final class RunningHelper: Sendable {
             stop(.versionMismatch(problem))
             return false
         }
-        state.withLock { $0.helloSeen = true }
-        do {
-            try channel.send(.load(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion, bundlePath: manifest.bundlePath))
-        } catch {
-            stop(.violation(error.message))
-            return false
-        }
+        sendLoadIfReady { $0.helloSeen = true }
         return true
     }
 
