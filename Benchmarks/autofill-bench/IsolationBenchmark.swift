@@ -63,7 +63,7 @@ struct IsolationBenchmark {
             store: InMemoryIdentityStore(), settings: ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc"], logger: Self.logger)
         let carol = PasswordCredentialIdentity(serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: "carol")
         var lines = ["Isolation: a no-UI request on a loaded provider (\(runs * 5) each, interleaved; median  p99)"]
-        var helperPID: Int32?
+        var memory: [String] = []
         for (sample, services, identity) in [("VaultProvider", vaultServices, Self.alice), ("NetrcProvider", netrcServices, carol)] {
             let inProcess = try PluginLoader.load(bundle: try copies.fresh(sample), services: services)
             let helper = try HelperConnection.launch(bundle: try copies.fresh(sample), services: services)
@@ -89,13 +89,14 @@ struct IsolationBenchmark {
             let name = sample == "VaultProvider" ? "Vault (Swift)" : "Netrc (C)"
             lines.append("  \(pad(name, 14)) in process \(ms(l.median, 2))  \(ms(l.p99, 2))   helper \(ms(i.median, 2))  \(ms(i.p99, 2))"
                 + "   added \(ms(i.median - l.median, 2)) median (aim ≤ 10 ms: \(i.median - l.median <= 10 ? "met" : "NOT met")), \(ratio(i.median, l.median))")
-            if sample == "VaultProvider" { helperPID = helper.helperProcessID }
+            // Read while the connection (and so its helper) is alive.
+            if let pid = helper.helperProcessID, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) {
+                let fields = status.split(separator: "\n").filter { $0.hasPrefix("VmPeak") || $0.hasPrefix("VmHWM") }
+                    .map { $0.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
+                memory.append("\(name) helper \(fields.joined(separator: ", "))")
+            }
         }
-        if let pid = helperPID, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) {
-            let fields = status.split(separator: "\n").filter { $0.hasPrefix("VmPeak") || $0.hasPrefix("VmHWM") }
-                .map { $0.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
-            lines.append("  the Vault helper after these requests: \(fields.joined(separator: ", ")) (address space peak, resident peak)")
-        }
+        lines.append("  memory after these requests (address-space peak, resident peak): \(memory.joined(separator: "; "))")
         return lines
     }
 
