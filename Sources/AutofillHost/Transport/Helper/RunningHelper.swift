@@ -164,7 +164,7 @@ final class RunningHelper: Sendable {
             case .killedAtDeadline:
                 fix = "a provider must return from its entry function promptly and do slow work later; report this to its author"
             case .exceededMemory:
-                fix = "raise ProviderIsolation › MemoryLimitMB in the configuration if the provider really needs more, or report this to its author"
+                fix = "raise ProviderIsolation.MemoryLimitMB in the configuration if the provider really needs more, or report this to its author"
             default:
                 fix = "the provider has a bug: report it to its author (`autofill plugin validate \(manifest.bundlePath)` shows this again)"
             }
