@@ -29,7 +29,7 @@ struct ProviderTrustTests {
         var plist: [String: Any] = [
             "PluginSearchPaths": ["plugins"], "EnabledProviders": enabled ? ["org.trust.\(name)"] : [], "IdentityStoreDirectory": "stores",
             "ProviderSettings": ["org.trust.\(name)": ["FixtureName": name]],
-            // In process, so that this process's /proc/self/maps shows what was loaded (refused or not).
+            // In process, so that whether a library was mapped can be read in /proc/self/maps.
             "ProviderIsolation": ["Default": "inProcess"],
         ]
         plist.merge(extra) { $1 }

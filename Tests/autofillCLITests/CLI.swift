@@ -1,5 +1,6 @@
 import AutofillTestSupport
 import Foundation
+import Synchronization
 
 /// Runs the built `autofill` binary, as a user would.
 enum CLI {
@@ -33,14 +34,37 @@ enum CLI {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        // Both pipes are drained at once: a process that fills one while the other is read to its end
-        // would otherwise wait forever (a provider helper logs what its plugin prints to stderr).
-        let errors = Thread.detachedRead(err.fileHandleForReading)
+        // Both pipes drain at once: a command that fills one (64 KiB) while we wait on the other would
+        // never finish.
+        let stderrData = Mutex(Data())
+        let drained = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            stderrData.withLock { $0 = data }
+            drained.signal()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.wait()
+        drained.wait()
+        let stderr = stderrData.withLock { $0 }
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+extension CLI {
+    /// Runs `autofill arguments` with the dynamic loader's trace (`LD_DEBUG=files`) written to files,
+    /// one per process, and returns the result with every process's trace: autofill's own and its
+    /// provider helpers' (whose stderr is not autofill's).
+    static func runTracingLoads(_ arguments: [String], home: String) throws -> (result: Result, loads: String) {
+        let folder = "\(home)/ld-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let result = try run(arguments, home: home, environment: ["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": "\(folder)/trace"])
+        var loads = ""
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder).sorted() {
+            loads += (try? String(contentsOfFile: "\(folder)/\(name)", encoding: .utf8)) ?? ""
+        }
+        return (result, loads)
     }
 }
 
@@ -79,31 +103,5 @@ final class TemporaryHome: Sendable {
         let plist: [String: Any] = ["PluginSearchPaths": ["plugins"], "EnabledProviders": enabled, "ProviderSettings": settings]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: path))
         return path
-    }
-}
-
-extension Thread {
-    /// Reads `handle` to its end on a thread of its own; `wait()` returns the bytes.
-    static func detachedRead(_ handle: FileHandle) -> PendingRead {
-        let pending = PendingRead()
-        Thread.detachNewThread { pending.finish(handle.readDataToEndOfFile()) }
-        return pending
-    }
-}
-
-/// The bytes of a read running on another thread.
-final class PendingRead: @unchecked Sendable {
-    // @unchecked: `data` is written once, before `done` is signalled, and read only after waiting for it.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    func finish(_ data: Data) {
-        self.data = data
-        done.signal()
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
     }
 }

@@ -70,11 +70,12 @@ struct PasskeyTests {
         return (result.status == 0, summary, result.stderr)
     }
 
-    /// Registers alice's passkey (vault locked: its master password, then its confirmation).
+    /// Registers alice's passkey (PAM verified alice without a question; the locked vault asks its
+    /// master password, and no second confirmation: the host's authentication covered it).
     func registerAlice(_ state: String = "alice") throws -> [String: Any] {
         let options = try registrationOptions(state)
         let created = try autofill(["passkey", "create", "--origin", "https://example.com", "--options", options, "--json"],
-                                   script: "secret \(Self.master)\nconfirm yes\n")
+                                   script: "secret \(Self.master)\n")
         #expect(created.status == 0, "\(created.stderr)")
         let verdict = try verify("registration", state, created.stdout)
         #expect(verdict.accepted, "\(verdict.reason)")

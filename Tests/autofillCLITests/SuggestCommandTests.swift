@@ -42,8 +42,8 @@ struct SuggestCommandTests {
     }
 
     @Test func providersListShowsEachStoresIdentitiesWithoutLoadingAPlugin() throws {
-        let result = try CLI.run(["providers", "list", "--json", "--config", config], home: home.path, environment: ["LD_DEBUG": "files"])
-        #expect(!result.stderr.contains(".afprovider"), "listing must not dlopen a provider")
+        let (result, loads) = try CLI.runTracingLoads(["providers", "list", "--json", "--config", config], home: home.path)
+        #expect(!loads.contains(".afprovider"), "listing must not dlopen a provider, in any process")
         let providers = (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any])["providers"] as! [[String: Any]]
         let stores = providers.compactMap { $0["store"] as? [String: Any] }
         #expect(stores.map { $0["identities"] as? Int } == [3, 2])
@@ -60,12 +60,13 @@ struct SuggestCommandTests {
     }
 
     @Test func suggestNeverLoadsAPlugin() throws {
-        let suggest = try CLI.run(["suggest", "example.com", "--config", config], home: home.path, environment: ["LD_DEBUG": "files"])
-        #expect(suggest.status == 0)
-        #expect(suggest.stdout.contains("alice"))
-        #expect(!suggest.stderr.contains(".afprovider"), "suggest must not dlopen a provider")
-        let sync = try CLI.run(["providers", "sync", "--config", config], home: home.path, environment: ["LD_DEBUG": "files"])
-        #expect(sync.stderr.contains("org.t.vault.afprovider/libNetrcProvider.so"), "control: sync does load providers")
+        let suggest = try CLI.runTracingLoads(["suggest", "example.com", "--config", config], home: home.path)
+        #expect(suggest.result.status == 0)
+        #expect(suggest.result.stdout.contains("alice"))
+        #expect(suggest.loads.contains("file="), "the trace works")
+        #expect(!suggest.loads.contains(".afprovider"), "suggest must not dlopen a provider, in any process")
+        let sync = try CLI.runTracingLoads(["providers", "sync", "--config", config], home: home.path)
+        #expect(sync.loads.contains("org.t.vault.afprovider/libNetrcProvider.so"), "control: sync does load providers (in their helpers)")
     }
 
     @Test func aConfigurationMayKeepItsOwnIdentityStores() throws {

@@ -26,11 +26,15 @@ struct TrustCommandTests {
     var library: String { "\(bundle)/libNetrcProvider.so" }
     var stores: String { "\(home.path)/.local/share/autofill/stores" }
 
+    /// With `loads`, the dynamic loader's trace of every process (autofill's and its provider
+    /// helpers') is appended to the result's stderr.
     func autofill(_ arguments: [String], loads: Bool = false) throws -> CLI.Result {
-        try CLI.run(arguments + ["--config", config], home: home.path, environment: loads ? ["LD_DEBUG": "files"] : [:])
+        guard loads else { return try CLI.run(arguments + ["--config", config], home: home.path) }
+        let (result, trace) = try CLI.runTracingLoads(arguments + ["--config", config], home: home.path)
+        return CLI.Result(status: result.status, stdout: result.stdout, stderr: result.stderr + trace)
     }
 
-    /// Whether the LD_DEBUG output on stderr shows the dynamic loader opening the plugin's library.
+    /// Whether the loader's trace shows the plugin's library opened, in any process.
     func loaded(_ result: CLI.Result) -> Bool { result.stderr.contains("file=\(bundle)/libNetrcProvider.so") }
 
     func enable() throws {

@@ -5,9 +5,9 @@ import VaultCore
 /// Creating passkeys: with the user (UI) and as an automatic upgrade after a password sign-in (no UI).
 extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistrationProviding {
     /// Unlocks if needed; an excluded credential the vault holds → `matchedExcludedCredential`; no
-    /// ES256 among the algorithms → `failed`; asks to confirm (UP; UV when the master password was
-    /// typed or the host verified), then creates, saves and publishes the passkey and completes with
-    /// a `fmt: "none"` attestation object.
+    /// ES256 among the algorithms → `failed`; asks to confirm unless the host already did (UP; UV
+    /// when the master password was typed or the host verified), then creates, saves and publishes
+    /// the passkey and completes with a `fmt: "none"` attestation object.
     func prepareInterface(forPasskeyRegistration request: PasskeyRegistrationRequest, context: ExtensionContext) {
         if let problem = registrationProblem(request) {
             context.cancelRequest(withError: ExtensionError(.failed, failureReason: problem))
@@ -25,9 +25,12 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
                 try verifyMasterPassword(context: context, of: vault, for: "\(parameters.relyingParty) asks to verify it's you.")
                 check = .masterPassword
             }
-            try confirm(context, title: "\(Self.name): create a passkey", message: """
-                Create a passkey for \(request.identity.userName) at \(parameters.relyingParty) in \(Self.name)?
-                """)
+            // The host's own prompt already named this passkey and this vault: asking again adds nothing.
+            if !parameters.hostUserPresent {
+                try confirm(context, title: "\(Self.name): create a passkey", message: """
+                    Create a passkey for \(request.identity.userName) at \(parameters.relyingParty) in \(Self.name)?
+                    """)
+            }
             register(request, in: vault, check: check, lockWait: Self.uiLockWait, context: context)
         } catch {
             cancel(context, because: error)
