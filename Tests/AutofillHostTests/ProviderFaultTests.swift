@@ -33,7 +33,7 @@ struct ProviderFaultTests {
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.test.alpha", "org.test.beta"],
             "IdentityStoreDirectory": "stores", "NoUIDeadlineSeconds": 0.5,
             "ProviderSettings": ["org.test.alpha": ["FixtureName": "alpha"], "org.test.beta": ["FixtureName": "beta"]],
-            "ProviderIsolation": ["MemoryLimitMB": 256, "LoadDeadlineSeconds": 2],
+            "ProviderIsolation": ["MemoryLimitMB": 128, "LoadDeadlineSeconds": 2],
         ].merging(extra) { $1 }, to: config)
         let file = try ConfigurationFile.locate(option: config, environment: ["HOME": folder.path])
         var setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]), logger: log.logger)
@@ -50,9 +50,9 @@ struct ProviderFaultTests {
     }
 
     /// A router with no UI and no host authentication, telling `notices`.
-    func router(_ setup: ProviderSetup, notices: Notices = Notices()) -> FillRouter {
+    func router(_ setup: ProviderSetup, notices: Notices = Notices(), deadline: Duration = .milliseconds(500)) -> FillRouter {
         FillRouter(setup: setup, ui: UnavailableUserInterface(), authenticator: NoUserAuthentication(),
-                   deadline: .milliseconds(500), notify: notices.add)
+                   deadline: deadline, notify: notices.add)
     }
 
     /// Fills example.com with fallback: the first suggestion (Alpha's), then the next.
@@ -68,6 +68,8 @@ struct ProviderFaultTests {
         let user: String
         let notice: String
         let kind: ProviderFault.Kind
+        /// The no-UI deadline: generous where the fault takes time of its own (filling 128 MB on a busy machine).
+        var deadline: Duration = .milliseconds(500)
         var testDescription: String { user }
     }
 
@@ -80,8 +82,8 @@ struct ProviderFaultTests {
                      kind: .exited(status: 3)),
         RequestFault(user: "hang", notice: "Alpha did not answer within 0.5 s", kind: .killedAtDeadline),
         RequestFault(user: "never", notice: "Alpha did not answer within 0.5 s", kind: .killedAtDeadline),
-        RequestFault(user: "alloc", notice: "Alpha ran out of its 256 MB memory limit while answering provideCredentialWithoutUserInteraction(for:)",
-                     kind: .exceededMemory(limitBytes: 256 << 20)),
+        RequestFault(user: "alloc", notice: "Alpha ran out of its 128 MB memory limit while answering provideCredentialWithoutUserInteraction(for:)",
+                     kind: .exceededMemory(limitBytes: 128 << 20), deadline: .seconds(20)),
     ]
 
     @Test(arguments: requestFaults)
@@ -89,7 +91,7 @@ struct ProviderFaultTests {
         let setup = try setup()
         try identities(setup, alphaUser: fault.user)
         let notices = Notices()
-        let router = router(setup, notices: notices)
+        let router = router(setup, notices: notices, deadline: fault.deadline)
         let result = try await fill(setup, router: router)
         #expect(result.credential == Self.beta)
         #expect(notices.all.first?.hasPrefix("\(fault.notice). Trying the next suggestion: ok") == true, "\(notices.all)")
@@ -159,7 +161,8 @@ struct ProviderFaultTests {
     }
 
     @Test func oversizedAndTooManyValuesAreRefusedWithoutHarm() async throws {
-        let setup = try setup()
+        // The default ceiling: the fixture builds its million identities (≈ 100 MB) before it calls.
+        let setup = try setup(extra: ["ProviderIsolation": ["LoadDeadlineSeconds": 2]])
         try identities(setup, alphaUser: "bigstring")
         let notices = Notices()
         #expect(try await fill(setup, notices: notices).credential == Self.beta)

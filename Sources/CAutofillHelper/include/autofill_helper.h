@@ -23,7 +23,7 @@
 typedef struct afh_fault_record {
     uint32_t magic;         /* AFH_FAULT_MAGIC */
     int32_t signal;         /* the fatal signal */
-    int32_t saved_errno;    /* the faulting thread's errno (ENOMEM after a failed allocation) */
+    int32_t saved_errno;    /* the faulting thread's errno (for diagnostics: glibc may leave a stale ENOMEM) */
     uint32_t reserved;
     uint64_t address_space; /* the helper's virtual memory size at the time, in bytes */
 } afh_fault_record;

@@ -448,8 +448,11 @@ final class RunningHelper: Sendable {
         }
         if afh_signaled(status) != 0 {
             let signal = afh_term_signal(status)
+            // At its ceiling: less than 1/16 of it (at least 16 MB) of address space left when it died.
+            // Not the faulting thread's errno: glibc leaves a stale ENOMEM behind whenever it fails to
+            // reserve a thread arena under a tight ceiling, and then falls back without harm.
             let limit = options.memoryLimitBytes
-            if limit > 0, let record, record.saved_errno == ENOMEM || record.address_space >= limit / 10 * 9 {
+            if limit > 0, let record, record.address_space + max(16 << 20, limit / 16) >= limit {
                 return fault(.exceededMemory(limitBytes: limit), "ran out of its \(options.memoryLimitMegabytes) MB memory limit")
             }
             return fault(.crashed(signal: signal), "crashed (\(ProviderFault.signalName(signal)))")
