@@ -26,6 +26,12 @@ public struct PluginFingerprint: Codable, Hashable, Sendable {
         plist = try Self.sha256(ofFileAt: manifest.plistPath)
     }
 
+    /// The same, taking digests of unchanged files from `cache` (see ``DigestCache``).
+    init(of manifest: PluginManifest, cache: DigestCache) throws(AutofillError) {
+        library = try cache.sha256(ofFileAt: manifest.libraryPath)
+        plist = try cache.sha256(ofFileAt: manifest.plistPath)
+    }
+
     /// The names of the files (as in the bundle: `libX.so`, `Info.plist`) whose digests differ from `other`'s.
     public func changedFiles(since other: PluginFingerprint, executable: String) -> [String] {
         (library == other.library ? [] : [executable]) + (plist == other.plist ? [] : ["Info.plist"])

@@ -7,6 +7,14 @@ extension ProviderSetup {
     /// This configuration's trust records (`trust.json` next to its identity stores).
     public var trustRecords: TrustStore { TrustStore(folder: stores) }
 
+    /// Digests of plugin files by their stat stamp, so an unchanged library is not hashed at every launch.
+    var digestCache: DigestCache { DigestCache(folder: stores) }
+
+    /// The fingerprint of `manifest`'s files as they are now (unchanged files' digests from the cache).
+    func currentFingerprint(of manifest: PluginManifest) throws(AutofillError) -> PluginFingerprint {
+        try PluginFingerprint(of: manifest, cache: digestCache)
+    }
+
     /// This configuration's fault ledger (`faults.json` next to its identity stores), with its `Quarantine` policy.
     public var faultLedger: FaultLedger {
         FaultLedger(folder: stores, policy: (catalog.file.configuration.quarantine ?? QuarantineSettings()).policy)
@@ -18,7 +26,7 @@ extension ProviderSetup {
         let problems = PluginPermissions.problems(bundle: manifest.bundlePath)
         guard problems.isEmpty else { return .unsafe(problems) }
         do {
-            return try trustState(of: manifest, fingerprint: try PluginFingerprint(of: manifest))
+            return try trustState(of: manifest, fingerprint: try currentFingerprint(of: manifest))
         } catch {
             return .unreadable(error)
         }
@@ -42,7 +50,7 @@ extension ProviderSetup {
     /// (trust on first use). Called first thing by ``launch(_:store:userInterface:)``.
     public func admit(_ manifest: PluginManifest) throws(AutofillError) {
         try checkPermissions(manifest)
-        let fingerprint = try PluginFingerprint(of: manifest)
+        let fingerprint = try currentFingerprint(of: manifest)
         let state = try trustState(of: manifest, fingerprint: fingerprint)
         guard case .notRecorded = state else {
             if let refusal = state.refusal(for: manifest) { throw refusal }
@@ -89,7 +97,7 @@ extension ProviderSetup {
     /// must hold no secret. It never throws: a ledger that cannot be written is logged.
     @discardableResult
     public func recordFault(_ manifest: PluginManifest, kind: ProviderFaultKind, message: String) -> ProviderQuarantine? {
-        let fingerprint = try? PluginFingerprint(of: manifest)
+        let fingerprint = try? currentFingerprint(of: manifest)
         do {
             let quarantine = try faultLedger.record(fault: kind, message: message, fingerprint: fingerprint, for: manifest.identifier)
             logger.debug("\(Self.name(manifest)) \(kind.sentence): \(message)\(quarantine == nil ? "" : "; quarantined")")

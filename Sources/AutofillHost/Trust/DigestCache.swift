@@ -1,0 +1,94 @@
+internal import AutofillStore
+internal import Glibc
+
+/// SHA-256 digests of plugin files, remembered with each file's `stat` stamp so that a launch hashes
+/// a library again only when it changed (`digests.json` next to the identity stores).
+///
+/// Why a stamp is enough: any write to a file, or any change of its mode or owner, sets its ctime to
+/// the current time, and only the kernel sets ctime (`utimensat` can forge mtime, not ctime). The
+/// stamp also holds device, inode and size, so a file replaced by `rename` is a new file. Two guards
+/// against races, as git has for its index: a file whose ctime is less than two seconds old is
+/// hashed but not remembered (a change within the same clock tick would keep the same ctime), and a
+/// file whose stamp moved while it was being hashed is not remembered either.
+///
+/// What this trusts is what the trust check already trusts: only the user or root can write a
+/// plugin's files (checked before), and whoever can write them can also write the records.
+struct DigestCache: Sendable {
+    /// A file as `stat` sees it.
+    struct Stamp: Codable, Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: Int64
+        var changed: Int64
+
+        /// The stamp of the file at `path`, or nil if it cannot be read.
+        init?(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        }
+    }
+
+    struct Entry: Codable, Equatable, Sendable {
+        var stamp: Stamp
+        var sha256: String
+    }
+
+    struct Document: Codable, Sendable {
+        var version = 1
+        var files: [String: Entry] = [:]
+    }
+
+    static let fileName = "digests.json"
+    /// Files changed more recently than this are not remembered (nanoseconds).
+    static let settleTime: Int64 = 2_000_000_000
+
+    private let file: StateFile<Document>
+    private let settleTime: Int64
+
+    /// The cache of a configuration whose identity stores are in `folder`; files changed less than
+    /// `settleTime` nanoseconds ago are not remembered.
+    init(folder: IdentityStoreDirectory, settleTime: Int64 = DigestCache.settleTime) {
+        file = StateFile(path: "\(folder.path)/\(Self.fileName)", what: "the plugin digest cache", empty: { Document() })
+        self.settleTime = settleTime
+    }
+
+    /// What the cache holds for `path`, if anything.
+    func entry(for path: String) -> Entry? {
+        (try? file.read())?.files[path]
+    }
+
+    /// Replaces what the cache holds for `path` (tests).
+    func remember(_ entry: Entry, for path: String) throws(AutofillError) {
+        try file.update { (document: inout Document) throws(AutofillError) in document.files[path] = entry }
+    }
+
+    /// The SHA-256 of the file at `path`: remembered when its stamp is the one recorded, else computed
+    /// (and remembered when the file has settled). A cache that cannot be read or written only costs
+    /// the hashing.
+    func sha256(ofFileAt path: String) throws(AutofillError) -> String {
+        let before = Stamp(path: path)
+        if let before, let entry = (try? file.read())?.files[path], entry.stamp == before {
+            return entry.sha256
+        }
+        let digest = try PluginFingerprint.sha256(ofFileAt: path)
+        guard let before, Stamp(path: path) == before, Self.now() - before.changed >= settleTime else { return digest }
+        try? file.update { (document: inout Document) throws(AutofillError) in
+            document.files = document.files.filter { access($0.key, F_OK) == 0 }
+            document.files[path] = Entry(stamp: before, sha256: digest)
+        }
+        return digest
+    }
+
+    /// The wall clock in nanoseconds (ctime's clock).
+    static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+}
