@@ -40,6 +40,7 @@ struct FillBenchmark {
         try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault unlock --vault \(vault) --password-stdin", environment)
         try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault sync --vault \(vault) --password-stdin", environment)
 
+        waitUntilPluginsSettle(in: "\(repositoryRoot)/.build/plugins")
         let fill = Subprocess(path: autofill, arguments: ["fill", "https://www.example.com/login", "--user", "alice"], environment: environment)
         let check = try fill.run(captureOutput: true, keepStderr: true)
         guard check.status == 0, check.output == "alice-demo-password\n" else {

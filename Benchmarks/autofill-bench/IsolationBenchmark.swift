@@ -122,6 +122,7 @@ struct IsolationBenchmark {
         }
         try shell("\(bin)/autofill providers sync --config \(configs[.inProcess]!)", environment)
         try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault sync --vault \(vault) --password-stdin --identity-stores \(home)/stores", environment)
+        waitUntilPluginsSettle(in: "\(repositoryRoot)/.build/plugins")
         var fills: [ProviderIsolation: [Duration]] = [:]
         let processes = configs.mapValues { config in
             Subprocess(path: "\(bin)/autofill", arguments: ["fill", "https://www.example.com/login", "--user", "alice", "--config", config],

@@ -1,3 +1,4 @@
+internal import Foundation
 internal import Glibc
 
 /// Runs a program with `posix_spawn` and waits for it with `wait4`.
@@ -85,4 +86,22 @@ struct Subprocess {
         }
         return nil
     }
+}
+
+/// Waits until the files under `folder` were last changed at least 2.5 s ago: plugins a user runs were
+/// installed earlier, and the host remembers digests of settled files only (its `DigestCache`), so a
+/// benchmark started right after `Scripts/build` would measure first-run hashing instead.
+func waitUntilPluginsSettle(in folder: String) {
+    var newest = 0.0
+    if let names = FileManager.default.subpaths(atPath: folder) {
+        for name in names {
+            var info = stat()
+            guard stat("\(folder)/\(name)", &info) == 0 else { continue }
+            newest = max(newest, Double(info.st_ctim.tv_sec) + Double(info.st_ctim.tv_nsec) / 1e9)
+        }
+    }
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    let wait = newest + 2.5 - (Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
+    if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }
 }
