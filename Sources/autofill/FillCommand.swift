@@ -55,6 +55,7 @@ struct FillCommand: AsyncParsableCommand {
                 throw AutofillError(.invalidData, "\(error)")
             }
             let setup = try global.setup()
+            setup.prestartHelper()  // its start overlaps reading the stores and ranking
             let router = try session.router(setup)
             defer { session.printTrace(router) }
             let result: FillResult
@@ -120,6 +121,7 @@ struct TextCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         try await reportingFillErrors(session) {
             let setup = try global.setup()
+            setup.prestartHelper()  // its start overlaps reading the stores and ranking
             let router = try session.router(setup)
             defer { session.printTrace(router) }
             let offering = setup.catalog.enabledIDs.filter { id in

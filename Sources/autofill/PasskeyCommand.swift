@@ -134,6 +134,7 @@ struct PasskeyGetCommand: AsyncParsableCommand {
                                     challenge: options.challenge, clientDataHash: clientDataHash)
             }
             let setup = try global.setup()
+            setup.prestartHelper()  // its start overlaps reading the stores and ranking
             let router = try session.router(setup)
             defer { session.printTrace(router) }
             let query = try invalidInput { () throws(WebAuthnRequestError) in
@@ -264,6 +265,7 @@ struct PasskeyCreateCommand: AsyncParsableCommand {
                                         challenge: options.challenge, clientDataHash: clientDataHash)
                 }
                 let setup = try global.setup()
+                setup.prestartHelper()  // its start overlaps reading the stores and ranking
                 let router = try session.router(setup)
                 defer { session.printTrace(router) }
                 let identity = PasskeyCredentialIdentity(

@@ -30,6 +30,14 @@ extension ProviderSetup {
         }
     }
 
+    /// Starts one helper process ahead of need (``HelperPrestart``) when any enabled provider runs in a
+    /// helper: for commands that will most likely launch one, right after reading the configuration.
+    public func prestartHelper() {
+        let configuration = catalog.file.configuration
+        guard catalog.enabledIDs.contains(where: { configuration.isolation(for: $0) == .helperProcess }) else { return }
+        HelperPrestart.start(options: configuration.helperOptions)
+    }
+
     /// The default fault handler: each crash, deadline kill or memory-ceiling death of a helper goes
     /// to the fault ledger (which quarantines after repeated faults) and to the log. A plugin that
     /// exits on its own or breaks the protocol counts as a crash.

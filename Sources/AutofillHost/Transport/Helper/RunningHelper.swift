@@ -104,7 +104,12 @@ final class RunningHelper: Sendable {
         onEnd: @escaping @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
     ) throws(AutofillError) -> RunningHelper {
         let executable = try HelperSpawn.executable(options)
-        let spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes)
+        let spawned: SpawnedHelper
+        if let waiting = HelperPrestart.take(executable: executable, memoryLimit: options.memoryLimitBytes) {
+            spawned = waiting
+        } else {
+            spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes)
+        }
         let helper = RunningHelper(spawned: spawned, manifest: manifest, options: options, handler: handler, logger: logger, onEnd: onEnd)
         guard startDetachedThread({ helper.readLoop() }) else {
             kill(spawned.pid, SIGKILL)

@@ -1,0 +1,50 @@
+internal import Glibc
+internal import Synchronization
+
+/// One helper process started before anyone knows which provider it will serve.
+///
+/// A helper's fixed cost is its start: the Swift runtime and the host's libraries, 6–8 ms, before it
+/// says hello. A command that will most likely run a provider (`fill`, `passkey`, `text`) starts one
+/// helper as soon as it has read its configuration, so that start overlaps reading the stores and
+/// ranking the suggestions; the first launch of a provider in a helper then takes it and only sends
+/// it the plugin to load. The helper knows nothing until then: no plugin, no request, no secret.
+/// An unused one dies with the host (`PR_SET_PDEATHSIG`), like every helper.
+public enum HelperPrestart {
+    private struct Started: Sendable {
+        let spawned: SpawnedHelper
+        let executable: String
+        let memoryLimit: UInt64
+    }
+
+    private static let slot = Mutex<Started?>(nil)
+
+    /// Starts one helper now with `options` (at most one waits at a time). Failing to start one costs
+    /// nothing: the launch then starts its own and reports any problem there.
+    public static func start(options: HelperOptions) {
+        guard slot.withLock({ $0 == nil }),
+              let executable = try? HelperSpawn.executable(options),
+              let spawned = try? HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes)
+        else { return }
+        let previous = slot.withLock { slot -> Started? in
+            defer { slot = Started(spawned: spawned, executable: executable, memoryLimit: options.memoryLimitBytes) }
+            return slot
+        }
+        if let previous { discard(previous.spawned) }
+    }
+
+    /// The waiting helper, if it was started with this executable and memory limit.
+    static func take(executable: String, memoryLimit: UInt64) -> SpawnedHelper? {
+        slot.withLock { slot -> SpawnedHelper? in
+            guard let started = slot, started.executable == executable, started.memoryLimit == memoryLimit else { return nil }
+            slot = nil
+            return started.spawned
+        }
+    }
+
+    private static func discard(_ spawned: SpawnedHelper) {
+        kill(spawned.pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(spawned.pid, &status, 0)
+        for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
+    }
+}
