@@ -56,6 +56,28 @@ struct HelperProcessTests {
         }
     }
 
+    @Test func aHelperStartedAheadOfNeedServesTheFirstLaunchWithItsOptions() async throws {
+        // A memory limit no other test uses, so no launch running in parallel takes this helper.
+        let options = HelperOptions(memoryLimitMegabytes: 384)
+        HelperPrestart.start(options: options)
+        let waiting = try #require(HelperPrestart.waitingProcessID)
+        #expect(Self.isRunning(waiting))
+        // Another limit does not take it.
+        let other = try launch(try bundle("beta"), name: "beta")
+        #expect(other.helperProcessID != waiting)
+        #expect(HelperPrestart.waitingProcessID == waiting)
+        // The same options do, and it loads and serves the plugin it is told about only now.
+        let connection = try launch(try bundle(), options: options)
+        #expect(connection.helperProcessID == waiting)
+        #expect(HelperPrestart.waitingProcessID == nil)
+        let identity = PasswordCredentialIdentity(serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: "ok")
+        let outcome = await connection.send(.credentialWithoutUserInteraction(.password(identity)), deadline: .seconds(3))
+        guard case .completed(.password) = outcome else {
+            Issue.record("the prestarted helper did not serve: \(outcome)")
+            return
+        }
+    }
+
     @Test func theHelperOfAReleasedConnectionIsStopped() async throws {
         var connection: HelperConnection? = try launch(try bundle())
         let pid = try #require(connection?.helperProcessID)

@@ -32,6 +32,11 @@ public enum HelperPrestart {
         if let previous { discard(previous.spawned) }
     }
 
+    /// The process id of the helper waiting, if one is (diagnostics and tests).
+    public static var waitingProcessID: Int32? {
+        slot.withLock { $0?.spawned.pid }
+    }
+
     /// The waiting helper, if it was started with this executable and memory limit.
     static func take(executable: String, memoryLimit: UInt64) -> SpawnedHelper? {
         slot.withLock { slot -> SpawnedHelper? in
