@@ -3,15 +3,18 @@ import AutofillHost
 import AutofillWebAuthn
 import Crypto
 import Foundation
+import Synchronization
 import Testing
 
 /// VaultProvider's passkeys through the real C ABI: registration, assertions verified with
 /// AutofillWebAuthn and swift-crypto, honest UP/UV flags, exclusion, algorithms, and every rule of
-/// the automatic passkey upgrade.
+/// the automatic passkey upgrade. Every test runs twice: the vault in process and in its helper process.
 struct VaultProviderPasskeyTests {
     let folder: TemporaryFolder
     let vault: VaultCopy
     let log = LogCapture()
+    /// This test's isolation (each test gets its own suite value, so its own mode).
+    let mode = IsolationMode()
 
     static let master = "correct horse battery staple"
     static let unlock = Result<UserInterfaceAnswer, UserInterfaceError>.success(.text(Secret(master)))
@@ -30,7 +33,8 @@ struct VaultProviderPasskeyTests {
     func load(store: InMemoryIdentityStore = InMemoryIdentityStore(), ui: any ProviderUserInterface = UnavailableUserInterface(),
               settings: [String: String] = [:]) throws -> any ProviderConnection {
         try vault.load(in: folder, store: store, ui: ui,
-                       settings: ["VaultFile": vault.path, "UnlockTimeoutSeconds": "60"].merging(settings) { $1 }, log: log)
+                       settings: ["VaultFile": vault.path, "UnlockTimeoutSeconds": "60"].merging(settings) { $1 }, log: log,
+                       isolation: mode.value)
     }
 
     static func hash(_ text: String) -> [UInt8] { Array(SHA256.hash(data: Array(text.utf8))) }
@@ -108,7 +112,8 @@ struct VaultProviderPasskeyTests {
 
     // MARK: Registration and assertion
 
-    @Test func aRegisteredPasskeySignsAssertionsWithIncreasingCountersAndHonestFlags() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func aRegisteredPasskeySignsAssertionsWithIncreasingCountersAndHonestFlags(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         let store = InMemoryIdentityStore()
         let passkey = try await registerAlice(store: store)
         #expect(passkey.data.flags == [.userPresent, .userVerified, .backupEligible, .attestedCredentialData], "the master password was typed")
@@ -133,7 +138,8 @@ struct VaultProviderPasskeyTests {
         #expect(!log.all.contains { $0.contains(Self.master) })
     }
 
-    @Test func requiredVerificationWithoutTheHostsNeedsTheUIWhichAsksForTheMasterPassword() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func requiredVerificationWithoutTheHostsNeedsTheUIWhichAsksForTheMasterPassword(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         let passkey = try await registerAlice()
         let parameters = Self.parameters("uv", verification: .required, hostPresent: true)
         let request = CredentialRequest.passkeyAssertion(passkey.identity, parameters)
@@ -157,7 +163,8 @@ struct VaultProviderPasskeyTests {
         #expect(hostData.signCount == 2)
     }
 
-    @Test func theUIConfirmsPresenceWhenUnlockedAndAWrongVerificationFails() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func theUIConfirmsPresenceWhenUnlockedAndAWrongVerificationFails(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         let passkey = try await registerAlice()
         let parameters = Self.parameters("confirm")
         let request = CredentialRequest.passkeyAssertion(passkey.identity, parameters)
@@ -174,7 +181,8 @@ struct VaultProviderPasskeyTests {
             == .canceled(ExtensionError(.failed, failureReason: "wrong master password (3 attempts)")))
     }
 
-    @Test func aLockedVaultAnswersUserInteractionRequiredAndTheUnlockVerifies() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func aLockedVaultAnswersUserInteractionRequiredAndTheUnlockVerifies(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         let passkey = try await registerAlice()
         _ = try TestPlugins.run("\(Repository.root)/.build/debug/autofill-vault", ["lock", "--vault", vault.path])
         let parameters = Self.parameters("locked", hostPresent: true, hostVerified: true)
@@ -186,7 +194,8 @@ struct VaultProviderPasskeyTests {
         #expect(data.flags == [.userPresent, .userVerified, .backupEligible])
     }
 
-    @Test func anUnknownCredentialOrAWrongRequestIsRefused() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func anUnknownCredentialOrAWrongRequestIsRefused(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         let passkey = try await registerAlice()
         let provider = try load()
         let unknown = PasskeyCredentialIdentity(relyingPartyIdentifier: Self.rp, userName: "alice", credentialID: [9, 9, 9], userHandle: Self.handle)
@@ -205,7 +214,8 @@ struct VaultProviderPasskeyTests {
             passkey, allowed)
     }
 
-    @Test func thePasskeyListOffersPasskeysThenLogins() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func thePasskeyListOffersPasskeysThenLogins(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         let passkey = try await registerAlice()
         let parameters = Self.parameters("list")
         let ui = ScriptedUI([.success(.choice(0))])
@@ -221,7 +231,8 @@ struct VaultProviderPasskeyTests {
         #expect(password == .completed(.password(PasswordCredential(user: "alice", password: Secret("alice-demo-password")))))
     }
 
-    @Test func anExcludedCredentialIsMatchedExcludedCredential() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func anExcludedCredentialIsMatchedExcludedCredential(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         let passkey = try await registerAlice()
         let request = Self.request(excluding: [[7, 7], passkey.identity.credentialID])
         #expect(try await load(ui: ScriptedUI([Self.yes])).send(.passkeyRegistration(request), deadline: nil)
@@ -233,13 +244,15 @@ struct VaultProviderPasskeyTests {
                                         failureReason: "Vault already holds a passkey for alice at example.com that the site excludes")))
     }
 
-    @Test func onlyUnsupportedAlgorithmsFailNamingThem() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func onlyUnsupportedAlgorithmsFailNamingThem(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         let outcome = try await load(ui: ScriptedUI([Self.unlock, Self.yes])).send(.passkeyRegistration(Self.request(algorithms: [-257, -8])), deadline: nil)
         #expect(outcome == .canceled(ExtensionError(.failed, failureReason:
             "example.com accepts only the COSE algorithms -257, -8; Vault creates ES256 (-7) passkeys only")))
     }
 
-    @Test func registrationWithRequiredVerificationAndTheHostsVerification() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func registrationWithRequiredVerificationAndTheHostsVerification(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         // Unlocked already, UV required, the host verified: no question at all (the host's prompt
         // named this passkey), UV set.
         try await unlockThroughAFill()
@@ -275,7 +288,8 @@ struct VaultProviderPasskeyTests {
 
     static func refused(_ reason: String) -> ProviderOutcome { .canceled(ExtensionError(.failed, failureReason: reason)) }
 
-    @Test func anUpgradeRightAfterAPasswordFillIsAcceptedWithoutUPOrUV() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func anUpgradeRightAfterAPasswordFillIsAcceptedWithoutUPOrUV(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         try await unlockThroughAFill()
         let store = InMemoryIdentityStore()
         let request = Self.request(style: .conditional)
@@ -291,17 +305,20 @@ struct VaultProviderPasskeyTests {
         #expect(try await conditional(Self.request(handle: [5], style: .conditional)) == Self.refused("alice already has a passkey for example.com"))
     }
 
-    @Test func anUpgradeOfALockedVaultIsRefused() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func anUpgradeOfALockedVaultIsRefused(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         #expect(try await conditional() == Self.refused("the vault is locked (an automatic upgrade never asks for the master password)"))
     }
 
-    @Test func anUpgradeWithoutASavedPasswordForThatUserIsRefused() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func anUpgradeWithoutASavedPasswordForThatUserIsRefused(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         try await unlockThroughAFill()
         #expect(try await conditional(Self.request(user: "mallory", style: .conditional))
             == Self.refused("the vault has no saved password for mallory at example.com or its subdomains"))
     }
 
-    @Test func anUpgradeForAPasswordNotFilledRecentlyIsRefused() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func anUpgradeForAPasswordNotFilledRecentlyIsRefused(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         try await unlockThroughAFill()  // alice was filled; bob has a password but was not
         #expect(try await conditional(Self.request(user: "bob", handle: [2], style: .conditional))
             == Self.refused("the saved password for bob at example.com was not filled in the last 300 s"))
@@ -311,19 +328,22 @@ struct VaultProviderPasskeyTests {
             == Self.refused("the saved password for alice at example.com was not filled in the last 1 s"))
     }
 
-    @Test func upgradesCanBeTurnedOff() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func upgradesCanBeTurnedOff(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         try await unlockThroughAFill()
         #expect(try await conditional(settings: ["ConditionalRegistrationWindowSeconds": "0"])
             == Self.refused("automatic passkey upgrades are off (ConditionalRegistrationWindowSeconds is 0)"))
     }
 
-    @Test func anUpgradeWithOnlyUnsupportedAlgorithmsIsRefused() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func anUpgradeWithOnlyUnsupportedAlgorithmsIsRefused(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         try await unlockThroughAFill()
         #expect(try await conditional(Self.request(algorithms: [-257], style: .conditional))
             == Self.refused("example.com accepts only the COSE algorithms -257; Vault creates ES256 (-7) passkeys only"))
     }
 
-    @Test func aPasswordForASubdomainCountsForTheRelyingParty() async throws {
+    @Test(arguments: ProviderIsolation.allCases) func aPasswordForASubdomainCountsForTheRelyingParty(isolation: ProviderIsolation) async throws {
+        mode.value = isolation
         // vault-3 is alice@example.org at https://accounts.example.org/login; rp example.org.
         let org = PasswordCredentialIdentity(
             serviceIdentifier: ServiceIdentifier(identifier: "https://accounts.example.org/login", type: .url), user: "alice@example.org",
@@ -334,5 +354,14 @@ struct VaultProviderPasskeyTests {
                                                 userHandle: [4]),
             parameters: PasskeyParameters(relyingParty: "example.org", clientDataHash: Self.hash("org"), style: .conditional, algorithms: [-7]))
         guard case .completed(.passkeyRegistration) = try await conditional(request) else { Issue.record("the upgrade was refused"); return }
+    }
+}
+
+/// The isolation mode a test runs its providers in, set first thing by the test.
+final class IsolationMode: Sendable {
+    private let state = Mutex(ProviderIsolation.inProcess)
+    var value: ProviderIsolation {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
     }
 }
