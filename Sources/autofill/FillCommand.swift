@@ -61,7 +61,10 @@ struct FillCommand: AsyncParsableCommand {
             let result: FillResult
             if list {
                 result = try await router.fillFromList(
-                    providerID: try chooseListProvider(setup, router: router), kind: type.identityKind, services: query.serviceIdentifiers)
+                    providerID: try router.chooseProvider(
+                        declaring: type == .otp ? .providesOneTimeCodes : .providesPasswords, id: provider,
+                        title: "Whose list?", canceled: "Nothing was filled.").identifier,
+                    kind: type.identityKind, services: query.serviceIdentifiers)
             } else {
                 let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
                 for warning in engine.warnings { printError("autofill: warning: \(warning)") }
@@ -76,30 +79,6 @@ struct FillCommand: AsyncParsableCommand {
                 result = try await router.fill(candidates, for: query, pick: choice, fallback: fallback)
             }
             try FillOutput(result).print(as: json ? .json : format)
-        }
-    }
-
-    /// The provider whose list to open: --provider, the only one with the capability, or the user's choice.
-    func chooseListProvider(_ setup: ProviderSetup, router: FillRouter) throws -> String {
-        let capability: Capability = type == .otp ? .providesOneTimeCodes : .providesPasswords
-        let providers = setup.catalog.enabledIDs.compactMap { try? setup.catalog.manifest(for: $0) }.filter { $0.capabilities.contains(capability) }
-        if let provider {
-            guard providers.contains(where: { $0.identifier == provider }) else {
-                throw AutofillError(.usage, "\(provider) is not an enabled provider with \(capability.plistKey)")
-            }
-            return provider
-        }
-        guard !providers.isEmpty else { throw FillFailure.nothingToFill("No enabled provider declares \(capability.plistKey).") }
-        if providers.count == 1 { return providers[0].identifier }
-        do {
-            guard case .choice(let index) = try router.userInterface.present(
-                .choose(title: "Whose list?", items: providers.map(\.displayName)), providerName: "autofill")
-            else { throw FillFailure.canceled("Nothing was filled.") }
-            return providers[index].identifier
-        } catch UserInterfaceError.canceled {
-            throw FillFailure.canceled("Nothing was filled.")
-        } catch UserInterfaceError.unavailable(let why) {
-            throw FillFailure.userInterfaceUnavailable("Choose the list with --provider ID (\(why)).")
         }
     }
 }

@@ -61,6 +61,17 @@ struct PasskeyInput: ParsableArguments {
         return (Array(data), path)
     }
 
+    /// The ceremony for this origin: the relying party id checked against it, the client data built
+    /// for `challenge` (or the caller's `--client-data-hash` taken).
+    func ceremony(_ kind: PasskeyCeremony.Kind, relyingPartyID: String?, challenge: [UInt8]) throws(AutofillError) -> PasskeyCeremony {
+        let origin = try checkedOrigin()
+        let clientDataHash = try givenClientDataHash()
+        return try invalidInput { () throws(WebAuthnRequestError) in
+            try PasskeyCeremony(kind: kind, origin: origin, requestedRelyingParty: relyingPartyID, challenge: challenge,
+                                clientDataHash: clientDataHash)
+        }
+    }
+
     /// The checked origin.
     func checkedOrigin() throws(AutofillError) -> WebAuthnOrigin {
         do {
@@ -125,14 +136,11 @@ struct PasskeyGetCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await reportingFillErrors(session) {
-            let origin = try input.checkedOrigin()
             let (bytes, source) = try input.readOptions()
             let options = try invalidInput { () throws(WebAuthnRequestError) in try PasskeyRequestOptions.parse(bytes, source: source) }
-            let clientDataHash = try input.givenClientDataHash()
-            let ceremony = try invalidInput { () throws(WebAuthnRequestError) in
-                try PasskeyCeremony(kind: .get, origin: origin, requestedRelyingParty: options.relyingPartyID,
-                                    challenge: options.challenge, clientDataHash: clientDataHash)
-            }
+            let ceremony = try input.ceremony(.get, relyingPartyID: options.relyingPartyID, challenge: options.challenge)
+            let parameters = ceremony.parameters(userVerification: options.userVerification, credentialIDs: options.allowCredentials,
+                                                 extensionsJSON: options.extensionsJSON)
             let setup = try global.setup()
             setup.prestartHelper()  // its start overlaps reading the stores and ranking
             let router = try session.router(setup)
@@ -141,12 +149,11 @@ struct PasskeyGetCommand: AsyncParsableCommand {
                 do throws(ServiceNameError) { return try ServiceQuery(ceremony.relyingParty) } catch { throw WebAuthnRequestError(error.message) }
             }
             if list {
-                let parameters = ceremony.parameters(userVerification: options.userVerification, credentialIDs: options.allowCredentials,
-                                                     extensionsJSON: options.extensionsJSON)
-                let services = (try? ServiceQuery(origin.serialized).serviceIdentifiers) ?? query.serviceIdentifiers
-                let result = try await router.passkeyFromList(providerID: try listProvider(setup, router: router), services: services,
-                                                              parameters: parameters)
-                try printListResult(result, ceremony: ceremony)
+                let services = (try? ServiceQuery(ceremony.origin.serialized).serviceIdentifiers) ?? query.serviceIdentifiers
+                let provider = try router.chooseProvider(declaring: .providesPasskeys, id: provider, title: "Whose list?",
+                                                         canceled: "Nothing was signed.")
+                try printResult(try await router.passkeyFromList(providerID: provider.identifier, services: services, parameters: parameters),
+                                ceremony: ceremony)
                 return
             }
             let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
@@ -165,59 +172,26 @@ struct PasskeyGetCommand: AsyncParsableCommand {
                 throw FillFailure.nothingToFill(
                     "None of your \(forRelyingParty.count) passkey(s) for \(ceremony.relyingParty) is among the \(options.allowCredentials.count) credential id(s) the relying party allows (allowCredentials).")
             }
-            let parameters = ceremony.parameters(userVerification: options.userVerification, credentialIDs: options.allowCredentials,
-                                                 extensionsJSON: options.extensionsJSON)
             let choice: FillPick = pick.map { .position($0) } ?? user.map { .user($0) } ?? .interactive
-            let result = try await router.fill(candidates, for: query, pick: choice, fallback: fallback, passkey: parameters)
-            guard case .passkeyAssertion(let assertion) = result.credential else {
-                throw AutofillError(.internal, "\(result.providerName) answered a passkey request with a \(result.credential.kind)")
-            }
-            if input.json {
-                print(PublicKeyCredentialJSON.assertion(assertion, clientDataJSON: ceremony.clientDataJSON))
-            } else {
-                let user = result.suggestion?.identity.displayUser ?? ""
-                print("Signed in to \(ceremony.relyingParty) as \(user) with \(result.providerName)'s passkey (\(result.authentication.method.rawValue)); --json prints the PublicKeyCredential.")
-            }
+            try printResult(try await router.fill(candidates, for: query, pick: choice, fallback: fallback, passkey: parameters),
+                            ceremony: ceremony)
         }
     }
 }
 
 extension PasskeyGetCommand {
-    /// The provider whose list to open: --provider, the only passkey provider, or the user's choice.
-    func listProvider(_ setup: ProviderSetup, router: FillRouter) throws -> String {
-        let providers = setup.catalog.enabledIDs.compactMap { try? setup.catalog.manifest(for: $0) }
-            .filter { $0.capabilities.contains(.providesPasskeys) }
-        if let provider {
-            guard providers.contains(where: { $0.identifier == provider }) else {
-                throw AutofillError(.usage, "\(provider) is not an enabled provider that declares ProvidesPasskeys")
-            }
-            return provider
-        }
-        guard !providers.isEmpty else { throw FillFailure.nothingToFill("No enabled provider declares ProvidesPasskeys.") }
-        if providers.count == 1 { return providers[0].identifier }
-        do {
-            guard case .choice(let index) = try router.userInterface.present(
-                .choose(title: "Whose list?", items: providers.map(\.displayName)), providerName: "autofill")
-            else { throw FillFailure.canceled("Nothing was signed.") }
-            return providers[index].identifier
-        } catch UserInterfaceError.canceled {
-            throw FillFailure.canceled("Nothing was signed.")
-        } catch UserInterfaceError.unavailable(let why) {
-            throw FillFailure.userInterfaceUnavailable("Choose the list with --provider ID (\(why)).")
-        }
-    }
-
-    /// A list answers with a passkey (the PublicKeyCredential) or a password (printed as `fill` prints it).
-    func printListResult(_ result: FillResult, ceremony: PasskeyCeremony) throws {
-        switch result.credential {
-        case .passkeyAssertion(let assertion):
-            if input.json {
-                print(PublicKeyCredentialJSON.assertion(assertion, clientDataJSON: ceremony.clientDataJSON))
-            } else {
-                print("Signed in to \(ceremony.relyingParty) with \(result.providerName)'s passkey; --json prints the PublicKeyCredential.")
-            }
-        default:
+    /// A passkey: the PublicKeyCredential (`--json`) or a summary. A provider's list may answer with a
+    /// password instead, printed as `fill` prints it.
+    func printResult(_ result: FillResult, ceremony: PasskeyCeremony) throws {
+        guard case .passkeyAssertion(let assertion) = result.credential else {
             try FillOutput(result).print(as: input.json ? .json : .plain)
+            return
+        }
+        if input.json {
+            print(PublicKeyCredentialJSON.assertion(assertion, clientDataJSON: ceremony.clientDataJSON))
+        } else {
+            let user = result.suggestion.map { " as \($0.identity.displayUser)" } ?? ""
+            print("Signed in to \(ceremony.relyingParty)\(user) with \(result.providerName)'s passkey (\(result.authentication.method.rawValue)); --json prints the PublicKeyCredential.")
         }
     }
 }
@@ -256,38 +230,35 @@ struct PasskeyCreateCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await reportingFillErrors(session) {
-                let origin = try input.checkedOrigin()
-                let (bytes, source) = try input.readOptions()
-                let options = try invalidInput { () throws(WebAuthnRequestError) in try PasskeyCreationOptions.parse(bytes, source: source) }
-                let clientDataHash = try input.givenClientDataHash()
-                let ceremony = try invalidInput { () throws(WebAuthnRequestError) in
-                    try PasskeyCeremony(kind: .create, origin: origin, requestedRelyingParty: options.relyingPartyID,
-                                        challenge: options.challenge, clientDataHash: clientDataHash)
-                }
-                let setup = try global.setup()
-                setup.prestartHelper()  // its start overlaps reading the stores and ranking
-                let router = try session.router(setup)
-                defer { session.printTrace(router) }
-                let identity = PasskeyCredentialIdentity(
-                    relyingPartyIdentifier: ceremony.relyingParty, userName: options.userName, credentialID: [], userHandle: options.userHandle)
-                let request = PasskeyRegistrationRequest(
-                    identity: identity,
-                    parameters: ceremony.parameters(
-                        userVerification: options.userVerification, credentialIDs: options.excludeCredentials, algorithms: options.algorithms,
-                        style: conditional ? .conditional : .standard, extensionsJSON: options.extensionsJSON))
-                let result = conditional
-                    ? try await router.registerPasskeyConditionally(request)
-                    : try await router.registerPasskey(request, providerID: provider)
-                guard case .passkeyRegistration(let registration) = result.credential else {
-                    throw AutofillError(.internal, "\(result.providerName) answered a registration with a \(result.credential.kind)")
-                }
-                if input.json {
-                    print(try invalidInput { () throws(WebAuthnRequestError) in
-                        try PublicKeyCredentialJSON.registration(registration, clientDataJSON: ceremony.clientDataJSON)
-                    })
-                } else {
-                    print("Created a passkey for \(options.userName) at \(ceremony.relyingParty) with \(result.providerName); --json prints the PublicKeyCredential.")
-                }
+            let (bytes, source) = try input.readOptions()
+            let options = try invalidInput { () throws(WebAuthnRequestError) in try PasskeyCreationOptions.parse(bytes, source: source) }
+            let ceremony = try input.ceremony(.create, relyingPartyID: options.relyingPartyID, challenge: options.challenge)
+            let setup = try global.setup()
+            setup.prestartHelper()  // its start overlaps reading the stores and ranking
+            let router = try session.router(setup)
+            defer { session.printTrace(router) }
+            let identity = PasskeyCredentialIdentity(
+                relyingPartyIdentifier: ceremony.relyingParty, userName: options.userName, credentialID: [], userHandle: options.userHandle)
+            let request = PasskeyRegistrationRequest(
+                identity: identity,
+                parameters: ceremony.parameters(
+                    userVerification: options.userVerification, credentialIDs: options.excludeCredentials, algorithms: options.algorithms,
+                    style: conditional ? .conditional : .standard, extensionsJSON: options.extensionsJSON))
+            let result = conditional
+                ? try await router.registerPasskeyConditionally(request)
+                : try await router.registerPasskey(request, providerID: try router.chooseProvider(
+                    declaring: .providesPasskeys, id: provider, title: "Create the passkey with",
+                    canceled: "No passkey was created.").identifier)
+            guard case .passkeyRegistration(let registration) = result.credential else {
+                throw AutofillError(.internal, "\(result.providerName) answered a registration with a \(result.credential.kind)")
+            }
+            if input.json {
+                print(try invalidInput { () throws(WebAuthnRequestError) in
+                    try PublicKeyCredentialJSON.registration(registration, clientDataJSON: ceremony.clientDataJSON)
+                })
+            } else {
+                print("Created a passkey for \(options.userName) at \(ceremony.relyingParty) with \(result.providerName); --json prints the PublicKeyCredential.")
+            }
         }
     }
 }

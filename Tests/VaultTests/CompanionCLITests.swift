@@ -1,5 +1,6 @@
 import AutofillCore
 import AutofillStore
+import AutofillTestSupport
 import Foundation
 import Testing
 
@@ -12,11 +13,7 @@ struct CompanionCLITests {
     }()
     static var binary: String { "\(root)/.build/debug/autofill-vault" }
 
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
+    typealias Result = ChildProcess.Result
 
     let home: TemporaryFolder
     var environment: [String: String] {
@@ -34,22 +31,7 @@ struct CompanionCLITests {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw CLIFailure("\(Self.binary) is missing: run Scripts/build first")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        process.environment = environment
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-                      stderr: String(decoding: err, as: UTF8.self))
+        return try ChildProcess.run(Self.binary, arguments, environment: environment, input: input)
     }
 
     /// The provider's store as the host sees it, enabled as `autofill providers enable` leaves it.

@@ -1,6 +1,5 @@
 import AutofillTestSupport
 import Foundation
-import Synchronization
 
 /// Runs the built `autofill` binary, as a user would.
 enum CLI {
@@ -14,41 +13,16 @@ enum CLI {
     static var demoConfig: String { "\(root)/Config/config.plist" }
     static var builtBundles: String { "\(root)/.build/plugins" }
 
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
+    typealias Result = ChildProcess.Result
 
     /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`.
     static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.environment = [
+        let environment = [
             "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
             "XDG_RUNTIME_DIR": "\(home)/run",
             "PATH": "/usr/bin:/bin", "COLUMNS": "100",
         ].merging(extra) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Both pipes drain at once: a command that fills one (64 KiB) while we wait on the other would
-        // never finish.
-        let stderrData = Mutex(Data())
-        let drained = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            stderrData.withLock { $0 = data }
-            drained.signal()
-        }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
-        let stderr = stderrData.withLock { $0 }
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        return try ChildProcess.run(binary, arguments, environment: environment)
     }
 }
 

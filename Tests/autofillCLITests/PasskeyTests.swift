@@ -1,6 +1,7 @@
 import AutofillCore
 import AutofillHost
 import AutofillMatching
+import AutofillTestSupport
 import Foundation
 import Testing
 
@@ -45,7 +46,8 @@ struct PasskeyTests {
 
     /// The relying party: `relying_party.py ARGS` with `stdin`.
     func relyingParty(_ arguments: [String], stdin: String = "") throws -> CLI.Result {
-        try Python.run(["\(CLI.root)/Tests/autofillCLITests/Support/relying_party.py"] + arguments, stdin: stdin)
+        try ChildProcess.run("/usr/bin/env", ["python3", "\(CLI.root)/Tests/autofillCLITests/Support/relying_party.py"] + arguments,
+                             input: stdin)
     }
 
     /// The relying party's options for a new passkey, written to a file for `--options`.
@@ -279,26 +281,5 @@ struct PasskeyTests {
 
         result = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", try home.file("empty.json", "")])
         #expect(result.status == 65)
-    }
-}
-
-/// Runs python3 with a script and stdin.
-enum Python {
-    static func run(_ arguments: [String], stdin: String) throws -> CLI.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let input = Pipe(), out = Pipe(), err = Pipe()
-        process.standardInput = input
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLI.Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                          stderr: String(decoding: stderr, as: UTF8.self))
     }
 }

@@ -1,14 +1,16 @@
 public import AutofillCore
 
 extension FillRouter {
-    /// Creates a passkey with a provider that declares ProvidesPasskeys: `providerID`, the only one,
-    /// or the user's choice. The host authenticates the user first (its policy) and tells the
-    /// provider what it established; the provider's registration UI then runs.
+    /// Creates a passkey with provider `providerID` (which must declare ProvidesPasskeys; see
+    /// ``chooseProvider(declaring:id:title:canceled:)``). The host authenticates the user first (its
+    /// policy) and tells the provider what it established; the provider's registration UI then runs.
     ///
     /// `matchedExcludedCredential` ends the registration (``FillFailure/excludedCredential(_:)``):
     /// the relying party listed a passkey this provider already holds.
-    public func registerPasskey(_ request: PasskeyRegistrationRequest, providerID: String?) async throws(FillFailure) -> FillResult {
-        let manifest = try registrationProvider(providerID)
+    public func registerPasskey(_ request: PasskeyRegistrationRequest, providerID: String) async throws(FillFailure) -> FillResult {
+        guard let manifest = enabledProviders(declaring: .providesPasskeys).first(where: { $0.identifier == providerID }) else {
+            throw .nothingToFill("\(providerID) is not an enabled provider that declares ProvidesPasskeys.")
+        }
         let connection: any ProviderConnection
         do {
             connection = try self.connection(for: manifest)
@@ -65,8 +67,7 @@ extension FillRouter {
         request.parameters.style = .conditional
         request.parameters.hostUserPresent = false
         request.parameters.hostUserVerified = false
-        let providers = setup.catalog.enabledIDs.compactMap { try? setup.catalog.manifest(for: $0) }
-            .filter { $0.capabilities.contains(.supportsConditionalPasskeyRegistration) }
+        let providers = enabledProviders(declaring: .supportsConditionalPasskeyRegistration)
         guard !providers.isEmpty else {
             throw .declined(["no enabled provider declares SupportsConditionalPasskeyRegistration"])
         }
@@ -110,29 +111,4 @@ extension FillRouter {
         return result
     }
 
-    /// The provider to create a passkey with.
-    private func registrationProvider(_ providerID: String?) throws(FillFailure) -> PluginManifest {
-        let providers = setup.catalog.enabledIDs.compactMap { try? setup.catalog.manifest(for: $0) }
-            .filter { $0.capabilities.contains(.providesPasskeys) }
-        if let providerID {
-            guard let manifest = providers.first(where: { $0.identifier == providerID }) else {
-                throw .nothingToFill("\(providerID) is not an enabled provider that declares ProvidesPasskeys.")
-            }
-            return manifest
-        }
-        guard !providers.isEmpty else { throw .nothingToFill("No enabled provider declares ProvidesPasskeys.") }
-        if providers.count == 1 { return providers[0] }
-        do {
-            guard case .choice(let index) = try ui.present(
-                .choose(title: "Create the passkey with", items: providers.map(\.displayName)), providerName: "autofill")
-            else { throw FillFailure.canceled("No passkey was created.") }
-            return providers[index]
-        } catch let failure as FillFailure {
-            throw failure
-        } catch UserInterfaceError.canceled {
-            throw .canceled("No passkey was created.")
-        } catch {
-            throw .userInterfaceUnavailable("Choose the provider with --provider ID (\(ui.unavailableReason ?? "no UI to choose with")).")
-        }
-    }
 }

@@ -311,6 +311,35 @@ public final class FillRouter: Sendable {
         return try await interfaceRequest(request, providerID: providerID, capability: kind == .oneTimeCode ? .providesOneTimeCodes : .providesPasswords)
     }
 
+    /// The enabled providers that declare `capability`, in the user's order.
+    public func enabledProviders(declaring capability: Capability) -> [PluginManifest] {
+        setup.catalog.enabledIDs.compactMap { try? setup.catalog.manifest(for: $0) }.filter { $0.capabilities.contains(capability) }
+    }
+
+    /// The provider a command works with: `id` (it must be enabled and declare `capability`: a usage
+    /// error otherwise), else the only enabled one that declares it, else the user's choice in a list
+    /// titled `title`. `canceled` is the message when the user cancels that choice.
+    public func chooseProvider(declaring capability: Capability, id: String?, title: String, canceled: String) throws -> PluginManifest {
+        let providers = enabledProviders(declaring: capability)
+        if let id {
+            guard let manifest = providers.first(where: { $0.identifier == id }) else {
+                throw AutofillError(.usage, "\(id) is not an enabled provider with \(capability.plistKey)")
+            }
+            return manifest
+        }
+        guard !providers.isEmpty else { throw FillFailure.nothingToFill("No enabled provider declares \(capability.plistKey).") }
+        if providers.count == 1 { return providers[0] }
+        do {
+            guard case .choice(let index) = try ui.present(.choose(title: title, items: providers.map(\.displayName)), providerName: "autofill")
+            else { throw FillFailure.canceled(canceled) }
+            return providers[index]
+        } catch UserInterfaceError.canceled {
+            throw FillFailure.canceled(canceled)
+        } catch UserInterfaceError.unavailable(let why) {
+            throw FillFailure.userInterfaceUnavailable("Choose the provider with --provider ID (\(why)).")
+        }
+    }
+
     /// Asks a provider for text to insert.
     public func insertText(providerID: String) async throws(FillFailure) -> FillResult {
         try await interfaceRequest(.textToInsert, providerID: providerID, capability: .providesTextToInsert)
