@@ -31,11 +31,6 @@ struct HelperProcessTests {
         return !stat.contains(") Z ")
     }
 
-    /// Waits (up to 10 s) until `condition` holds.
-    static func eventually(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-    }
 
     @Test func aHelperHoldsOnlyItsOwnDescriptors() throws {
         // Two helpers at once: neither may hold the other's socket or pipes (close-on-exec everywhere).
@@ -83,7 +78,7 @@ struct HelperProcessTests {
         let pid = try #require(connection?.helperProcessID)
         #expect(Self.isRunning(pid))
         connection = nil
-        try await Self.eventually { !Self.isRunning(pid) }
+        try await eventually { !Self.isRunning(pid) }
         #expect(!Self.isRunning(pid))
     }
 
@@ -106,7 +101,7 @@ struct HelperProcessTests {
         host.standardError = FileHandle.nullDevice
         try host.run()
         var helper: Int32?
-        try await Self.eventually {
+        try await eventually {
             helper = Self.children(of: host.processIdentifier).first
             return helper != nil
         }
@@ -115,7 +110,7 @@ struct HelperProcessTests {
         #expect(Self.isRunning(pid))
         kill(host.processIdentifier, SIGKILL)
         host.waitUntilExit()
-        try await Self.eventually { !Self.isRunning(pid) }
+        try await eventually { !Self.isRunning(pid) }
         #expect(!Self.isRunning(pid), "the helper outlived its host")
     }
 

@@ -26,12 +26,6 @@ struct ProviderConnectionTests {
             isolation: isolation)
     }
 
-    /// Waits (up to 10 s, for a loaded machine) until `condition` holds.
-    func eventually(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-    }
-
     func passwordRequest(_ user: String) -> ProviderRequest {
         .credentialWithoutUserInteraction(.password(.init(serviceIdentifier: .init(identifier: "alpha.test", type: .domain), user: user)))
     }
@@ -64,7 +58,7 @@ struct ProviderConnectionTests {
         switch isolation {
         case .inProcess:
             // The fixture completes 300 ms after the request; wait for it (generously, for a loaded machine).
-            try await eventually { connection.strayCompletions == 1 }
+            try await eventually { connection.strayCompletions == 1 && log.contains("late completion status -1") }
             #expect(connection.strayCompletions == 1)
             #expect(log.contains("late completion status -1"))
         case .helperProcess:
@@ -93,6 +87,8 @@ struct ProviderConnectionTests {
         guard case .failed(let failure) = outcome else { Issue.record("got \(outcome)"); return }
         #expect(failure.reason == .wrongCompletion)
         #expect(failure.message.hasPrefix("Alpha answered provideCredentialWithoutUserInteraction(for:) with a text completion"))
+        // In a helper, the plugin's log line after its completion may arrive after the outcome.
+        try await eventually { log.contains("wrong completion status -3") }
         #expect(log.contains("wrong completion status -3"))
     }
 
@@ -102,6 +98,8 @@ struct ProviderConnectionTests {
         guard case .failed(let failure) = outcome else { Issue.record("got \(outcome)"); return }
         #expect(failure.reason == .malformedCompletion)
         #expect(failure.message.contains("password: not valid UTF-8"))
+        // In a helper, the plugin's log line after its completion may arrive after the outcome.
+        try await eventually { log.contains("bad utf8 completion status -2") }
         #expect(log.contains("bad utf8 completion status -2"))
     }
 

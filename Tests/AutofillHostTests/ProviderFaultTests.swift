@@ -248,12 +248,6 @@ struct ProviderFaultTests {
         #expect(notices.all.first?.contains("Alpha (org.test.alpha) is quarantined since") == true, "\(notices.all)")
         #expect(setup.trustState(of: try setup.catalog.manifest(for: "org.test.alpha")).name == "quarantined")
     }
-
-    /// Waits (up to 10 s, for a loaded machine) until `condition` holds.
-    func eventually(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-    }
 }
 
 /// Faults the setup reported, collected.

@@ -169,3 +169,10 @@ enum Isolated {
         return (connection as! InProcessConnection).session
     }
 }
+
+/// Waits (up to 10 s, for a loaded machine) until `condition` holds; the caller then checks it. For
+/// what a helper process reports asynchronously (log lines, its end).
+func eventually(_ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+}
