@@ -1,10 +1,16 @@
 import Dispatch
 import Foundation
+import Glibc
 import Synchronization
 
-/// Runs a program the way the tests need it: standard input given, standard output and error read
-/// separately and **at the same time**, so a program that fills one pipe (64 KiB) while the test
-/// waits on the other can never block forever.
+/// Runs a program the way the tests need it:
+///
+/// * **in a session of its own, with no controlling terminal** (`posix_spawn` with
+///   `POSIX_SPAWN_SETSID`), so a test run at a developer's terminal behaves exactly as in CI: a child
+///   that opens `/dev/tty` gets ENXIO and never reads or writes the developer's terminal. Tests that
+///   want a terminal drive a real one through tmux, on purpose;
+/// * standard input given, standard output and error read separately and **at the same time**, so a
+///   program that fills one pipe (64 KiB) while the test waits on the other can never block forever.
 public enum ChildProcess {
     /// How a run ended.
     public struct Result: Sendable {
@@ -19,32 +25,142 @@ public enum ChildProcess {
         }
     }
 
-    /// Runs `executable` with `arguments`, `environment` (nil: this process's) and `input` on stdin.
+    /// glibc's `POSIX_SPAWN_SETSID` (spawn.h, `__USE_GNU`; glibc ≥ 2.26), which Swift does not import.
+    static let spawnSetSID: Int16 = 0x80
+
+    /// A started program: its pid, and its output once it ends.
+    public final class Running: Sendable {
+        /// The program's process id (a session and process group leader).
+        public let pid: Int32
+        private let output: DispatchGroup
+        private let collected: Collected
+        private let status = Mutex<Int32?>(nil)
+
+        fileprivate init(pid: Int32, output: DispatchGroup, collected: Collected) {
+            self.pid = pid
+            self.output = output
+            self.collected = collected
+        }
+
+        /// Whether the program has not ended yet (a zombie waiting to be reaped has ended).
+        public var isRunning: Bool {
+            if status.withLock({ $0 }) != nil { return false }
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+                return false
+            }
+            return !stat[close...].hasPrefix(") Z")
+        }
+
+        /// Waits for the program to end and for its output, and returns both.
+        public func wait() -> Result {
+            let code = status.withLock { known -> Int32 in
+                if let known { return known }
+                var raw: Int32 = 0
+                while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+                // WIFEXITED → the exit status; killed by a signal → 128 + the signal, as a shell says.
+                let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+                known = code
+                return code
+            }
+            output.wait()
+            let (out, err) = collected.output.withLock { $0 }
+            return Result(status: code, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        }
+    }
+
+    /// Runs `executable` with `arguments`, `environment` (nil: this process's) and `input` on stdin,
+    /// and waits for it.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                            input: String = "") throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let errorData = Mutex(Data())
-        let done = DispatchGroup()
-        DispatchQueue.global().async(group: done) {
-            let data = stderr.fileHandleForReading.readDataToEndOfFile()
-            errorData.withLock { $0 = data }
-        }
-        DispatchQueue.global().async(group: done) {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
-        }
-        let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
-        done.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-                      stderr: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+        try start(executable, arguments, environment: environment, input: input).wait()
     }
+
+    /// Starts `executable` with `arguments`, `environment` (nil: this process's) and `input` on stdin.
+    /// Its output is collected in the background; `wait()` returns it.
+    public static func start(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                             input: String = "") throws -> Running {
+        var stdin: [Int32] = [0, 0], stdout: [Int32] = [0, 0], stderr: [Int32] = [0, 0]
+        for index in 0..<3 {
+            let made = index == 0 ? pipe(&stdin) : index == 1 ? pipe(&stdout) : pipe(&stderr)
+            guard made == 0 else { throw ChildProcessError("pipe: \(String(cString: strerror(errno)))") }
+        }
+        // The parent's ends must not leak into this or any other child.
+        for fd in [stdin[1], stdout[0], stderr[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
+        for fd in [stdin[0], stdout[1], stderr[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, spawnSetSID)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + env { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, env)
+        for fd in [stdin[0], stdout[1], stderr[1]] { close(fd) }
+        guard spawned == 0 else {
+            for fd in [stdin[1], stdout[0], stderr[0]] { close(fd) }
+            throw ChildProcessError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+
+        let collected = Collected()
+        let (outRead, errRead, inWrite) = (stdout[0], stderr[0], stdin[1])
+        let output = DispatchGroup()
+        DispatchQueue.global().async(group: output) {
+            let data = readAll(outRead)
+            collected.output.withLock { $0.stdout = data }
+        }
+        DispatchQueue.global().async(group: output) {
+            let data = readAll(errRead)
+            collected.output.withLock { $0.stderr = data }
+        }
+        let bytes = Array(input.utf8)
+        DispatchQueue.global().async {
+            _ = ignoreSIGPIPE  // a program that never reads its input (or exits first): EPIPE, not a SIGPIPE here
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeBytes { write(inWrite, $0.baseAddress! + offset, $0.count - offset) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                offset += n
+            }
+            close(inWrite)
+        }
+        return Running(pid: pid, output: output, collected: collected)
+    }
+
+    /// What a program wrote, filled in by the reading threads.
+    final class Collected: Sendable {
+        let output = Mutex<(stdout: Data, stderr: Data)>((Data(), Data()))
+    }
+
+    /// Ignores SIGPIPE in this (test) process, once.
+    static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+    /// Reads `fd` to its end, then closes it.
+    static func readAll(_ fd: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        close(fd)
+        return data
+    }
+}
+
+/// A program could not be started.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -1,3 +1,4 @@
+import AutofillTestSupport
 import AutofillCore
 import AutofillStore
 import Foundation
@@ -36,15 +37,12 @@ struct StoreReliabilityTests {
     }
 
     /// Runs a shell loop of `autofill` writes in the background.
-    func writer(_ commands: [[String]]) throws -> Process {
+    func writer(_ commands: [[String]]) throws -> ChildProcess.Running {
         let script = commands.map { ([CLI.binary] + $0 + ["--config", config]).map { "'\($0)'" }.joined(separator: " ") + " >/dev/null || exit 1" }
             .joined(separator: "\n")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        process.environment = ["HOME": home.path, "XDG_CONFIG_HOME": "\(home.path)/.config", "XDG_DATA_HOME": "\(home.path)/.local/share"]
-        try process.run()
-        return process
+        return try ChildProcess.start(
+            "/bin/sh", ["-c", script],
+            environment: ["HOME": home.path, "XDG_CONFIG_HOME": "\(home.path)/.config", "XDG_DATA_HOME": "\(home.path)/.local/share"])
     }
 
     @Test func readsDuringAlternatingReplacesAreNeverTorn() throws {
@@ -64,8 +62,7 @@ struct StoreReliabilityTests {
             #expect(prefixes.count == 1, "a read mixed two sets: \(prefixes)")
             if prefixes == ["a-"] { sawA += 1 } else { sawB += 1 }
         }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "a companion write failed")
+        #expect(process.wait().status == 0, "a companion write failed")
         #expect(sawA > 0 && sawB > 0, "reads interleaved with writes (\(reads) reads: \(sawA) of set a, \(sawB) of set b)")
         #expect(try store.count() == 300)
     }
@@ -85,8 +82,7 @@ struct StoreReliabilityTests {
             #expect(count >= last, "the store went from \(last) to \(count) identities")
             last = count
         }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(process.wait().status == 0)
         #expect(Set(try store.allIdentities().map(\.displayUser)) == Set((0..<25).map { "one-\($0)" }))
     }
 
@@ -100,18 +96,18 @@ struct StoreReliabilityTests {
         // How long an undisturbed replace takes, to aim the kills inside it.
         let started = Date()
         let timing = try writer([["identities", "replace", "--provider", Self.provider, "--file", new]])
-        timing.waitUntilExit()
+        let timed = timing.wait()
         let duration = Date().timeIntervalSince(started)
-        #expect(timing.terminationStatus == 0)
+        #expect(timed.status == 0)
 
         var outcomes: [String] = []
         for fraction in [0.3, 0.55, 0.7, 0.8, 0.9, 0.97] {
             try store.replace(with: old)
             let process = try writer([["identities", "replace", "--provider", Self.provider, "--file", new]])
             Thread.sleep(forTimeInterval: duration * fraction)
-            kill(process.processIdentifier, SIGKILL)
-            kill(-process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill(process.pid, SIGKILL)
+            kill(-process.pid, SIGKILL)
+            _ = process.wait()
             Thread.sleep(forTimeInterval: 0.05)
             // The sh wrapper died; make sure its autofill child did too before reading.
             _ = try TemporaryHome.killChildren(named: "autofill", home: home.path)
