@@ -37,4 +37,13 @@ public protocol ProviderUserInterface: Sendable {
     /// Called on a provider's thread; may block until the user answers.
     func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError)
         -> UserInterfaceAnswer
+
+    /// Whether a person gives the answers (the controlling terminal), rather than a file or
+    /// program (a UI script). Only a person's answer establishes that the user was present.
+    var answersComeFromAPerson: Bool { get }
+}
+
+extension ProviderUserInterface {
+    /// By default, not a person: a UI has to say it is one.
+    public var answersComeFromAPerson: Bool { false }
 }

@@ -5,24 +5,28 @@ import FoundationEssentials
 
 /// Options of commands that may talk to providers and the user.
 struct SessionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Answer UI requests from this file instead of the terminal (docs/CLI.md).", valueName: "file"))
+    @Option(help: ArgumentHelp(
+        "Answer providers' prompts and lists from this file instead of the terminal; never autofill's own confirmation (docs/CLI.md).",
+        valueName: "file"))
     var uiScript: String?
 
     @Flag(help: "Print which provider answered what to stderr (secrets redacted).")
     var trace = false
 
-    /// The UI: a UI script, else the terminal, else none (requests then fail with a clear reason).
+    /// The UI for providers' prompts and the host's lists: a UI script, else the terminal, else none
+    /// (requests then fail with a clear reason). The host's own authentication never uses it.
     func userInterface() throws(AutofillError) -> any ProviderUserInterface {
         if let uiScript { return try ScriptedUserInterface(path: uiScript) }
         if let terminal = TerminalUserInterface.open() { return terminal }
         return UnavailableUserInterface(reason: "there is no terminal: run in a terminal or pass --ui-script FILE")
     }
 
-    /// A router over the configuration's providers.
+    /// A router over the configuration's providers: providers' UI from ``userInterface()``, the
+    /// host's own authentication on the controlling terminal only (``HostPrompts``).
     func router(_ setup: ProviderSetup) throws(AutofillError) -> FillRouter {
         let ui = try userInterface()
         return FillRouter(
-            setup: setup, ui: ui, authenticator: setup.catalog.file.userAuthenticator(ui: ui),
+            setup: setup, ui: ui, authenticator: setup.catalog.file.userAuthenticator(ui: HostPrompts.open()),
             deadline: setup.catalog.file.configuration.noUIDeadline, notify: { printError("autofill: \($0)") })
     }
 
@@ -57,6 +61,7 @@ enum FillExitStatus {
         case .canceled: canceled
         case .userInterfaceUnavailable: userInterfaceUnavailable
         case .authenticationFailed: authenticationFailed
+        case .authenticationUnavailable: userInterfaceUnavailable
         case .providersFailed: 69
         case .declined: declined
         case .excludedCredential: excludedCredential

@@ -90,8 +90,12 @@ struct FillRouterTests {
         let router = router(isolation, ui: try script("secret s3cr3t\n"))  // no `confirm` line: the host must not ask
         let result = try await router.fill(try candidates(), for: query, pick: .position(1), fallback: false)
         #expect(result.credential == Self.password("ui", "s3cr3t"))
-        #expect(result.authentication.method == .provider)
-        #expect(router.trace.all.map(\.entryPoint) == ["provideCredentialWithoutUserInteraction(for:)", "prepareInterfaceToProvideCredential(for:)"])
+        #expect(result.authentication == UserAuthentication(method: .provider, userPresent: false, userVerified: true),
+                "a secret typed into the provider's UI is verification; a UI script is not a person")
+        #expect(router.trace.all.map(\.entryPoint) == [
+            "provideCredentialWithoutUserInteraction(for:)", "prepareInterfaceToProvideCredential(for:)", "host user authentication",
+        ])
+        #expect(router.trace.all.last?.outcome.hasPrefix("not asked") == true)
     }
 
     @Test(arguments: ProviderIsolation.allCases)
@@ -190,9 +194,12 @@ struct FillRouterTests {
 
     @Test(arguments: ProviderIsolation.allCases)
     func listsTextAndConfigurationGoToTheChosenProvider(isolation: ProviderIsolation) async throws {
-        let router = router(isolation, ui: try script("choose 2\n"))
+        // Choosing from a list (here from a script: nobody was there) and text that needs no UI at all
+        // established nothing, so the host's policy asks each time; configuration returns no secret.
+        let router = router(isolation, ui: try script("choose 2\nconfirm yes\nconfirm yes\n"))
         let listed = try await router.fillFromList(providerID: "org.test.beta", kind: .password, services: query.serviceIdentifiers)
         #expect(listed.credential == Self.password("second", "list-pw"))
+        #expect(listed.authentication == UserAuthentication(method: .confirm, userPresent: true, userVerified: false))
         #expect(try await router.insertText(providerID: "org.test.alpha").credential == .text(Secret("inserted text")))
         try await router.configure(try setup.catalog.manifest(for: "org.test.alpha"))
     }

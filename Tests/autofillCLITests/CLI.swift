@@ -71,6 +71,20 @@ final class TemporaryHome: Sendable {
         return target
     }
 
+    /// A PAM configuration folder of the tests' own (`PAMConfigurationDirectory`) with three services:
+    /// `autofill-permit` (pam_permit: asks nothing, accepts: unattended on purpose), `autofill-deny`
+    /// (pam_deny: refuses everyone) and `autofill-ask` (pam_unix: asks for the user's password
+    /// through the conversation, which needs the controlling terminal).
+    func pamFolder() throws -> String {
+        let folder = "\(path)/pam.d"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for (service, module) in [("autofill-permit", "pam_permit.so"), ("autofill-deny", "pam_deny.so"), ("autofill-ask", "pam_unix.so")] {
+            try Data("auth required \(module)\naccount required pam_permit.so\n".utf8)
+                .write(to: URL(fileURLWithPath: "\(folder)/\(service)"))
+        }
+        return folder
+    }
+
     /// A configuration file searching `plugins/` with these providers enabled.
     func config(enabled: [String], settings: [String: [String: String]] = [:]) throws -> String {
         let path = "\(self.path)/config.plist"

@@ -5,35 +5,42 @@ import Testing
 @Suite(.serialized)
 struct FillSessionTests {
     let home: TemporaryHome
+    /// The `pam` policy with a service that asks nothing (pam_permit): unattended on purpose.
     let config: String
+    /// The same providers with the `confirm` policy: a yes/no at the terminal.
+    let confirmConfig: String
 
-    /// Two Netrc copies enabled, "Work" (alice, bob) and "Home" (carol), synced, the `confirm` policy.
+    /// Two Netrc copies enabled, "Work" (alice, bob) and "Home" (carol), synced; two configurations.
     init() throws {
         home = try TemporaryHome()
         _ = try home.sample("NetrcProvider", as: "org.t.work") { $0["CFBundleDisplayName"] = "Work" }
         _ = try home.sample("NetrcProvider", as: "org.t.home") { $0["CFBundleDisplayName"] = "Home" }
         let work = try home.file("work.netrc", "machine example.com login alice password alice-pw\nmachine www.example.com login bob password bob-pw\n")
         let personal = try home.file("home.netrc", "machine example.com login carol password netrc-pw\n")
-        let plist: [String: Any] = [
+        let pam = try home.pamFolder()
+        var plist: [String: Any] = [
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.t.work", "org.t.home"],
             "ProviderSettings": ["org.t.work": ["NetrcFile": work], "org.t.home": ["NetrcFile": personal]],
-            "UserAuthentication": ["Policy": "confirm"],
+            "UserAuthentication": ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": pam],
         ]
         config = "\(home.path)/config.plist"
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        plist["UserAuthentication"] = ["Policy": "confirm"]
+        confirmConfig = "\(home.path)/confirm.plist"
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: confirmConfig))
         #expect(try CLI.run(["providers", "sync", "--config", config], home: home.path).status == 0)
     }
 
-    func fill(_ arguments: [String], script: String? = nil) throws -> CLI.Result {
+    func fill(_ arguments: [String], script: String? = nil, config: String? = nil) throws -> CLI.Result {
         var extra: [String] = []
         if let script { extra = ["--ui-script", try home.file("script-\(UUID().uuidString).txt", script)] }
-        return try CLI.run(["fill"] + arguments + extra + ["--config", config], home: home.path)
+        return try CLI.run(["fill"] + arguments + extra + ["--config", config ?? self.config], home: home.path)
     }
 
-    /// The shell command that runs autofill in the tmux pane, its stdout to a file.
+    /// The shell command that runs autofill in the tmux pane (the `confirm` policy), its stdout to a file.
     func shell(_ arguments: String, output: String) -> String {
         "env HOME=\(home.path) XDG_CONFIG_HOME=\(home.path)/.config XDG_DATA_HOME=\(home.path)/.local/share "
-            + "\(CLI.binary) \(arguments) --config \(config) > \(output); echo EXIT=$? >> \(output)"
+            + "\(CLI.binary) \(arguments) --config \(confirmConfig) > \(output); echo EXIT=$? >> \(output)"
     }
 
     func waitForFile(_ path: String, containing text: String) throws -> String {
@@ -68,29 +75,28 @@ struct FillSessionTests {
     }
 
     @Test func aScriptedSessionPrintsTheSecretOnStdoutOnly() throws {
-        let result = try fill(["https://www.example.com/login"], script: "choose 2\nconfirm yes\n")
+        let result = try fill(["https://www.example.com/login"], script: "choose 2\n")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "alice-pw\n")
         #expect(!result.stderr.contains("alice-pw"))
     }
 
     @Test func outputFormatsForScripts() throws {
-        let env = try fill(["example.com", "--user", "carol", "--format", "env"], script: "confirm yes\n")
+        let env = try fill(["example.com", "--user", "carol", "--format", "env"])
         #expect(env.stdout == "AUTOFILL_USER='carol'\nAUTOFILL_PASSWORD='netrc-pw'\nAUTOFILL_PROVIDER='org.t.home'\n")
-        let json = try fill(["example.com", "--pick", "1", "--json"], script: "confirm yes\n")
+        let json = try fill(["example.com", "--pick", "1", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
         #expect(object["user"] as? String == "alice")
         #expect(object["password"] as? String == "alice-pw")
-        #expect((object["authentication"] as? [String: Any])?["method"] as? String == "confirm")
+        #expect((object["authentication"] as? [String: Any])?["method"] as? String == "pam")
         #expect((object["provider"] as? [String: Any])?["displayName"] as? String == "Work")
     }
 
     @Test(arguments: [
-        (["example.com", "--pick", "1"], "confirm no\n", Int32(22), "you were not authenticated"),
-        (["example.com", "--pick", "1"], "cancel\n", 20, "Nothing was filled"),
+        (["example.com"], "cancel\n", Int32(20), "Nothing was filled"),
         (["example.com", "--pick", "9"], "", 1, "--pick takes 1 to 3"),
         (["nothing-here.example"], "", 1, "No suggestions for nothing-here.example"),
-        (["example.com", "--pick", "1"], "choose 1\n", 65, "answers `choose`, but autofill asked for a yes/no question"),
+        (["example.com"], "secret x\n", 65, "answers `secret`, but autofill asked for a choice"),
         (["exa mple.com"], "", 65, "autofill: "),
     ])
     func failuresHaveDistinctExitStatuses(arguments: [String], script: String, status: Int32, message: String) throws {
@@ -101,16 +107,15 @@ struct FillSessionTests {
     }
 
     @Test func withoutATerminalOrScriptAUIRequestFailsClearly() throws {
-        let result = try CLI.run(["fill", "example.com", "--pick", "1", "--config", config], home: home.path)
+        let result = try CLI.run(["fill", "example.com", "--config", config], home: home.path)
         #expect(result.status == 21)
         #expect(result.stderr.contains("there is no terminal: run in a terminal or pass --ui-script FILE"))
     }
 
     @Test func traceShowsWhoAnsweredWhatWithoutSecrets() throws {
-        let result = try CLI.run(["fill", "example.com", "--user", "carol", "--trace", "--ui-script",
-                                  try home.file("s.txt", "confirm yes\n"), "--config", config], home: home.path)
+        let result = try CLI.run(["fill", "example.com", "--user", "carol", "--trace", "--config", config], home: home.path)
         #expect(result.stderr.contains("trace: Home (org.t.home) provideCredentialWithoutUserInteraction(for:) → completed with PasswordCredential(user: carol, password: <REDACTED>)"))
-        #expect(result.stderr.contains("trace: Home (org.t.home) host user authentication → confirm"))
+        #expect(result.stderr.contains("trace: Home (org.t.home) host user authentication → pam"))
         #expect(!result.stderr.contains("netrc-pw"))
     }
 

@@ -18,11 +18,9 @@ struct PasskeyTests {
         home = try TemporaryHome()
         _ = try home.sample("VaultProvider", as: "org.autofill.vault")
         try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault.afvault", toPath: "\(home.path)/vault.afvault")
-        let pam = "\(home.path)/pam.d"
-        try FileManager.default.createDirectory(atPath: pam, withIntermediateDirectories: true)
-        try Data("auth required pam_permit.so\naccount required pam_permit.so\n".utf8)
-            .write(to: URL(fileURLWithPath: "\(pam)/autofill-permit"))
+        let pam = try home.pamFolder()
         for (name, policy) in [("pam", ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": pam]),
+                               ("deny", ["Policy": "pam", "PAMService": "autofill-deny", "PAMConfigurationDirectory": pam]),
                                ("confirm", ["Policy": "confirm"]), ("none", ["Policy": "none"])] {
             let plist: [String: Any] = [
                 "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
@@ -42,6 +40,28 @@ struct PasskeyTests {
         var extra = ["--config", "\(home.path)/\(policy).plist"]
         if let script { extra += ["--ui-script", try home.file("script-\(UUID().uuidString).txt", script)] }
         return try CLI.run(arguments + extra, home: home.path)
+    }
+
+    /// `autofill ARGS --config POLICY.plist` in a real terminal (tmux): for each answer, waits until
+    /// the pane shows its prompt and types its keys. Standard output and error go to files.
+    func autofillAtTerminal(_ arguments: [String], policy: String, answers: [(prompt: String, keys: String)]) throws -> CLI.Result {
+        let run = "\(home.path)/run-\(UUID().uuidString)"
+        let quoted = ([CLI.binary] + arguments + ["--config", "\(home.path)/\(policy).plist"])
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let variables = "HOME='\(home.path)' XDG_CONFIG_HOME='\(home.path)/.config' XDG_DATA_HOME='\(home.path)/.local/share' XDG_RUNTIME_DIR='\(home.path)/run'"
+        let session = try TmuxSession("env \(variables) \(quoted) > \(run).out 2> \(run).err; echo $? > \(run).status")
+        for answer in answers {
+            try session.waitFor(answer.prompt)
+            try session.send("-l", answer.keys)
+            try session.send("Enter")
+        }
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, (try? String(contentsOfFile: "\(run).status", encoding: .utf8))?.hasSuffix("\n") != true {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let read = { (suffix: String) in (try? String(contentsOfFile: "\(run).\(suffix)", encoding: .utf8)) ?? "" }
+        return CLI.Result(status: Int32(read("status").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1,
+                          stdout: read("out"), stderr: read("err"))
     }
 
     /// The relying party: `relying_party.py ARGS` with `stdin`.
@@ -110,10 +130,10 @@ struct PasskeyTests {
 
     @Test func userVerificationIsSetOnlyWhenTheUserWasReallyVerified() throws {
         _ = try registerAlice()
-        // confirm is presence only: UP, never UV.
+        // confirm (answered at the terminal) is presence only: UP, never UV.
         var options = try authenticationOptions("alice", extra: ["--uv", "preferred"])
-        var signed = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", options, "--json"],
-                                  policy: "confirm", script: "confirm yes\n")
+        var signed = try autofillAtTerminal(["passkey", "get", "--origin", "https://example.com", "--options", options, "--json"],
+                                            policy: "confirm", answers: [("[y/n, q cancels]:", "y")])
         #expect(signed.status == 0, "\(signed.stderr)")
         var verdict = try verify("authentication", "alice", signed.stdout)
         #expect(verdict.accepted, "\(verdict.reason)")
@@ -122,8 +142,8 @@ struct PasskeyTests {
 
         // UV required and the host only confirmed: the vault asks for its master password itself.
         options = try authenticationOptions("alice", extra: ["--uv", "required"])
-        signed = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", options, "--json", "--trace"],
-                              policy: "confirm", script: "confirm yes\nsecret \(Self.master)\n")
+        signed = try autofillAtTerminal(["passkey", "get", "--origin", "https://example.com", "--options", options, "--json", "--trace"],
+                                        policy: "confirm", answers: [("[y/n, q cancels]:", "y"), ("asks to verify it's you", Self.master)])
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(signed.stderr.contains("userInteractionRequired"))
         verdict = try verify("authentication", "alice", signed.stdout)
@@ -155,6 +175,31 @@ struct PasskeyTests {
         #expect(!verdict.accepted, "the rpIdHash is for example.com")
         verdict = try verify("authentication", "alice", signed.stdout)
         #expect(verdict.accepted, "the same assertion verifies with the right rpId: \(verdict.reason)")
+    }
+
+    @Test func aUIScriptCannotAnswerTheHostsConfirmationForAPasskey() throws {
+        _ = try registerAlice()
+        let options = try authenticationOptions("alice")
+        let signed = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", options, "--json"],
+                                  policy: "confirm", script: "confirm yes\n")
+        #expect(signed.status == 21, "\(signed.stderr)")
+        #expect(signed.stdout.isEmpty, "nothing was signed: nobody was there")
+        #expect(signed.stderr.contains("controlling terminal"))
+    }
+
+    @Test func passkeysAreRefusedWhenPAMRefusesTheUser() throws {
+        let created = try autofill(["passkey", "create", "--origin", "https://example.com", "--options", try registrationOptions("denied"), "--json"],
+                                   policy: "deny", script: "secret \(Self.master)\n")
+        #expect(created.status == 22, "\(created.stderr)")
+        #expect(created.stdout.isEmpty)
+        _ = try registerAlice()
+        for list in [false, true] {
+            let get = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", try authenticationOptions("alice"), "--json"]
+                                       + (list ? ["--list"] : []),
+                                   policy: "deny", script: "choose 1\n")
+            #expect(get.status == 22, "list \(list): \(get.stderr)")
+            #expect(get.stdout.isEmpty)
+        }
     }
 
     @Test func anExcludedCredentialIsRefusedAndNothingIsCreated() throws {

@@ -4,9 +4,10 @@ internal import Glibc
 
 /// The `pam` policy: authenticates the current Linux user through PAM (user verification).
 ///
-/// PAM's questions (usually the password) are asked through the host's UI, so the same terminal or
-/// UI script answers them. `configurationDirectory` uses `pam_start_confdir` (Linux-PAM ≥ 1.4), so
-/// tests and special setups need no change to `/etc/pam.d`.
+/// PAM's questions (usually the password) are asked on the controlling terminal (``HostPrompts``),
+/// never from a UI script. A service that asks nothing (`pam_permit`) vouches for the user by
+/// itself: choosing one is choosing unattended use, as `none` is. `configurationDirectory` uses
+/// `pam_start_confdir` (Linux-PAM ≥ 1.4), so tests and special setups need no change to `/etc/pam.d`.
 public struct PAMUserAuthentication: UserAuthenticator {
     /// The PAM service name (a file in the PAM configuration directory).
     public let service: String
@@ -19,6 +20,8 @@ public struct PAMUserAuthentication: UserAuthenticator {
         self.configurationDirectory = configurationDirectory
         self.ui = ui
     }
+
+    public var required: AuthenticationLevel { .verification }
 
     /// The name of the user running autofill.
     static var currentUser: String {

@@ -17,6 +17,9 @@ public final class TerminalUserInterface: ProviderUserInterface {
         self.terminal = terminal
     }
 
+    /// A person at the terminal answers.
+    public var answersComeFromAPerson: Bool { true }
+
     public func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
         switch request {
         case .prompt(let title, let message, let secret, let maxLength):

@@ -21,11 +21,13 @@ extension FillRouter {
         }
         let account = "\(request.identity.userName) at \(request.parameters.relyingParty)"
         var request = request
+        let host: UserAuthentication
         switch authenticateUser(reason: "create a passkey for \(account) with \(manifest.displayName)", manifest: manifest) {
         case .failure(let failure):
             if case .canceled = failure { throw .canceled("No passkey was created.") }
             throw failure
         case .success(let authentication):
+            host = authentication
             request.parameters.hostUserPresent = authentication.userPresent
             request.parameters.hostUserVerified = authentication.userVerified
         }
@@ -38,10 +40,8 @@ extension FillRouter {
             if let problem = PasskeyRegistrationCheck.problem(with: credential, for: request) {
                 throw .providersFailed(["\(manifest.displayName) answered with \(problem); no passkey was created"])
             }
-            let authentication = UserAuthentication(
-                method: .provider, userPresent: request.parameters.hostUserPresent, userVerified: request.parameters.hostUserVerified)
             return FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
-                              suggestion: nil, authentication: authentication)
+                              suggestion: nil, authentication: ui.established.map { host.combined(with: $0) } ?? host)
         case .canceled(let error) where error.code == .matchedExcludedCredential:
             throw .excludedCredential(
                 "\(manifest.displayName) already holds a passkey the relying party listed in excludeCredentials (\(account)); no passkey was created.")
@@ -101,9 +101,25 @@ extension FillRouter {
     }
 
     /// Opens a passkey provider's list during a sign-in (`prepareCredentialList(for:requestParameters:)`):
-    /// the user picks one of its passkeys (an assertion, checked like any other) or a password.
+    /// the user picks one of its passkeys (an assertion, checked like any other) or a password. The
+    /// host authenticates the user first, as for any passkey: the provider signs the UP and UV flags.
     public func passkeyFromList(providerID: String, services: [ServiceIdentifier], parameters: PasskeyParameters) async throws(FillFailure) -> FillResult {
-        let result = try await interfaceRequest(.passkeyCredentialList(services, parameters), providerID: providerID, capability: .providesPasskeys)
+        var parameters = parameters
+        let manifest: PluginManifest
+        do {
+            manifest = try setup.catalog.manifest(for: providerID)
+        } catch {
+            throw .providersFailed(["\(providerID) could not be loaded: \(error)"])
+        }
+        let host: UserAuthentication
+        switch authenticateUser(reason: "sign in to \(parameters.relyingParty) from \(manifest.displayName)'s list", manifest: manifest) {
+        case .failure(let failure): throw failure
+        case .success(let authentication): host = authentication
+        }
+        parameters.hostUserPresent = host.userPresent
+        parameters.hostUserVerified = host.userVerified
+        let result = try await interfaceRequest(.passkeyCredentialList(services, parameters), manifest: manifest, capability: .providesPasskeys,
+                                                authentication: .before(host))
         if case .passkeyAssertion(let assertion) = result.credential,
            let problem = PasskeyResultCheck.problem(with: assertion, parameters: parameters, expectedCredential: nil) {
             throw .providersFailed(["\(result.providerName) answered with \(problem)"])

@@ -22,6 +22,9 @@ public enum FillFailure: Error, Sendable, CustomStringConvertible {
     case userInterfaceUnavailable(String)
     /// The host could not authenticate the user.
     case authenticationFailed(String)
+    /// The host's own authentication needed the controlling terminal and there is none (a UI
+    /// script never answers it).
+    case authenticationUnavailable(String)
     /// Every candidate tried failed; the messages name each provider.
     case providersFailed([String])
     /// Passkey registration: the provider already holds one of the relying party's excluded
@@ -37,7 +40,7 @@ public enum FillFailure: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .nothingToFill(let message), .canceled(let message), .userInterfaceUnavailable(let message),
-            .authenticationFailed(let message), .excludedCredential(let message):
+            .authenticationFailed(let message), .authenticationUnavailable(let message), .excludedCredential(let message):
             message
         case .providersFailed(let messages), .declined(let messages), .providersRefused(let messages): messages.joined(separator: "\n")
         }
@@ -58,12 +61,18 @@ public enum FillPick: Sendable, Equatable {
 ///
 /// 1. the no-UI entry point under the deadline;
 /// 2. a credential → the host authenticates the user itself (the configured policy), then fills;
-/// 3. `userInteractionRequired` → the provider's UI entry point; the host does not authenticate again;
+/// 3. `userInteractionRequired` → the provider's UI entry point; the host does not authenticate
+///    again when that UI established what the policy asks (a master password typed is verification,
+///    any answer a person gave at the terminal is presence), and does otherwise;
 /// 4. `credentialIdentityNotFound` → the provider's identity store is wiped, the user told, the next
 ///    candidate offered;
 /// 5. `failed`, a timeout, or no answer → a message naming the provider, and fallback to the next
 ///    candidate (interactive: the list again with the failure marked; otherwise only with `fallback`);
 /// 6. `userCanceled` → nothing is filled.
+///
+/// Every path that hands out a secret (suggestions, a provider's list, text, passkeys) applies the
+/// `UserAuthentication` policy: the host's own prompts (``HostPrompts``: the terminal only) unless
+/// the provider's own UI in that request already established what the policy asks.
 ///
 /// Only providers whose plist declares the capability receive a request kind.
 public final class FillRouter: Sendable {
@@ -76,7 +85,9 @@ public final class FillRouter: Sendable {
     public let trace = RequestTrace()
     private let connections = Mutex<[String: any ProviderConnection]>([:])
 
-    /// A router over `setup`'s enabled providers, rendering UI with `ui` and authenticating with `authenticator`.
+    /// A router over `setup`'s enabled providers, rendering providers' UI and the host's lists with `ui`
+    /// (the terminal or a UI script) and authenticating with `authenticator`, whose questions must go
+    /// to the controlling terminal only (``HostPrompts``).
     public init(setup: ProviderSetup, ui: any ProviderUserInterface, authenticator: any UserAuthenticator,
                 deadline: Duration, notify: @escaping @Sendable (String) -> Void) {
         self.setup = setup
@@ -242,7 +253,8 @@ public final class FillRouter: Sendable {
                                           suggestion: suggestion, authentication: authentication))
             }
         case .canceled(let error) where error.code == .userInteractionRequired:
-            return await provideWithInterface(request, suggestion: suggestion, manifest: manifest, connection: connection)
+            return await provideWithInterface(request, suggestion: suggestion, manifest: manifest, connection: connection,
+                                              authenticatedFirst: authenticatedFirst, reason: reason)
         default:
             return settle(silent, suggestion: suggestion, manifest: manifest)
         }
@@ -259,13 +271,27 @@ public final class FillRouter: Sendable {
             switch error {
             case .canceled: return .failure(.canceled("Nothing was filled."))
             case .denied(let why): return .failure(.authenticationFailed("Not filled: you were not authenticated (\(why))."))
-            case .unavailable(let why): return .failure(.userInterfaceUnavailable("Not filled: autofill could not ask you to confirm (\(why))."))
+            case .unavailable(let why): return .failure(.authenticationUnavailable("Not filled: autofill could not ask you to confirm: \(why)."))
             }
         }
     }
 
+    /// The policy after a provider's UI request completed: what the provider's UI established counts
+    /// when it is what the policy asks (and is something); otherwise the host asks itself, and the
+    /// result carries both.
+    func authenticateAfterInterface(reason: String, manifest: PluginManifest) -> Result<UserAuthentication, FillFailure> {
+        let provider = ui.established
+        if let provider, provider.level > .nothing, provider.level >= authenticator.required {
+            trace.note(manifest, "host user authentication", "not asked: \(manifest.displayName)'s own UI established \(provider.level)")
+            return .success(provider)
+        }
+        trace.note(manifest, "provider UI", provider.map { "established only \($0.level)" } ?? "showed nothing")
+        return authenticateUser(reason: reason, manifest: manifest).map { host in provider?.combined(with: host) ?? host }
+    }
+
     private func provideWithInterface(_ request: CredentialRequest, suggestion: Suggestion, manifest: PluginManifest,
-                                      connection: any ProviderConnection) async -> Attempt {
+                                      connection: any ProviderConnection, authenticatedFirst: UserAuthentication?,
+                                      reason: String) async -> Attempt {
         let start = ContinuousClock.now
         ui.reset()
         let outcome = await connection.send(.interfaceToProvideCredential(request), deadline: nil)
@@ -274,9 +300,17 @@ public final class FillRouter: Sendable {
             if let problem = PasskeyResultCheck.problem(with: credential, for: request) {
                 return .failed("\(manifest.displayName) answered with \(problem)")
             }
-            return .filled(FillResult(
-                credential: credential, providerID: manifest.identifier, providerName: manifest.displayName, suggestion: suggestion,
-                authentication: UserAuthentication(method: .provider, userPresent: true, userVerified: true)))
+            let authentication: UserAuthentication
+            if let authenticatedFirst {
+                authentication = ui.established.map { authenticatedFirst.combined(with: $0) } ?? authenticatedFirst
+            } else {
+                switch authenticateAfterInterface(reason: "fill " + reason, manifest: manifest) {
+                case .failure(let failure): return .stop(failure)
+                case .success(let established): authentication = established
+                }
+            }
+            return .filled(FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
+                                      suggestion: suggestion, authentication: authentication))
         }
         if let reason = ui.unavailableReason, case .canceled(let error) = outcome, error.code == .failed {
             return .stop(.userInterfaceUnavailable("\(manifest.displayName) needs to ask you something (to unlock it, say), and \(reason)."))
@@ -305,10 +339,12 @@ public final class FillRouter: Sendable {
 
     // MARK: Lists, text, configuration
 
-    /// Opens a provider's full list (`prepareCredentialList` or the one-time-code list) and returns what the user chose.
+    /// Opens a provider's full list (`prepareCredentialList` or the one-time-code list) and returns what
+    /// the user chose, once the policy is satisfied (choosing from a list is presence at most).
     public func fillFromList(providerID: String, kind: CredentialIdentity.Kind, services: [ServiceIdentifier]) async throws(FillFailure) -> FillResult {
         let request: ProviderRequest = kind == .oneTimeCode ? .oneTimeCodeList(services) : .credentialList(services)
-        return try await interfaceRequest(request, providerID: providerID, capability: kind == .oneTimeCode ? .providesOneTimeCodes : .providesPasswords)
+        return try await interfaceRequest(request, providerID: providerID, capability: kind == .oneTimeCode ? .providesOneTimeCodes : .providesPasswords,
+                                          authentication: .afterwards("fill a \(kind.label) from the list"))
     }
 
     /// The enabled providers that declare `capability`, in the user's order.
@@ -340,32 +376,47 @@ public final class FillRouter: Sendable {
         }
     }
 
-    /// Asks a provider for text to insert.
+    /// Asks a provider for text to insert, once the policy is satisfied.
     public func insertText(providerID: String) async throws(FillFailure) -> FillResult {
-        try await interfaceRequest(.textToInsert, providerID: providerID, capability: .providesTextToInsert)
+        try await interfaceRequest(.textToInsert, providerID: providerID, capability: .providesTextToInsert,
+                                   authentication: .afterwards("insert text"))
     }
 
     /// Runs a provider's configuration UI; returns when the provider completes it. Takes the manifest
     /// itself: the provider may have been enabled after this router was made.
     public func configure(_ manifest: PluginManifest) async throws(FillFailure) {
         do {
-            _ = try await interfaceRequest(.extensionConfiguration, manifest: manifest, capability: .showsConfigurationUI)
+            _ = try await interfaceRequest(.extensionConfiguration, manifest: manifest, capability: .showsConfigurationUI,
+                                           authentication: .notNeeded)
         } catch .canceled {
             throw .canceled("\(manifest.displayName)'s configuration was cancelled.")
         }
     }
 
-    func interfaceRequest(_ request: ProviderRequest, providerID: String, capability: Capability) async throws(FillFailure) -> FillResult {
+    /// How a UI request's result is authenticated.
+    enum InterfaceAuthentication {
+        /// Nothing secret comes back (configuration).
+        case notNeeded
+        /// The policy is applied after the provider completed, unless its UI established enough;
+        /// the text says what for ("insert text"), shown with the provider's name.
+        case afterwards(String)
+        /// The host authenticated before the request (passkeys: the provider signs the flags).
+        case before(UserAuthentication)
+    }
+
+    func interfaceRequest(_ request: ProviderRequest, providerID: String, capability: Capability,
+                          authentication: InterfaceAuthentication) async throws(FillFailure) -> FillResult {
         let manifest: PluginManifest
         do {
             manifest = try setup.catalog.manifest(for: providerID)
         } catch {
             throw .providersFailed(["\(providerID) could not be loaded: \(error)"])
         }
-        return try await interfaceRequest(request, manifest: manifest, capability: capability)
+        return try await interfaceRequest(request, manifest: manifest, capability: capability, authentication: authentication)
     }
 
-    func interfaceRequest(_ request: ProviderRequest, manifest: PluginManifest, capability: Capability) async throws(FillFailure) -> FillResult {
+    func interfaceRequest(_ request: ProviderRequest, manifest: PluginManifest, capability: Capability,
+                          authentication: InterfaceAuthentication) async throws(FillFailure) -> FillResult {
         let connection: any ProviderConnection
         do {
             guard manifest.capabilities.contains(capability) else {
@@ -385,8 +436,20 @@ public final class FillRouter: Sendable {
         trace.record(manifest, request.entryPoint, outcome, since: start)
         switch outcome {
         case .completed(let credential):
+            let established: UserAuthentication
+            switch authentication {
+            case .notNeeded:
+                established = ui.established ?? UserAuthentication(method: .none, userPresent: false, userVerified: false)
+            case .before(let host):
+                established = ui.established.map { host.combined(with: $0) } ?? host
+            case .afterwards(let purpose):
+                switch authenticateAfterInterface(reason: "\(purpose) from \(manifest.displayName)", manifest: manifest) {
+                case .failure(let failure): throw failure
+                case .success(let result): established = result
+                }
+            }
             return FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
-                              suggestion: nil, authentication: UserAuthentication(method: .provider, userPresent: true, userVerified: true))
+                              suggestion: nil, authentication: established)
         case .canceled(let error) where error.code == .userCanceled:
             throw .canceled("Nothing was filled: cancelled in \(manifest.displayName).")
         case .canceled(let error):

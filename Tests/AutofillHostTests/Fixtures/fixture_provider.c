@@ -23,6 +23,8 @@
  *   "badutf8"     complete with a password that is not UTF-8
  *   "ui"          try ui_prompt (not allowed here); cancel with the status as the reason
  *   "cancel:N"    cancel with error code N and reason "fixture says N"
+ *   "silentui"    cancel with userInteractionRequired; its UI entry point then completes
+ *                 (password "silent-pw") without showing anything
  * and, for the fault tests (run in a helper process only; they would take a host down):
  *   "segv"        dereference NULL          "abort"       abort()
  *   "exit:N"      exit(N)                   "hang"        never return from the call
@@ -32,7 +34,8 @@
  *   "bigids"      store_save one identity per call over AF_MAX_IDENTITIES_PER_CALL, then "ok"
  *   "forge"       complete request ids 1 to 64 other than its own with password "forged",
  *                 log how many were accepted ("forged accepted N"), then complete "ok"
- * prepare_interface_to_provide_credential asks ui_prompt for a secret and completes with it.
+ * prepare_interface_to_provide_credential asks ui_prompt for a secret and completes with it (but
+ * see "silentui").
  * At load, the provider saves one identity (service "<FixtureName>.test", user "ok") to its store.
  */
 #define _DEFAULT_SOURCE
@@ -183,6 +186,8 @@ ENTRY void provide(void *context, af_request_id request, const af_credential_req
         say_status("wrong completion", host->complete_text(request, "text", 4));
     } else if (user_is(credential_request, "badutf8")) {
         say_status("bad utf8 completion", host->complete_password(request, "badutf8", 7, "\xff\xfe", 2));
+    } else if (user_is(credential_request, "silentui")) {
+        host->cancel_request(request, AF_ERROR_USER_INTERACTION_REQUIRED, NULL, 0);
     } else if (user_is(credential_request, "ui")) {
         char answer[16];
         size_t length = 0;
@@ -205,7 +210,10 @@ ENTRY void provide(void *context, af_request_id request, const af_credential_req
 
 ENTRY void provide_with_ui(void *context, af_request_id request, const af_credential_request *credential_request) {
     (void)context;
-    (void)credential_request;
+    if (user_is(credential_request, "silentui")) {
+        host->complete_password(request, "silentui", 8, "silent-pw", 9);
+        return;
+    }
     char answer[64];
     size_t length = 0;
     af_status status = host->ui_prompt(request, "Unlock", 6, "Master password", 15, AF_UI_PROMPT_SECRET,

@@ -14,7 +14,6 @@ enum Repository {
     }()
     static var abiInclude: String { "\(root)/Sources/CAutofillProvider/include" }
     static var builtBundles: String { "\(root)/.build/plugins" }
-    static var fixtureSource: String { "\(root)/Tests/AutofillHostTests/Fixtures/fixture_provider.c" }
 }
 
 
@@ -25,14 +24,7 @@ enum TestPlugins {
         id: String, name: String = "Fixture", executable: String = "libFixture.so",
         entry: String = "fixture_provider_entry", capabilities: [String: Bool] = ["ProvidesPasswords": true]
     ) -> [String: Any] {
-        [
-            "CFBundleIdentifier": id, "CFBundleDisplayName": name, "CFBundleExecutable": executable,
-            "AFProviderABIVersion": 1, "AFProviderEntrySymbol": entry,
-            "NSExtension": [
-                "NSExtensionPointIdentifier": PluginManifest.extensionPointIdentifier,
-                "NSExtensionAttributes": ["ASCredentialProviderExtensionCapabilities": capabilities],
-            ],
-        ]
+        FixturePlugin.plist(id: id, name: name, executable: executable, entry: entry, capabilities: capabilities)
     }
 
     /// Writes `plist` as XML (or binary) to `path`.
@@ -59,10 +51,7 @@ enum TestPlugins {
 
     /// Compiles the C fixture the way a third party builds a plugin.
     static func compile(defines: [String], output: String) throws {
-        let arguments = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread",
-                         "-I", Repository.abiInclude] + defines.map { "-D\($0)" } + [Repository.fixtureSource, "-o", output]
-        let (status, output) = try run("/usr/bin/cc", arguments)
-        guard status == 0 else { throw TestFailure("cc failed: \(output)") }
+        try FixturePlugin.compile(defines: defines, output: output)
     }
 
     /// A fresh copy of a built sample bundle (e.g. "VaultProvider"): a new file, so a new load in this process.

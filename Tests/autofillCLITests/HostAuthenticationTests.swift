@@ -1,0 +1,193 @@
+import AutofillTestSupport
+import Foundation
+import Testing
+
+/// The host's core promise, through the real CLI: every path that hands out a secret applies the
+/// `UserAuthentication` policy; a provider's UI counts only for what it really established; the
+/// host's own questions are answered at the controlling terminal, never from `--ui-script`.
+///
+/// Providers: the Vault (a copy of the demo vault, unlocked with `autofill-vault unlock`, so it
+/// answers without UI) and the C fixture (`org.t.fixture`), whose text entry point completes without
+/// UI and whose `silentui` identity completes from the UI entry point without showing anything.
+@Suite(.serialized)
+struct HostAuthenticationTests {
+    let home: TemporaryHome
+    static let master = "correct horse battery staple"
+    static let policies: [String: [String: String]] = [
+        "permit": ["Policy": "pam", "PAMService": "autofill-permit"],
+        "deny": ["Policy": "pam", "PAMService": "autofill-deny"],
+        "ask": ["Policy": "pam", "PAMService": "autofill-ask"],
+        "confirm": ["Policy": "confirm"],
+        "none": ["Policy": "none"],
+    ]
+
+    init() throws {
+        home = try TemporaryHome()
+        _ = try home.sample("VaultProvider", as: "org.autofill.vault")
+        try FixturePlugin.bundle(
+            in: "\(home.path)/plugins",
+            plist: FixturePlugin.plist(id: "org.t.fixture", capabilities: ["ProvidesPasswords": true, "ProvidesTextToInsert": true]))
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault.afvault", toPath: "\(home.path)/vault.afvault")
+        let pam = try home.pamFolder()
+        for (name, var policy) in Self.policies {
+            if policy["Policy"] == "pam" { policy["PAMConfigurationDirectory"] = pam }
+            let plist: [String: Any] = [
+                "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault", "org.t.fixture"],
+                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault.afvault"], "org.t.fixture": ["FixtureName": "fix"]],
+                "UserAuthentication": policy,
+            ]
+            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+                .write(to: URL(fileURLWithPath: "\(home.path)/\(name).plist"))
+        }
+        for id in ["org.autofill.vault", "org.t.fixture"] { _ = try autofill(["providers", "trust", id], policy: "none") }
+        #expect(try autofill(["providers", "sync"], policy: "none").status == 0)
+        let identities = try home.file("fixture.json", """
+            { "identities": [{ "kind": "password", "serviceIdentifier": { "identifier": "fix.test", "type": "domain" }, "user": "silentui" },
+                             { "kind": "password", "serviceIdentifier": { "identifier": "fix.test", "type": "domain" }, "user": "cancel:100" }] }
+            """)
+        #expect(try autofill(["identities", "save", "--provider", "org.t.fixture", "--file", identities], policy: "none").status == 0)
+        // Unlocked: the vault answers without UI from now on, so only the host's policy stands between a
+        // command and the secret.
+        let unlocked = try ChildProcess.run(
+            "\(CLI.root)/.build/debug/autofill-vault", ["unlock", "--vault", "\(home.path)/vault.afvault", "--password-stdin"],
+            environment: environment, input: Self.master + "\n")
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+    }
+
+    var environment: [String: String] {
+        ["HOME": home.path, "XDG_CONFIG_HOME": "\(home.path)/.config", "XDG_DATA_HOME": "\(home.path)/.local/share",
+         "XDG_RUNTIME_DIR": "\(home.path)/run", "PATH": "/usr/bin:/bin"]
+    }
+
+    /// `autofill ARGS --config POLICY.plist [--ui-script …]`, without a terminal.
+    func autofill(_ arguments: [String], policy: String, script: String? = nil) throws -> CLI.Result {
+        var extra = ["--config", "\(home.path)/\(policy).plist"]
+        if let script { extra += ["--ui-script", try home.file("script-\(UUID().uuidString).txt", script)] }
+        return try CLI.run(arguments + extra, home: home.path)
+    }
+
+    static func authentication(_ result: CLI.Result) -> [String: Any] {
+        let object = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
+        return object?["authentication"] as? [String: Any] ?? [:]
+    }
+
+    /// Every command that prints a secret, with the UI script its provider's list needs.
+    static let secretPaths: [([String], String?)] = [
+        (["fill", "example.com", "--pick", "1"], nil),
+        (["fill", "example.com", "--list", "--provider", "org.autofill.vault"], "choose 1\n"),
+        (["fill", "example.com", "--type", "otp", "--pick", "1"], nil),
+        (["fill", "example.com", "--type", "otp", "--list", "--provider", "org.autofill.vault"], "choose 1\n"),
+        (["text", "--provider", "org.autofill.vault"], "choose 1\n"),
+        (["text", "--provider", "org.t.fixture"], nil),
+    ]
+
+    // MARK: 1. Every path applies the policy
+
+    @Test(arguments: secretPaths)
+    func everyPathThatHandsOutASecretIsRefusedWhenPAMRefusesTheUser(arguments: [String], script: String?) throws {
+        let result = try autofill(arguments, policy: "deny", script: script)
+        #expect(result.status == 22, "\(arguments): \(result.stderr)")
+        #expect(result.stdout.isEmpty, "\(arguments) printed a secret")
+        #expect(result.stderr.contains("you were not authenticated"), "\(result.stderr)")
+    }
+
+    @Test(arguments: secretPaths)
+    func everyPathThatHandsOutASecretFillsWhenPAMAcceptsTheUser(arguments: [String], script: String?) throws {
+        let result = try autofill(arguments + ["--json"], policy: "permit", script: script)
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        let authentication = Self.authentication(result)
+        #expect(authentication["method"] as? String == "pam", "\(arguments): \(authentication)")
+        #expect(authentication["userVerified"] as? Bool == true)
+    }
+
+    // MARK: 2. A provider's UI counts only when it really showed something
+
+    @Test func aProviderThatCompletesItsUIEntryPointWithoutShowingAnythingGetsTheHostsAuthentication() throws {
+        let denied = try autofill(["fill", "fix.test", "--user", "silentui", "--trace"], policy: "deny")
+        #expect(denied.status == 22, "\(denied.stderr)")
+        #expect(denied.stdout.isEmpty)
+        #expect(denied.stderr.contains("provider UI → showed nothing"), "\(denied.stderr)")
+
+        let none = try autofill(["fill", "fix.test", "--user", "silentui", "--json"], policy: "none")
+        #expect(none.status == 0, "\(none.stderr)")
+        let authentication = Self.authentication(none)
+        #expect(authentication["method"] as? String == "none", "nothing was established: \(authentication)")
+        #expect(authentication["userPresent"] as? Bool == false)
+        #expect(authentication["userVerified"] as? Bool == false)
+    }
+
+    @Test func aSecretTheProvidersOwnUITookIsItsOwnVerification() throws {
+        // The fixture's UI entry point asks a secret prompt (a master password, say): PAM is not asked.
+        let result = try autofill(["fill", "fix.test", "--user", "cancel:100", "--json"], policy: "deny", script: "secret hunter2\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let authentication = Self.authentication(result)
+        #expect(authentication["method"] as? String == "provider")
+        #expect(authentication["userVerified"] as? Bool == true)
+        #expect(authentication["userPresent"] as? Bool == false, "a UI script is not a person: \(authentication)")
+    }
+
+    @Test func choosingFromAListWithAUIScriptEstablishesNothing() throws {
+        // The script chose from the vault's list: nobody was there, so `none` reports nothing.
+        let result = try autofill(["fill", "example.com", "--list", "--provider", "org.autofill.vault", "--json"],
+                                  policy: "none", script: "choose 1\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        let authentication = Self.authentication(result)
+        #expect(authentication["userPresent"] as? Bool == false, "\(authentication)")
+        #expect(authentication["userVerified"] as? Bool == false)
+    }
+
+    // MARK: 3. The host's own questions need the terminal
+
+    @Test(arguments: [("confirm", "confirm yes\n"), ("ask", "secret whatever\n")])
+    func aUIScriptNeverAnswersTheHostsOwnQuestions(policy: String, script: String) throws {
+        let result = try autofill(["fill", "example.com", "--pick", "1", "--json"], policy: policy, script: script)
+        #expect(result.status == 21, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("needs you at the controlling terminal"), "\(result.stderr)")
+        #expect(result.stderr.contains("policy none on purpose"))
+    }
+
+    /// The shell command that runs autofill in a tmux pane, its stdout to a file.
+    func shell(_ arguments: String, policy: String, output: String) -> String {
+        let variables = environment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+        return "env \(variables) \(CLI.binary) \(arguments) --config \(home.path)/\(policy).plist > \(output); echo EXIT=$? >> \(output)"
+    }
+
+    func waitForFile(_ path: String, containing text: String) throws -> String {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let contents = try? String(contentsOfFile: path, encoding: .utf8), contents.contains(text) { return contents }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TmuxTimeout(expected: text, screen: (try? String(contentsOfFile: path, encoding: .utf8)) ?? "(no output)")
+    }
+
+    @Test func theConfirmationIsAnsweredAtTheTerminal() throws {
+        let output = "\(home.path)/confirmed.txt"
+        let session = try TmuxSession(shell("fill example.com --pick 1 --json", policy: "confirm", output: output))
+        let screen = try session.waitFor("[y/n, q cancels]:")
+        #expect(screen.contains("[autofill] Confirm"))
+        try session.send("y", "Enter")
+        let printed = try waitForFile(output, containing: "EXIT=")
+        #expect(printed.hasSuffix("EXIT=0\n"), "\(printed)")
+        let object = try JSONSerialization.jsonObject(with: Data(printed.dropLast("EXIT=0\n".count).utf8)) as? [String: Any]
+        let authentication = object?["authentication"] as? [String: Any] ?? [:]
+        #expect(authentication["method"] as? String == "confirm")
+        #expect(authentication["userPresent"] as? Bool == true)
+        #expect(authentication["userVerified"] as? Bool == false)
+    }
+
+    @Test func choosingFromAProvidersListAtTheTerminalIsPresenceNotVerification() throws {
+        let output = "\(home.path)/listed.txt"
+        let session = try TmuxSession(shell("fill example.com --list --provider org.autofill.vault --json", policy: "confirm", output: output))
+        try session.waitFor("(q cancels):")
+        try session.send("1", "Enter")
+        let printed = try waitForFile(output, containing: "EXIT=")
+        #expect(printed.hasSuffix("EXIT=0\n"), "presence was established, so the host did not ask again: \(printed)")
+        let object = try JSONSerialization.jsonObject(with: Data(printed.dropLast("EXIT=0\n".count).utf8)) as? [String: Any]
+        let authentication = object?["authentication"] as? [String: Any] ?? [:]
+        #expect(authentication["method"] as? String == "provider")
+        #expect(authentication["userPresent"] as? Bool == true)
+        #expect(authentication["userVerified"] as? Bool == false)
+    }
+}
