@@ -57,7 +57,6 @@ struct FillCommand: AsyncParsableCommand {
             let setup = try global.setup()
             setup.prestartHelper()  // its start overlaps reading the stores and ranking
             let router = try session.router(setup)
-            defer { session.printTrace(router) }
             let result: FillResult
             if list {
                 result = try await router.fillFromList(
@@ -102,7 +101,6 @@ struct TextCommand: AsyncParsableCommand {
             let setup = try global.setup()
             setup.prestartHelper()  // its start overlaps reading the stores and ranking
             let router = try session.router(setup)
-            defer { session.printTrace(router) }
             let offering = setup.catalog.enabledIDs.filter { id in
                 (try? setup.catalog.manifest(for: id))?.capabilities.contains(.providesTextToInsert) ?? false
             }

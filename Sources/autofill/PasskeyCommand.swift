@@ -144,7 +144,6 @@ struct PasskeyGetCommand: AsyncParsableCommand {
             let setup = try global.setup()
             setup.prestartHelper()  // its start overlaps reading the stores and ranking
             let router = try session.router(setup)
-            defer { session.printTrace(router) }
             let query = try invalidInput { () throws(WebAuthnRequestError) in
                 do throws(ServiceNameError) { return try ServiceQuery(ceremony.relyingParty) } catch { throw WebAuthnRequestError(error.message) }
             }
@@ -236,7 +235,6 @@ struct PasskeyCreateCommand: AsyncParsableCommand {
             let setup = try global.setup()
             setup.prestartHelper()  // its start overlaps reading the stores and ranking
             let router = try session.router(setup)
-            defer { session.printTrace(router) }
             let identity = PasskeyCredentialIdentity(
                 relyingPartyIdentifier: ceremony.relyingParty, userName: options.userName, credentialID: [], userHandle: options.userHandle)
             let request = PasskeyRegistrationRequest(

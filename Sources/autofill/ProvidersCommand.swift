@@ -52,7 +52,6 @@ struct ProvidersCommand: ParsableCommand {
             try await reportingFillErrors(session) {
                 var setup = try global.setup()
                 let router = try session.router(setup)
-                defer { session.printTrace(router) }
                 let (manifest, isNew, _) = try setup.enable(provider, userInterface: router.userInterface)
                 guard isNew else {
                     print("\(manifest.displayName) (\(manifest.identifier)) is already enabled.")

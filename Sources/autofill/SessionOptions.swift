@@ -10,7 +10,7 @@ struct SessionOptions: ParsableArguments {
         valueName: "file"))
     var uiScript: String?
 
-    @Flag(help: "Print which provider answered what to stderr (secrets redacted).")
+    @Flag(help: "Print which provider answered what to stderr as it happens (secrets redacted).")
     var trace = false
 
     /// The UI for providers' prompts and the host's lists: a UI script, else the terminal, else none
@@ -25,14 +25,13 @@ struct SessionOptions: ParsableArguments {
     /// host's own authentication on the controlling terminal only (``HostPrompts``).
     func router(_ setup: ProviderSetup) throws(AutofillError) -> FillRouter {
         let ui = try userInterface()
+        var onEntry: (@Sendable (RequestTrace.Entry) -> Void)?
+        if trace { onEntry = { entry in printError("trace: " + entry.description) } }
         return FillRouter(
             setup: setup, ui: ui, authenticator: setup.catalog.file.userAuthenticator(ui: HostPrompts.open()),
-            deadline: setup.catalog.file.configuration.noUIDeadline, notify: { printError("autofill: \($0)") })
-    }
-
-    func printTrace(_ router: FillRouter) {
-        guard trace else { return }
-        for entry in router.trace.all { printError("trace: \(entry)") }
+            deadline: setup.catalog.file.configuration.noUIDeadline,
+            trace: RequestTrace(onEntry: onEntry),
+            notify: { printError("autofill: \($0)") })
     }
 }
 

@@ -164,9 +164,11 @@ struct HostAuthenticationTests {
 
     @Test func theConfirmationIsAnsweredAtTheTerminal() throws {
         let output = "\(home.path)/confirmed.txt"
-        let session = try TmuxSession(shell("fill example.com --pick 1 --json", policy: "confirm", output: output))
+        let session = try TmuxSession(shell("fill example.com --pick 1 --json --trace", policy: "confirm", output: output))
         let screen = try session.waitFor("[y/n, q cancels]:")
         #expect(screen.contains("[autofill] Confirm"))
+        #expect(screen.contains("trace: Vault (org.autofill.vault) provideCredentialWithoutUserInteraction(for:) → completed"),
+                "--trace prints each line as it happens, before the question: \(screen)")
         try session.send("y", "Enter")
         let printed = try waitForFile(output, containing: "EXIT=")
         #expect(printed.hasSuffix("EXIT=0\n"), "\(printed)")

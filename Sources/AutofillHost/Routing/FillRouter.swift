@@ -82,15 +82,16 @@ public final class FillRouter: Sendable {
     let deadline: Duration
     let notify: @Sendable (String) -> Void
     /// Which provider answered what.
-    public let trace = RequestTrace()
+    public let trace: RequestTrace
     private let connections = Mutex<[String: any ProviderConnection]>([:])
 
     /// A router over `setup`'s enabled providers, rendering providers' UI and the host's lists with `ui`
     /// (the terminal or a UI script) and authenticating with `authenticator`, whose questions must go
     /// to the controlling terminal only (``HostPrompts``).
     public init(setup: ProviderSetup, ui: any ProviderUserInterface, authenticator: any UserAuthenticator,
-                deadline: Duration, notify: @escaping @Sendable (String) -> Void) {
+                deadline: Duration, trace: RequestTrace = RequestTrace(), notify: @escaping @Sendable (String) -> Void) {
         self.setup = setup
+        self.trace = trace
         self.ui = RecordingUserInterface(ui)
         self.authenticator = authenticator
         self.deadline = deadline

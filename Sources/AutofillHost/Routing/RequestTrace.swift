@@ -2,7 +2,8 @@ internal import AutofillCore
 internal import Synchronization
 
 /// Which provider answered what, request by request (`--trace`). Never holds a secret: outcomes
-/// are recorded as credentials print, which is `<REDACTED>` for every secret.
+/// are recorded as credentials print, which is `<REDACTED>` for every secret. Each entry also goes
+/// to `onEntry` as it is recorded, so a trace shows what happened before a command hangs or asks.
 public final class RequestTrace: Sendable {
     /// One request and its outcome.
     public struct Entry: Sendable, Encodable, CustomStringConvertible {
@@ -18,8 +19,12 @@ public final class RequestTrace: Sendable {
     }
 
     private let entries = Mutex<[Entry]>([])
+    private let onEntry: (@Sendable (Entry) -> Void)?
 
-    public init() {}
+    /// A trace that keeps its entries, and hands each to `onEntry` as it is recorded.
+    public init(onEntry: (@Sendable (Entry) -> Void)? = nil) {
+        self.onEntry = onEntry
+    }
 
     /// Every request so far, in order.
     public var all: [Entry] { entries.withLock { $0 } }
@@ -27,14 +32,17 @@ public final class RequestTrace: Sendable {
     func record(_ manifest: PluginManifest, _ entryPoint: EntryPoint, _ outcome: ProviderOutcome, since start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        let entry = Entry(provider: manifest.identifier, providerName: manifest.displayName, entryPoint: entryPoint.appleName,
-                          outcome: outcome.description, milliseconds: milliseconds)
-        entries.withLock { $0.append(entry) }
+        append(Entry(provider: manifest.identifier, providerName: manifest.displayName, entryPoint: entryPoint.appleName,
+                     outcome: outcome.description, milliseconds: milliseconds))
     }
 
     func note(_ manifest: PluginManifest, _ step: String, _ outcome: String) {
-        let entry = Entry(provider: manifest.identifier, providerName: manifest.displayName, entryPoint: step, outcome: outcome, milliseconds: 0)
+        append(Entry(provider: manifest.identifier, providerName: manifest.displayName, entryPoint: step, outcome: outcome, milliseconds: 0))
+    }
+
+    private func append(_ entry: Entry) {
         entries.withLock { $0.append(entry) }
+        onEntry?(entry)
     }
 }
 
