@@ -32,12 +32,17 @@ public struct PasskeyParameters: Hashable, Sendable {
     public var hostUserPresent: Bool
     /// The host verified the user (PAM) just before this request: the provider may set UV.
     public var hostUserVerified: Bool
+    /// Conditional registration only: the host delivered a password of this provider for this user at
+    /// the relying party (its host or a subdomain) within its recent-fill window. Only fills the host
+    /// completed count: a password the user declined at the host's authentication never does.
+    public var hostRecentPasswordFill: Bool
 
     /// Creates passkey parameters.
     public init(
         relyingParty: String, clientDataHash: [UInt8], userVerification: UserVerificationPreference = .preferred,
         style: PasskeyRegistrationStyle = .standard, credentialIDs: [[UInt8]] = [], algorithms: [Int] = [],
-        extensionsJSON: String? = nil, hostUserPresent: Bool = false, hostUserVerified: Bool = false
+        extensionsJSON: String? = nil, hostUserPresent: Bool = false, hostUserVerified: Bool = false,
+        hostRecentPasswordFill: Bool = false
     ) {
         self.relyingParty = relyingParty
         self.clientDataHash = clientDataHash
@@ -48,6 +53,7 @@ public struct PasskeyParameters: Hashable, Sendable {
         self.extensionsJSON = extensionsJSON
         self.hostUserPresent = hostUserPresent
         self.hostUserVerified = hostUserVerified
+        self.hostRecentPasswordFill = hostRecentPasswordFill
     }
 }
 

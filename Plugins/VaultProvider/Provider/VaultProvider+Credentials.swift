@@ -51,15 +51,9 @@ extension VaultProvider: CredentialProviding {
         }
     }
 
-    /// Records the fill (what an automatic passkey upgrade checks), then completes with `login`'s
-    /// password. The record comes first: once the host has the password it may exit at once, before
-    /// this thread runs again. A record that cannot be written is only logged.
+    /// Completes with `login`'s password. Whether it was delivered (what an automatic passkey upgrade
+    /// asks) is the host's to say: it records only fills the user accepted.
     func complete(_ context: ExtensionContext, with login: PasswordEntry, from vault: Vault) {
-        do {
-            try sessions.recordFill(of: login, in: vault)
-        } catch {
-            host.log(.warning, "the fill was not recorded, so an automatic passkey upgrade will not follow it: \(error.message)")
-        }
         context.completeRequest(withSelectedCredential: PasswordCredential(user: login.user, password: login.password))
     }
 

@@ -37,10 +37,12 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
         }
     }
 
-    /// Automatic passkey upgrade: never any UI. Accepted only when the vault is unlocked, a saved
-    /// password for the relying party (its host or a subdomain) has the same user name, that password
-    /// was filled within `ConditionalRegistrationWindowSeconds`, and that account has no passkey for
-    /// the relying party yet. Each refusal is `failed` naming the rule; UP and UV are not set.
+    /// Automatic passkey upgrade: never any UI. Accepted only when upgrades are on
+    /// (`ConditionalRegistrationWindowSeconds` is not 0), the host says it delivered one of this
+    /// vault's passwords for the user at the relying party recently (`hostRecentPasswordFill`: only
+    /// fills the user accepted count), the vault is unlocked, a saved password for the relying party
+    /// (its host or a subdomain) has the same user name, and that account has no passkey for the
+    /// relying party yet. Each refusal is `failed` naming the rule; UP and UV are not set.
     func performWithoutUserInteractionIfPossible(passkeyRegistration request: PasskeyRegistrationRequest, context: ExtensionContext) {
         let parameters = request.parameters
         let user = request.identity.userName
@@ -51,6 +53,9 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
         }
         if let problem = registrationProblem(request) { return refuse(problem) }
         guard conditionalWindow > 0 else { return refuse("automatic passkey upgrades are off (ConditionalRegistrationWindowSeconds is 0)") }
+        guard parameters.hostRecentPasswordFill else {
+            return refuse("autofill did not deliver a password of this vault for \(user) at \(rp) recently")
+        }
         let vault: Vault
         do throws(Access) {
             vault = try sessionVault()
@@ -69,17 +74,6 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
             return host == rp.lowercased() || host.hasSuffix("." + rp.lowercased())
         }
         guard !logins.isEmpty else { return refuse("the vault has no saved password for \(user) at \(rp) or its subdomains") }
-        var latest: Double?
-        do throws(VaultError) {
-            for login in logins {
-                if let seconds = try sessions.secondsSinceFill(of: login, in: vault) { latest = min(latest ?? seconds, seconds) }
-            }
-        } catch {
-            host.log(.warning, "cannot read the fill records: \(error.message)")
-        }
-        guard let latest, latest <= Double(conditionalWindow) else {
-            return refuse("the saved password for \(user) at \(rp) was not filled in the last \(conditionalWindow) s")
-        }
         guard !vault.contents.passkeys.contains(where: {
             $0.relyingParty == rp && ($0.userName == user || $0.userHandle == request.identity.userHandle)
         }) else {

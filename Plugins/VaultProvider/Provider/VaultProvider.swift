@@ -16,8 +16,8 @@ public func vaultProviderEntry(_ hostABIVersion: UInt32, _ host: UnsafeRawPointe
 ///
 /// Settings: `VaultFile` (the vault's path; without it the provider loads but serves nothing),
 /// `UnlockTimeoutSeconds` (how long an unlock lasts across processes; default 300, 0 asks every time)
-/// and `ConditionalRegistrationWindowSeconds` (how recently a password must have been filled for an
-/// automatic passkey upgrade; default 300, 0 turns upgrades off).
+/// and `ConditionalRegistrationWindowSeconds` (0 turns automatic passkey upgrades off; any other value
+/// turns them on: how recent a fill must be is the host's to say, `hostRecentPasswordFill`).
 final class VaultProvider: CredentialProvider {
     let host: ProviderHost
     /// The vault file, if the setting names one.
@@ -26,7 +26,7 @@ final class VaultProvider: CredentialProvider {
     let timeout: Int
     /// Where unlocked sessions are kept between processes.
     let sessions: SessionCache
-    /// How recently (seconds) a password must have been filled for a conditional passkey registration.
+    /// 0: automatic passkey upgrades are off.
     let conditionalWindow: Int
 
     static let name = "Vault"
@@ -57,7 +57,7 @@ final class VaultProvider: CredentialProvider {
             }
         }
         conditionalWindow = Self.seconds(host, "ConditionalRegistrationWindowSeconds", default: Self.defaultConditionalWindow,
-                                         maximum: SessionCache.maximumFillWindow)
+                                         maximum: 3600)
         publishAtLoad()
     }
 

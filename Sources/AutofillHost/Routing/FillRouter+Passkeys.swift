@@ -60,8 +60,11 @@ extension FillRouter {
     /// The automatic passkey upgrade: asks each enabled provider that declares
     /// SupportsConditionalPasskeyRegistration, in the user's order, through the no-UI entry point
     /// under the no-UI deadline. No UI is ever shown and the host does not authenticate the user;
-    /// the first provider that creates the passkey wins. When none does, ``FillFailure/declined(_:)``
-    /// carries each provider's reason (also in the trace).
+    /// the first provider that creates the passkey wins. Only a provider whose password the host
+    /// delivered for this user at the relying party within ``RecentFills/window`` is asked (and told
+    /// so: `hostRecentPasswordFill`): a fill the user declined at the host's authentication never
+    /// counts. When none does, ``FillFailure/declined(_:)`` carries each provider's reason (also in
+    /// the trace).
     public func registerPasskeyConditionally(_ request: PasskeyRegistrationRequest) async throws(FillFailure) -> FillResult {
         var request = request
         request.parameters.style = .conditional
@@ -72,7 +75,16 @@ extension FillRouter {
             throw .declined(["no enabled provider declares SupportsConditionalPasskeyRegistration"])
         }
         var reasons: [String] = []
+        let fills = RecentFills(folder: setup.stores)
+        let account = "\(request.identity.userName) at \(request.parameters.relyingParty)"
         for manifest in providers {
+            guard fills.contains(providerID: manifest.identifier, user: request.identity.userName, relyingParty: request.parameters.relyingParty) else {
+                let reason = "\(manifest.displayName) was not asked: autofill delivered none of its passwords for \(account) in the last \(Int(RecentFills.window / 60)) minutes"
+                trace.note(manifest, "automatic passkey upgrade", reason)
+                reasons.append(reason)
+                continue
+            }
+            request.parameters.hostRecentPasswordFill = true
             let connection: any ProviderConnection
             do {
                 connection = try self.connection(for: manifest)

@@ -117,6 +117,7 @@ public final class FillRouter: Sendable {
             tried.insert(next)
             switch await provide(candidates[next], services: query.serviceIdentifiers, passkey: passkey) {
             case .filled(let result):
+                recordDelivery(result, at: query.name.hostText)
                 return result
             case .stop(let failure):
                 throw failure
@@ -344,8 +345,23 @@ public final class FillRouter: Sendable {
     /// the user chose, once the policy is satisfied (choosing from a list is presence at most).
     public func fillFromList(providerID: String, kind: CredentialIdentity.Kind, services: [ServiceIdentifier]) async throws(FillFailure) -> FillResult {
         let request: ProviderRequest = kind == .oneTimeCode ? .oneTimeCodeList(services) : .credentialList(services)
-        return try await interfaceRequest(request, providerID: providerID, capability: kind == .oneTimeCode ? .providesOneTimeCodes : .providesPasswords,
-                                          authentication: .afterwards("fill a \(kind.label) from the list"))
+        let result = try await interfaceRequest(
+            request, providerID: providerID, capability: kind == .oneTimeCode ? .providesOneTimeCodes : .providesPasswords,
+            authentication: .afterwards("fill a \(kind.label) from the list"))
+        recordDelivery(result, at: services.first.flatMap { try? ServiceQuery($0.identifier).name.hostText })
+        return result
+    }
+
+    /// Remembers a password the host delivered (the user passed its authentication), for an automatic
+    /// passkey upgrade at that site later (``RecentFills``). A record that cannot be written is traced,
+    /// never a reason to withhold the fill.
+    func recordDelivery(_ result: FillResult, at host: String?) {
+        guard case .password(let credential) = result.credential, let host, !host.isEmpty else { return }
+        do {
+            try RecentFills(folder: setup.stores).record(providerID: result.providerID, user: credential.user, host: host)
+        } catch {
+            setup.logger.warning("the fill was not recorded, so no automatic passkey upgrade will follow it: \(error)")
+        }
     }
 
     /// The enabled providers that declare `capability`, in the user's order.

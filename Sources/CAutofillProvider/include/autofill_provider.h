@@ -282,6 +282,18 @@ typedef struct af_passkey_parameters {
  */
 #define AF_HOST_USER_PRESENT 1u
 #define AF_HOST_USER_VERIFIED 2u
+/**
+ * Conditional registration only (appended to ABI 1; older hosts never set
+ * it): the host delivered a password of THIS provider for this user at the
+ * relying party (its host or a subdomain) within the last 5 minutes, after
+ * the user passed the host's authentication. Only fills the host completed
+ * count: a password the provider handed out but the user declined at the
+ * host's prompt never does. The host sends a conditional registration only
+ * to providers for which this holds, and sets the bit; an automatic passkey
+ * upgrade should require it rather than keep its own record of what it
+ * handed out.
+ */
+#define AF_HOST_RECENT_PASSWORD_FILL 4u
 
 /**
  * A request for one credential. `identity` is the identity the user picked
@@ -290,7 +302,7 @@ typedef struct af_passkey_parameters {
  */
 typedef struct af_credential_request {
     int32_t kind;     /* AF_REQUEST_* */
-    uint32_t host_verification; /* AF_HOST_USER_* flags (passkey kinds only; 0 otherwise) */
+    uint32_t host_verification; /* AF_HOST_* flags (passkey kinds only; 0 otherwise) */
     af_identity identity;
     const af_passkey_parameters *passkey;
 } af_credential_request;

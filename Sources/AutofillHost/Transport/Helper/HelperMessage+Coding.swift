@@ -205,7 +205,7 @@ extension FrameWriter {
         array(p.credentialIDs) { $0.bytes($1) }
         array(p.algorithms) { $0.int($1) }
         optional(p.extensionsJSON) { $0.string($1) }
-        bool(p.hostUserPresent); bool(p.hostUserVerified)
+        bool(p.hostUserPresent); bool(p.hostUserVerified); bool(p.hostRecentPasswordFill)
     }
 
     mutating func credentialRequest(_ request: CredentialRequest) {
@@ -335,7 +335,8 @@ extension FrameReader {
             credentialIDs: try array("parameters.credentialIDs", minimumElementSize: 4) { r throws(FrameError) in try r.bytes("parameters.credentialIDs") },
             algorithms: try array("parameters.algorithms", minimumElementSize: 8) { r throws(FrameError) in try r.int("parameters.algorithms") },
             extensionsJSON: try optional("parameters.extensionsJSON") { r throws(FrameError) in try r.string("parameters.extensionsJSON") },
-            hostUserPresent: try bool("parameters.hostUserPresent"), hostUserVerified: try bool("parameters.hostUserVerified"))
+            hostUserPresent: try bool("parameters.hostUserPresent"), hostUserVerified: try bool("parameters.hostUserVerified"),
+            hostRecentPasswordFill: try bool("parameters.hostRecentPasswordFill"))
     }
 
     mutating func credentialRequest() throws(FrameError) -> CredentialRequest {
