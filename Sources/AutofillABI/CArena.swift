@@ -126,6 +126,7 @@ public final class CArena {
     static func hostVerification(_ parameters: PasskeyParameters) -> UInt32 {
         (parameters.hostUserPresent ? AF_HOST_USER_PRESENT : 0) | (parameters.hostUserVerified ? AF_HOST_USER_VERIFIED : 0)
             | (parameters.hostRecentPasswordFill ? AF_HOST_RECENT_PASSWORD_FILL : 0)
+            | (parameters.hostUserInterfaceScripted ? AF_HOST_UI_SCRIPTED : 0)
     }
 
     /// A passkey assertion as a C struct.

@@ -169,13 +169,14 @@ public enum CDecode {
     }
 
     static func hostVerification(_ flags: UInt32, _ parameters: PasskeyParameters) throws(ABIDecodingError) -> PasskeyParameters {
-        guard flags & ~(AF_HOST_USER_PRESENT | AF_HOST_USER_VERIFIED | AF_HOST_RECENT_PASSWORD_FILL) == 0 else {
+        guard flags & ~(AF_HOST_USER_PRESENT | AF_HOST_USER_VERIFIED | AF_HOST_RECENT_PASSWORD_FILL | AF_HOST_UI_SCRIPTED) == 0 else {
             throw ABIDecodingError("request.host_verification: unknown flags \(flags)")
         }
         var parameters = parameters
         parameters.hostUserPresent = flags & AF_HOST_USER_PRESENT != 0
         parameters.hostUserVerified = flags & AF_HOST_USER_VERIFIED != 0
         parameters.hostRecentPasswordFill = flags & AF_HOST_RECENT_PASSWORD_FILL != 0
+        parameters.hostUserInterfaceScripted = flags & AF_HOST_UI_SCRIPTED != 0
         return parameters
     }
 

@@ -36,13 +36,16 @@ public struct PasskeyParameters: Hashable, Sendable {
     /// the relying party (its host or a subdomain) within its recent-fill window. Only fills the host
     /// completed count: a password the user declined at the host's authentication never does.
     public var hostRecentPasswordFill: Bool
+    /// The host's UI for this request is not a person (a UI script, or none): answers to the
+    /// provider's UI establish no presence, so UP may come only from ``hostUserPresent``.
+    public var hostUserInterfaceScripted: Bool
 
     /// Creates passkey parameters.
     public init(
         relyingParty: String, clientDataHash: [UInt8], userVerification: UserVerificationPreference = .preferred,
         style: PasskeyRegistrationStyle = .standard, credentialIDs: [[UInt8]] = [], algorithms: [Int] = [],
         extensionsJSON: String? = nil, hostUserPresent: Bool = false, hostUserVerified: Bool = false,
-        hostRecentPasswordFill: Bool = false
+        hostRecentPasswordFill: Bool = false, hostUserInterfaceScripted: Bool = false
     ) {
         self.relyingParty = relyingParty
         self.clientDataHash = clientDataHash
@@ -54,6 +57,7 @@ public struct PasskeyParameters: Hashable, Sendable {
         self.hostUserPresent = hostUserPresent
         self.hostUserVerified = hostUserVerified
         self.hostRecentPasswordFill = hostRecentPasswordFill
+        self.hostUserInterfaceScripted = hostUserInterfaceScripted
     }
 }
 

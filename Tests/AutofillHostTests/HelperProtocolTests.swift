@@ -15,7 +15,7 @@ struct HelperProtocolTests {
     static let parameters = PasskeyParameters(
         relyingParty: "example.com", clientDataHash: Array(repeating: 0xab, count: 32), userVerification: .discouraged,
         style: .conditional, credentialIDs: [[1], [2, 3]], algorithms: [-7, -257], extensionsJSON: "{\"credProps\":true}",
-        hostUserPresent: true, hostUserVerified: false, hostRecentPasswordFill: true)
+        hostUserPresent: true, hostUserVerified: false, hostRecentPasswordFill: true, hostUserInterfaceScripted: true)
 
     static let requests: [ProviderRequest] = [
         .credentialList([service]), .passkeyCredentialList([service], parameters), .oneTimeCodeList([]),
@@ -168,7 +168,7 @@ struct HelperProtocolTests {
         #expect(fields(Self.passkey) == 6)
         #expect(fields(Self.code) == 4)
         #expect(fields(Self.service) == 2)
-        #expect(fields(Self.parameters) == 10)
+        #expect(fields(Self.parameters) == 11)
         #expect(fields(PasskeyRegistrationRequest(identity: Self.passkey, parameters: Self.parameters)) == 2)
         #expect(fields(PasswordCredential(user: "u", password: Secret("p"))) == 2)
         #expect(fields(PasskeyAssertionCredential(relyingParty: "", credentialID: [], userHandle: [], authenticatorData: [], signature: [],

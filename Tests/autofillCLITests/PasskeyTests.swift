@@ -187,6 +187,19 @@ struct PasskeyTests {
         #expect(signed.stderr.contains("controlling terminal"))
     }
 
+    @Test func aPasskeyMadeThroughAUIScriptClaimsNoPresence() throws {
+        // `none` and a UI script: the vault's master password came from the script (verification:
+        // it knew the secret), but no person was there, so the vault may not sign UP (the host tells
+        // it with AF_HOST_UI_SCRIPTED, and refuses an answer that claims it anyway).
+        let options = try registrationOptions("scripted")
+        let created = try autofill(["passkey", "create", "--origin", "https://example.com", "--options", options, "--json"],
+                                   policy: "none", script: "secret \(Self.master)\nconfirm yes\n")
+        #expect(created.status == 0, "\(created.stderr)")
+        let verdict = try verify("registration", "scripted", created.stdout)
+        #expect(!verdict.accepted || verdict.summary["userPresent"] as? Bool == false, "\(verdict.summary)")
+        #expect(verdict.accepted || verdict.reason.lowercased().contains("present"), "\(verdict.reason)")
+    }
+
     @Test func passkeysAreRefusedWhenPAMRefusesTheUser() throws {
         let created = try autofill(["passkey", "create", "--origin", "https://example.com", "--options", try registrationOptions("denied"), "--json"],
                                    policy: "deny", script: "secret \(Self.master)\n")

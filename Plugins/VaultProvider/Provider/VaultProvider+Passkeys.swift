@@ -20,6 +20,13 @@ struct UserCheck: Equatable {
     static let masterPassword = UserCheck(present: true, verified: true)
     /// Nobody was asked (conditional registration).
     static let nobody = UserCheck(present: false, verified: false)
+
+    /// What may be claimed for `parameters`: when the host's UI is not a person (a UI script answers,
+    /// `hostUserInterfaceScripted`), answers to the vault's own UI are no presence, so UP comes from
+    /// the host alone; a master password answered still verifies.
+    func honest(for parameters: PasskeyParameters) -> UserCheck {
+        parameters.hostUserInterfaceScripted ? UserCheck(present: parameters.hostUserPresent, verified: verified) : self
+    }
 }
 
 /// Passkey sign-in: without UI, with UI, and from the passkey list.
@@ -152,6 +159,7 @@ extension VaultProvider: PasskeyCredentialListProviding {
         _ passkey: PasskeyEntry, of vault: Vault, _ parameters: PasskeyParameters, check: UserCheck, lockWait: Double,
         context: ExtensionContext
     ) {
+        let check = check.honest(for: parameters)
         do {
             let counted = try vault.update(waitingAtMost: lockWait) { contents in try contents.countAssertion(ofPasskey: passkey.id) }.result
             let assertion = try counted.assertion(

@@ -127,6 +127,7 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
         _ request: PasskeyRegistrationRequest, in vault: Vault, check: UserCheck, lockWait: Double, context: ExtensionContext
     ) {
         let parameters = request.parameters
+        let check = check.honest(for: parameters)
         do {
             let passkey = try PasskeyEntry.generate(
                 relyingParty: parameters.relyingParty, userName: request.identity.userName, userHandle: request.identity.userHandle)

@@ -31,6 +31,7 @@ extension FillRouter {
             request.parameters.hostUserPresent = authentication.userPresent
             request.parameters.hostUserVerified = authentication.userVerified
         }
+        request.parameters.hostUserInterfaceScripted = !ui.answersComeFromAPerson
         ui.reset()
         let start = ContinuousClock.now
         let outcome = await connection.send(.passkeyRegistration(request), deadline: nil)
@@ -40,8 +41,12 @@ extension FillRouter {
             if let problem = PasskeyRegistrationCheck.problem(with: credential, for: request) {
                 throw .providersFailed(["\(manifest.displayName) answered with \(problem); no passkey was created"])
             }
+            let established = ui.established.map { host.combined(with: $0) } ?? host
+            if let problem = PasskeyClaimCheck.problem(with: credential, established: established) {
+                throw .providersFailed(["\(manifest.displayName) answered with \(problem); no passkey was created"])
+            }
             return FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
-                              suggestion: nil, authentication: ui.established.map { host.combined(with: $0) } ?? host)
+                              suggestion: nil, authentication: established)
         case .canceled(let error) where error.code == .matchedExcludedCredential:
             throw .excludedCredential(
                 "\(manifest.displayName) already holds a passkey the relying party listed in excludeCredentials (\(account)); no passkey was created.")
@@ -70,6 +75,7 @@ extension FillRouter {
         request.parameters.style = .conditional
         request.parameters.hostUserPresent = false
         request.parameters.hostUserVerified = false
+        request.parameters.hostUserInterfaceScripted = true  // no UI at all: nobody can answer
         let providers = enabledProviders(declaring: .supportsConditionalPasskeyRegistration)
         guard !providers.isEmpty else {
             throw .declined(["no enabled provider declares SupportsConditionalPasskeyRegistration"])
@@ -97,7 +103,8 @@ extension FillRouter {
             trace.record(manifest, .performPasskeyRegistrationWithoutUserInteraction, outcome, since: start)
             switch outcome {
             case .completed(let credential):
-                if let problem = PasskeyRegistrationCheck.problem(with: credential, for: request) {
+                if let problem = PasskeyRegistrationCheck.problem(with: credential, for: request)
+                    ?? PasskeyClaimCheck.problem(with: credential, established: UserAuthentication(method: .none, userPresent: false, userVerified: false)) {
                     reasons.append("\(manifest.displayName) answered with \(problem)")
                     continue
                 }
@@ -130,6 +137,7 @@ extension FillRouter {
         }
         parameters.hostUserPresent = host.userPresent
         parameters.hostUserVerified = host.userVerified
+        parameters.hostUserInterfaceScripted = !ui.answersComeFromAPerson  // (list requests do not carry it)
         let result = try await interfaceRequest(.passkeyCredentialList(services, parameters), manifest: manifest, capability: .providesPasskeys,
                                                 authentication: .before(host))
         if case .passkeyAssertion(let assertion) = result.credential,

@@ -232,6 +232,7 @@ public final class FillRouter: Sendable {
                 parameters.hostUserPresent = authentication.userPresent
                 parameters.hostUserVerified = authentication.userVerified
             }
+            parameters.hostUserInterfaceScripted = !ui.answersComeFromAPerson
             request = .passkeyAssertion(identity, parameters)
         default:
             return .failed("\(manifest.displayName) does not declare \(suggestion.identity.kind.label)s; not asked")
@@ -245,6 +246,9 @@ public final class FillRouter: Sendable {
                 return .failed("\(manifest.displayName) answered with \(problem)")
             }
             if let authenticatedFirst {
+                if let problem = PasskeyClaimCheck.problem(with: credential, established: authenticatedFirst) {
+                    return .failed("\(manifest.displayName) answered with \(problem)")
+                }
                 return .filled(FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
                                           suggestion: suggestion, authentication: authenticatedFirst))
             }
@@ -305,6 +309,9 @@ public final class FillRouter: Sendable {
             let authentication: UserAuthentication
             if let authenticatedFirst {
                 authentication = ui.established.map { authenticatedFirst.combined(with: $0) } ?? authenticatedFirst
+                if let problem = PasskeyClaimCheck.problem(with: credential, established: authentication) {
+                    return .failed("\(manifest.displayName) answered with \(problem)")
+                }
             } else {
                 switch authenticateAfterInterface(reason: "fill " + reason, manifest: manifest) {
                 case .failure(let failure): return .stop(failure)
@@ -459,6 +466,9 @@ public final class FillRouter: Sendable {
                 established = ui.established ?? UserAuthentication(method: .none, userPresent: false, userVerified: false)
             case .before(let host):
                 established = ui.established.map { host.combined(with: $0) } ?? host
+                if let problem = PasskeyClaimCheck.problem(with: credential, established: established) {
+                    throw .providersFailed(["\(manifest.displayName) answered with \(problem)"])
+                }
             case .afterwards(let purpose):
                 switch authenticateAfterInterface(reason: "\(purpose) from \(manifest.displayName)", manifest: manifest) {
                 case .failure(let failure): throw failure

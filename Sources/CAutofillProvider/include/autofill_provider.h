@@ -294,6 +294,16 @@ typedef struct af_passkey_parameters {
  * handed out.
  */
 #define AF_HOST_RECENT_PASSWORD_FILL 4u
+/**
+ * Passkey kinds (appended to ABI 1): the host's UI for this request is not a
+ * person (a UI script answers, or there is no UI at all). Answers to your
+ * ui_* calls then establish no presence: set UP only from
+ * AF_HOST_USER_PRESENT. A secret answered (a master password) still proves
+ * knowledge of it, so UV may still come from your UI. The host checks the
+ * UP and UV flags you sign against what was established and refuses an
+ * answer that claims more.
+ */
+#define AF_HOST_UI_SCRIPTED 8u
 
 /**
  * A request for one credential. `identity` is the identity the user picked

@@ -205,7 +205,7 @@ extension FrameWriter {
         array(p.credentialIDs) { $0.bytes($1) }
         array(p.algorithms) { $0.int($1) }
         optional(p.extensionsJSON) { $0.string($1) }
-        bool(p.hostUserPresent); bool(p.hostUserVerified); bool(p.hostRecentPasswordFill)
+        bool(p.hostUserPresent); bool(p.hostUserVerified); bool(p.hostRecentPasswordFill); bool(p.hostUserInterfaceScripted)
     }
 
     mutating func credentialRequest(_ request: CredentialRequest) {
@@ -336,7 +336,8 @@ extension FrameReader {
             algorithms: try array("parameters.algorithms", minimumElementSize: 8) { r throws(FrameError) in try r.int("parameters.algorithms") },
             extensionsJSON: try optional("parameters.extensionsJSON") { r throws(FrameError) in try r.string("parameters.extensionsJSON") },
             hostUserPresent: try bool("parameters.hostUserPresent"), hostUserVerified: try bool("parameters.hostUserVerified"),
-            hostRecentPasswordFill: try bool("parameters.hostRecentPasswordFill"))
+            hostRecentPasswordFill: try bool("parameters.hostRecentPasswordFill"),
+            hostUserInterfaceScripted: try bool("parameters.hostUserInterfaceScripted"))
     }
 
     mutating func credentialRequest() throws(FrameError) -> CredentialRequest {
