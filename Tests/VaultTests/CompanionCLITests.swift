@@ -153,6 +153,27 @@ struct CompanionCLITests {
         #expect(try run(["list"]).status == 64)
     }
 
+    @Test func lockAllLocksEveryUnlockedVault() throws {
+        let second = "\(home.path)/second.afvault"
+        for vault in [vaultPath, second] {
+            #expect(try run(["create", "--vault", vault, "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
+            let result = try run(["unlock", "--vault", vault, "--password-stdin", "--timeout", "60"], input: Self.master)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(try run(["list", "--vault", second]).status == 0, "the session opens it")
+
+        var result = try run(["lock", "--all"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "Locked 2 sessions.\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(home.path)/run/autofill").isEmpty)
+        for vault in [vaultPath, second] {
+            #expect(try run(["list", "--vault", vault]).status == 64, "locked: no terminal and no --password-stdin")
+        }
+
+        result = try run(["lock", "--all"])
+        #expect(result.stdout == "Locked 0 sessions.\n")
+    }
+
     @Test func identityStoresCanLiveWhereTheHostConfigurationPutsThem() throws {
         let folder = IdentityStoreDirectory(path: "\(home.path)/config-stores")
         try SQLiteIdentityStore.open(providerID: "org.autofill.vault", in: folder).setEnabled(true)
