@@ -7,14 +7,20 @@
 /// ```
 ///
 /// * TYPE is `totp` or `hotp` (any case).
-/// * LABEL is `issuer:account` or `account`, percent-encoded; spaces may follow the colon.
+/// * LABEL is `issuer:account` or `account`, percent-encoded; spaces may follow the colon. It is
+///   split before it is decoded, so a colon inside the issuer or the account is written `%3A`: the
+///   separator is the colon (`:` or `%3A`) after which the issuer parameter ends, else the first
+///   `:`, else the first `%3A`. An account with a colon and no issuer is written `:account`.
 /// * `secret` (required): the key in Base32; case, padding, spaces and hyphens don't matter.
 /// * `issuer`: wins over the label's prefix when both are given (they should agree; a
 ///   disagreement is reported in ``notes``).
 /// * `algorithm`: `SHA1` (default), `SHA256` or `SHA512`; `digits`: 6 (default), 7 or 8;
 ///   `period` (TOTP): seconds, default 30; `counter` (HOTP, required): the next counter value.
 /// * `af_domain` (autofill's extension): the domain the codes are for (`example.com`).
-/// * Other parameters (`image`, …) are ignored; a parameter given twice is an error.
+/// * Other parameters (`image`, …) are ignored; a parameter given twice is an error. Parameters
+///   are separated by `&` only.
+/// * The label, `issuer` and `af_domain` are kept and shown in the clear, so one that holds the
+///   secret (or a `secret=`, as after a `;` used as a separator) is an error.
 ///
 /// Errors say what was wrong and show a valid example. They never contain the secret: a
 /// quoted URI is redacted first (``redacted(_:)``).
@@ -48,24 +54,25 @@ public struct OTPAuthURI: Sendable, Equatable {
             throw OTPError(.notOTPAuthURI, "not an otpauth:// URI: it must start with otpauth://totp/ or otpauth://hotp/. For example: \(Self.totpExample)")
         }
         let quoted = Self.redacted(text)
-        var rest = Substring(text.unicodeScalars.dropFirst(scheme.unicodeScalars.count))
+        // Split as Unicode scalars, so that a combining mark cannot hide a separator.
+        var rest = Substring(text).unicodeScalars.dropFirst(scheme.unicodeScalars.count)
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let pathPart: Substring
-        let queryPart: Substring
+        let pathPart: Substring.UnicodeScalarView
+        let queryPart: Substring.UnicodeScalarView
         if let question = rest.firstIndex(of: "?") {
             pathPart = rest[..<question]
             queryPart = rest[rest.index(after: question)...]
         } else {
             pathPart = rest
-            queryPart = ""
+            queryPart = rest[rest.endIndex...]
         }
         let typeText: Substring
         let rawLabel: Substring
         if let slash = pathPart.firstIndex(of: "/") {
-            typeText = pathPart[..<slash]
-            rawLabel = pathPart[pathPart.index(after: slash)...]
+            typeText = Substring(pathPart[..<slash])
+            rawLabel = Substring(pathPart[pathPart.index(after: slash)...])
         } else {
-            typeText = pathPart
+            typeText = Substring(pathPart)
             rawLabel = ""
         }
 
@@ -79,19 +86,9 @@ public struct OTPAuthURI: Sendable, Equatable {
         }
         let example = isTOTP ? Self.totpExample : Self.hotpExample
 
-        // The label: issuer:account or account.
+        // The label: issuer:account or account (split below, once the issuer parameter is known).
         guard let label = Self.percentDecoded(rawLabel) else {
             throw OTPError(.malformedURI, "the label of \(quoted) has a broken percent escape or is not UTF-8: write % and two hexadecimal digits (%20 for a space, %3A for a colon). For example: \(example)")
-        }
-        var labelIssuer: String?
-        var account = Self.trimmed(label)
-        if let colon = label.firstIndex(of: ":") {
-            let prefix = Self.trimmed(String(label[..<colon]))
-            labelIssuer = prefix.isEmpty ? nil : prefix
-            account = Self.trimmed(String(label[label.index(after: colon)...]))
-        }
-        guard !account.isEmpty else {
-            throw OTPError(.missingLabel, "no account name in the label of \(quoted): after otpauth://\(isTOTP ? "totp" : "hotp")/ comes issuer:account or account. For example: \(example)")
         }
 
         // The parameters.
@@ -100,10 +97,10 @@ public struct OTPAuthURI: Sendable, Equatable {
             let name: Substring
             let rawValue: Substring
             if let equals = item.firstIndex(of: "=") {
-                name = item[..<equals]
-                rawValue = item[item.index(after: equals)...]
+                name = Substring(item[..<equals])
+                rawValue = Substring(item[item.index(after: equals)...])
             } else {
-                name = item
+                name = Substring(item)
                 rawValue = ""
             }
             guard let decodedName = Self.percentDecoded(name)?.lowercased(), let value = Self.percentDecoded(rawValue) else {
@@ -125,6 +122,23 @@ public struct OTPAuthURI: Sendable, Equatable {
             secret = OTPSecret(base32: secretText, measuredCount: try Base32.measure(secretText))
         } catch {
             throw OTPError(.invalidSecret, "the secret in \(quoted) is not valid Base32: \(error.reason). \(Base32.help). For example: \(example)")
+        }
+
+        // The label and the values kept in the clear must not carry a secret.
+        let secretLetters = Self.base32Letters(secretText)
+        func holdsSecret(_ text: String) -> Bool {
+            Self.containsScalars(text.lowercased(), "secret=")
+                || (secretLetters.count >= Self.minimumSecretLetters && Self.containsScalars(Self.base32Letters(text), secretLetters))
+        }
+        if holdsSecret(label) {
+            throw OTPError(.misplacedSecret, "the label of \(quoted) holds a secret: the label (issuer:account) is shown in lists and logs, so the secret belongs in the secret= parameter only. For example: \(example)")
+        }
+        for name in ["issuer", "af_domain"] where values[name].map(holdsSecret) == true {
+            throw OTPError(.misplacedSecret, "the \(name) parameter of \(quoted) holds a secret: it is shown in lists and logs, so the secret belongs in the secret= parameter only (parameters are separated by &; write %3B for a ; in a value). For example: \(example)")
+        }
+
+        guard let (labelIssuer, account) = Self.splitLabel(rawLabel, issuerParameter: values["issuer"]), !account.isEmpty else {
+            throw OTPError(.missingLabel, "no account name in the label of \(quoted): after otpauth://\(isTOTP ? "totp" : "hotp")/ comes issuer:account or account. For example: \(example)")
         }
 
         var algorithm = OTPAlgorithm.sha1
@@ -198,7 +212,9 @@ public struct OTPAuthURI: Sendable, Equatable {
             uri += "\(parameters.isTimeBased ? "totp" : "hotp")/\(encoded(issuer)):\(encoded(parameters.account))"
             query.append(("issuer", issuer))
         } else {
-            uri += "\(parameters.isTimeBased ? "totp" : "hotp")/\(encoded(parameters.account))"
+            // An account with a colon gets an empty issuer prefix, so that no part of it is taken for one.
+            let prefix = parameters.account.unicodeScalars.contains(":") ? ":" : ""
+            uri += "\(parameters.isTimeBased ? "totp" : "hotp")/\(prefix)\(encoded(parameters.account))"
         }
         query.append(("algorithm", parameters.algorithm.rawValue))
         query.append(("digits", String(parameters.digits)))
@@ -208,33 +224,6 @@ public struct OTPAuthURI: Sendable, Equatable {
         }
         if let domain { query.append(("af_domain", domain)) }
         return uri + "?" + query.map { "\($0.0)=\(encoded($0.1))" }.joined(separator: "&")
-    }
-
-    /// Parameters whose values may be quoted in messages; every other value is redacted.
-    static let quotable: Set<String> = ["issuer", "algorithm", "digits", "period", "counter", "af_domain"]
-
-    /// `text` fit to quote in a message or a log: the value of `secret` and of every parameter
-    /// not known to be harmless is replaced by `<REDACTED>`, as is an item without `=` (it may
-    /// be a stray secret); control characters become `?` and long text is shortened.
-    public static func redacted(_ text: String) -> String {
-        let text = trimmed(text)
-        var output: String
-        // Split at the first `?`, or at a `&` before it (a secret may follow a forgotten `?`).
-        if let question = text.firstIndex(where: { $0 == "?" || $0 == "&" }) {
-            output = String(text[...question])
-            let items = text[text.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
-            output += items.map { item -> String in
-                guard let equals = item.firstIndex(of: "=") else { return item.isEmpty ? "" : "<REDACTED>" }
-                let name = item[..<equals]
-                let decoded = percentDecoded(name)?.lowercased() ?? ""
-                return quotable.contains(decoded) ? String(item) : "\(name)=<REDACTED>"
-            }.joined(separator: "&")
-        } else {
-            output = text
-        }
-        output = printable(output)
-        if output.count > 300 { output = String(output.prefix(300)) + "…" }
-        return output
     }
 
     // MARK: Helpers
@@ -254,9 +243,14 @@ public struct OTPAuthURI: Sendable, Equatable {
 
     /// Percent-decoded `text` (RFC 3986; `+` stays `+`); nil for a broken escape or bytes that are not UTF-8.
     static func percentDecoded(_ text: Substring) -> String? {
+        percentDecoded(utf8: text.utf8)
+    }
+
+    /// Percent-decoded UTF-8 `text`; nil for a broken escape or bytes that are not UTF-8.
+    static func percentDecoded(utf8 text: some Collection<UInt8>) -> String? {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
+        bytes.reserveCapacity(text.count)
+        var iterator = text.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else {
                 bytes.append(byte)
@@ -267,6 +261,50 @@ public struct OTPAuthURI: Sendable, Equatable {
         }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// The issuer and account of a raw (still percent-encoded) label, or nil for a broken escape.
+    ///
+    /// The label is split before it is decoded, so that a colon written `%3A` inside the issuer or
+    /// the account stays there. It is split at the colon (`:` or `%3A`) whose prefix is the issuer
+    /// parameter, else at the first `:`, else at the first `%3A` (some writers encode the separator
+    /// too); each part is then decoded and trimmed. An empty issuer is nil.
+    static func splitLabel(_ raw: Substring, issuerParameter: String?) -> (issuer: String?, account: String)? {
+        let bytes = Array(raw.utf8)
+        var colons: [(position: Int, length: Int)] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: ":") {
+                colons.append((index, 1))
+            } else if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "3"),
+                bytes[index + 2] | 0x20 == UInt8(ascii: "a")
+            {
+                colons.append((index, 3))
+            }
+            index += bytes[index] == UInt8(ascii: "%") ? 3 : 1
+        }
+        func parts(at colon: (position: Int, length: Int)) -> (issuer: String, account: String)? {
+            guard let issuer = percentDecoded(utf8: bytes[..<colon.position]),
+                let account = percentDecoded(utf8: bytes[(colon.position + colon.length)...])
+            else { return nil }
+            return (trimmed(issuer), trimmed(account))
+        }
+        let wanted = issuerParameter.map(trimmed) ?? ""
+        let matching = wanted.isEmpty ? nil : colons.first { parts(at: $0)?.issuer == wanted }
+        guard let colon = matching ?? colons.first(where: { $0.length == 1 }) ?? colons.first else {
+            return percentDecoded(utf8: bytes).map { (nil, trimmed($0)) }
+        }
+        guard let (issuer, account) = parts(at: colon) else { return nil }
+        return (issuer.isEmpty ? nil : issuer, account)
+    }
+
+    /// Whether `text` holds `part`, compared as Unicode scalars (a combining mark after `=` cannot
+    /// hide it, as it would from a comparison of characters).
+    static func containsScalars(_ text: String, _ part: String) -> Bool {
+        let haystack = Array(text.unicodeScalars)
+        let needle = Array(part.unicodeScalars)
+        guard !needle.isEmpty, haystack.count >= needle.count else { return needle.isEmpty }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 
     static func hexValue(_ byte: UInt8) -> UInt8? {

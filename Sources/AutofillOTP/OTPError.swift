@@ -29,6 +29,9 @@ public struct OTPError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidCounter
         /// A parameter appears twice.
         case duplicateParameter
+        /// The label, the `issuer` or the `af_domain` holds a secret (the secret's letters, or a
+        /// `secret=`): they are kept and shown in the clear.
+        case misplacedSecret
     }
 
     /// The stable code.

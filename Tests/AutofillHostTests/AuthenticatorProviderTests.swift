@@ -138,6 +138,20 @@ struct AuthenticatorProviderTests {
     }
 
     @Test(arguments: ProviderIsolation.allCases)
+    func anIssuerWithAColonKeepsItsAccount(isolation: ProviderIsolation) throws {
+        // Line 1 as OTPAuthURI.string writes issuer "b:c", account "alice"; line 2 names the same
+        // account without the issuer in its label.
+        let file = try write([
+            "otpauth://totp/b%3Ac:alice?secret=\(Self.totpSecret)&issuer=b%3Ac",
+            "otpauth://totp/alice?secret=\(Self.listSecret)&issuer=b%3Ac",
+        ])
+        let store = InMemoryIdentityStore()
+        _ = try load(isolation, settings: ["OTPAuthFile": file], store: store)
+        #expect(store.allIdentities.map(\.displayUser) == ["b:c:alice", "alice"])
+        #expect(log.contains("OTPAuthFile line 2 (alice) has the issuer and account of line 1"), "\(log.all)")
+    }
+
+    @Test(arguments: ProviderIsolation.allCases)
     func withoutSettingsItPublishesNothingAndFindsNothing(isolation: ProviderIsolation) async throws {
         let store = InMemoryIdentityStore()
         let provider = try load(isolation, settings: [:], store: store)
@@ -337,5 +351,29 @@ struct AuthenticatorProviderTests {
             .credentialWithoutUserInteraction(.oneTimeCode(try Self.identity("Example:alice@example.com", in: store))),
             deadline: .seconds(3))))
         expectLogsClean(of: secrets + [Self.totpSecret], codes: [code])
+    }
+
+    @Test(arguments: ProviderIsolation.allCases)
+    func aSecretAnywhereButSecretEqualsIsInNoLogLine(isolation: ProviderIsolation) throws {
+        let secrets = ["GAYTEMZUGU3DOOBZGAYTEMZU", "ORSXG5BAONSWG4TFOQQGC3TE", "MJQWIIDMNFXGKIDTMVRXEZLU",
+                       "NVUXG4DMMFRWKZBAONSWG4TF", "NBUWIZDFNYQGM4TBM5WWK3TU"]
+        let file = try write([
+            "otpauth://totp/Bad:one?issuer=Bad;secret=\(secrets[0])",  // ; is no separator: no secret
+            "otpauth://totp/Bad:two?secret=\(secrets[1])&issuer=Bad;SECRET=\(secrets[1])",  // a secret in the issuer
+            "otpauth://totp/secret=\(secrets[2])?issuer=Bad",  // in the label
+            "otpauth://totp/Bad:\(secrets[3].lowercased())?secret=\(secrets[3])&issuer=Bad",  // the label repeats it
+            "otpauth://totp/Bad:five?issuer=Bad#secret=\(secrets[4])",  // in the fragment
+            Self.totp,
+        ])
+        let store = InMemoryIdentityStore()
+        _ = try load(isolation, settings: ["OTPAuthFile": file], store: store)
+        #expect(store.allIdentities.map(\.displayUser) == ["Example:alice@example.com"])
+        #expect(log.all.filter { $0.contains("skipped") }.count == 5, "\(log.all)")
+        #expect(log.contains("OTPAuthFile line 1 skipped: no secret in otpauth://totp/Bad:one?issuer=Bad;secret=<REDACTED>"))
+        #expect(log.contains("OTPAuthFile line 2 skipped: the issuer parameter of otpauth://totp/Bad:two?secret=<REDACTED>&issuer=Bad;SECRET=<REDACTED> holds a secret"))
+        #expect(log.contains("OTPAuthFile line 3 skipped: no secret in otpauth://totp/secret=<REDACTED>?issuer=Bad"))
+        #expect(log.contains("OTPAuthFile line 4 skipped: the label of otpauth://totp/<REDACTED>?secret=<REDACTED>&issuer=Bad holds a secret"))
+        #expect(log.contains("OTPAuthFile line 5 skipped: no secret in otpauth://totp/Bad:five?issuer=Bad#<REDACTED>"))
+        expectLogsClean(of: secrets + secrets.map { String($0.prefix(8)) })
     }
 }

@@ -1,4 +1,5 @@
 import AutofillOTP
+import AutofillTestSupport
 import Testing
 
 /// `otpauth://` URIs: what is accepted, what each error says, and that no error shows the secret.
@@ -62,6 +63,15 @@ struct OTPAuthURITests {
         Valid(uri: "otpauth://totp/a?secret=\(s)&issuer=", account: "a", label: "a"),
         Valid(uri: "otpauth://totp/a?secret=\(s)#fragment", account: "a", label: "a"),
         Valid(uri: "otpauth://totp/a+b?secret=\(s)&issuer=x+y", issuer: "x+y", account: "a+b", label: "a+b"),
+        // A colon inside the issuer or the account: the label is split before it is decoded.
+        Valid(uri: "otpauth://totp/b%3Ac:alice?secret=\(s)&issuer=b%3Ac", issuer: "b:c", account: "alice", label: "b:c:alice"),
+        Valid(uri: "otpauth://totp/b:c:alice?secret=\(s)&issuer=b:c", issuer: "b:c", account: "alice", label: "b:c:alice"),
+        Valid(uri: "otpauth://totp/b%3Ac%3Aalice?secret=\(s)&issuer=b%3Ac", issuer: "b:c", account: "alice", label: "b:c:alice"),
+        Valid(uri: "otpauth://totp/Example:b%3Aalice?secret=\(s)&issuer=Example", issuer: "Example", account: "b:alice",
+              label: "Example:b:alice"),
+        Valid(uri: "otpauth://totp/Example%3Ab%3Aalice?secret=\(s)", issuer: "Example", account: "b:alice", label: "Example:b:alice"),
+        Valid(uri: "otpauth://totp/:b%3Aalice?secret=\(s)", account: "b:alice", label: ":b:alice"),
+        Valid(uri: "otpauth://totp/100%25%20sure:al%25ice?secret=\(s)", issuer: "100% sure", account: "al%ice", label: "100% sure:al%ice"),
     ]
 
     @Test(arguments: valid)
@@ -150,6 +160,25 @@ struct OTPAuthURITests {
         (.duplicateParameter, "otpauth://totp/alice?secret=\(s)&digits=6&DIGITS=6"),
         (.duplicateParameter, "otpauth://totp/alice?issuer=A&secret=\(s)&issuer=B"),
         (.duplicateParameter, "otpauth://totp/alice?\(s)&\(s)"),
+        (.duplicateParameter, "otpauth://totp/alice?secret=\(s)&SECRET=\(s)"),
+        (.duplicateParameter, "otpauth://totp/alice?secret=\(s)&%73ecret=\(s)"),
+        // A secret somewhere else than secret=: never quoted, and never kept in the clear.
+        (.missingSecret, "otpauth://totp/alice?issuer=Example;secret=\(s)"),
+        (.missingSecret, "otpauth://totp/alice;secret=\(s)"),
+        (.missingSecret, "otpauth://totp/secret=\(s)?issuer=Example"),
+        (.missingSecret, "otpauth://totp/Example:SECRET%3D\(s)?issuer=Example"),
+        (.missingSecret, "otpauth://totp/alice?issuer=Example#secret=\(s)"),
+        (.missingSecret, "otpauth://totp/alice#\(s)"),
+        (.missingSecret, "otpauth://totp/alice?issuer=Example?secret=\(s)"),
+        (.missingSecret, "otpauth://totp/alice?issuer=Example&\u{301}secret=\(s)"),
+        (.missingSecret, "otpauth://totp/alice?\(s)=1&digits=6"),
+        (.misplacedSecret, "otpauth://totp/alice?secret=\(s)&issuer=Example;secret=\(s)"),
+        (.misplacedSecret, "otpauth://totp/alice?secret=\(s)&issuer=Example%26secret%3D\(s)"),
+        (.misplacedSecret, "otpauth://totp/alice?secret=\(s)&af_domain=example.com;SECRET=\(s)"),
+        (.misplacedSecret, "otpauth://totp/Example:\(s)?secret=\(s)&issuer=Example"),
+        (.misplacedSecret, "otpauth://totp/Example:krug%20s4za-nfzs%20a43f%20mnzg%20k5bb?secret=\(s)&issuer=Example"),
+        (.misplacedSecret, "otpauth://totp/alice%26secret%3D\(s)?secret=\(s)"),
+        (.misplacedSecret, "otpauth://totp/alice;Secret=x?secret=\(s)"),
     ]
 
     /// A word every message for the code contains: what was wrong.
@@ -158,7 +187,7 @@ struct OTPAuthURITests {
         .missingLabel: "no account name", .missingSecret: "no secret", .invalidSecret: "not valid Base32",
         .invalidDigits: "6, 7 or 8", .invalidPeriod: "positive whole number of seconds",
         .unknownAlgorithm: "SHA1, SHA256 or SHA512", .missingCounter: "needs counter=",
-        .invalidCounter: "whole number from 0", .duplicateParameter: "appears twice",
+        .invalidCounter: "whole number from 0", .duplicateParameter: "appears twice", .misplacedSecret: "holds a secret",
     ]
 
     @Test(arguments: invalid)
@@ -169,8 +198,10 @@ struct OTPAuthURITests {
         } catch {
             #expect(error.code == code, "\(error.message)")
             #expect(error.message.contains(Self.keyword[code] ?? "?"), "\(error.message)")
-            // Never the secret, in any case.
+            // Never the secret, in any case, nor a part of it.
             #expect(!error.message.lowercased().contains(Self.secret.lowercased()), "\(error.message)")
+            #expect(!error.message.contains(Self.secret.prefix(8)), "\(error.message)")
+            #expect(!error.message.lowercased().contains("krug"), "\(error.message)")
             #expect(!"\(error)".contains(Self.secret))
             // A valid example, which parses.
             let marker = "For example: "
@@ -202,14 +233,75 @@ struct OTPAuthURITests {
         ("otpauth://totp/a&secret=\(s)", "otpauth://totp/a&secret=<REDACTED>"),
         ("otpauth://totp/a\u{1B}[2J?secret=\(s)", "otpauth://totp/a?[2J?secret=<REDACTED>"),
         ("otpauth://totp/a", "otpauth://totp/a"),
+        // Whatever the separator.
+        ("otpauth://totp/a?issuer=X;secret=\(s)", "otpauth://totp/a?issuer=X;secret=<REDACTED>"),
+        ("otpauth://totp/a;secret=\(s)", "otpauth://totp/a;secret=<REDACTED>"),
+        ("otpauth://totp/a?issuer=X?secret=\(s)", "otpauth://totp/a?issuer=X?secret=<REDACTED>"),
+        ("otpauth://totp/a?issuer=X&\u{301}secret=\(s)", "otpauth://totp/a?issuer=X&<REDACTED>=<REDACTED>"),
+        // Whatever the name's case or encoding, and however often.
+        ("otpauth://totp/a?%73%65%63%72%65%74=\(s)", "otpauth://totp/a?%73%65%63%72%65%74=<REDACTED>"),
+        ("otpauth://totp/a?secret=\(s)&Secret=\(s)&issuer=X", "otpauth://totp/a?secret=<REDACTED>&Secret=<REDACTED>&issuer=X"),
+        ("otpauth://totp/a?\(s)=1", "otpauth://totp/a?<REDACTED>=<REDACTED>"),
+        // A quotable value that hides another parameter, or repeats the secret.
+        ("otpauth://totp/a?issuer=X%26secret%3D\(s)", "otpauth://totp/a?issuer=<REDACTED>"),
+        ("otpauth://totp/a?secret=\(s)&issuer=\(s.lowercased())", "otpauth://totp/a?secret=<REDACTED>&issuer=<REDACTED>"),
+        // In the label, the type or the fragment.
+        ("otpauth://totp/secret=\(s)?issuer=X", "otpauth://totp/secret=<REDACTED>?issuer=X"),
+        ("otpauth://totp/Example:SECRET%3d\(s)", "otpauth://totp/Example:SECRET%3d<REDACTED>"),
+        ("otpauth://totp/Example:\(s)?secret=\(s)", "otpauth://totp/<REDACTED>?secret=<REDACTED>"),
+        ("otpauth://totp/Example:krug%20s4za%20nfzs%20a43f%20mnzg%20k5bb?secret=\(s)", "otpauth://totp/<REDACTED>?secret=<REDACTED>"),
+        ("otpauth://\(s)/a?issuer=X", "otpauth://<REDACTED>/a?issuer=X"),
+        ("otpauth://totp/a?issuer=X#secret=\(s)", "otpauth://totp/a?issuer=X#<REDACTED>"),
+        ("otpauth://totp/a#\(s)", "otpauth://totp/a#<REDACTED>"),
+        // Not a URI at all: it may be a bare secret.
+        (s, "<REDACTED>"),
+        ("https://example.com/?secret=\(s)", "<REDACTED>"),
     ])
     func redaction(uri: String, expected: String) {
-        #expect(OTPAuthURI.redacted(uri) == expected)
+        let quoted = OTPAuthURI.redacted(uri)
+        #expect(quoted == expected)
+        #expect(!quoted.lowercased().contains("krug"), "\(quoted)")
+    }
+
+    /// Issuers and accounts a round trip must keep: colons, percent signs, spaces, separators, unicode.
+    static let names: [(issuer: String?, account: String)] = [
+        ("b:c", "alice"), ("b:", "alice"), ("a:b:c", "d:e"), (nil, "b:alice"), (nil, ":alice"), ("Example", ":alice"),
+        ("b%3Ac", "al%3Aice"), ("100%", "50% off"), ("ACME Co", "john doe"), (" ", "alice"), ("x", "a b:c d"),
+        ("Büro", "jürgen"), ("東京", "ユーザー"), ("🔑 Keys", "me@🔑.example"), ("Cafe\u{301}", "e\u{301}:x"),
+        ("a&b;c", "d=e?f#g"), ("a/b", "c/d"), ("x+y", "a+b"), ("a%20b", "%"), (nil, "a%3Ab"),
+    ]
+
+    @Test(arguments: names)
+    func writingThenReadingKeepsTheIssuerAndTheAccount(issuer: String?, account: String) throws {
+        let written = try OneTimeCodeParameters(
+            kind: .totp(period: 45), algorithm: .sha256, digits: 8, secret: OTPSecret(base32: Self.secret), issuer: issuer, account: account)
+        let text = OTPAuthURI.string(for: written, domain: "example.com")
+        let read = try OTPAuthURI(parsing: text)
+        let expectedIssuer = issuer.flatMap { $0.trimmingSpaces.isEmpty ? nil : $0 }
+        #expect(read.parameters.issuer == expectedIssuer, "\(text)")
+        #expect(read.parameters.account == account, "\(text)")
+        #expect(read.parameters.secret == written.secret)
+        #expect(read.parameters.kind == written.kind && read.parameters.algorithm == .sha256 && read.parameters.digits == 8)
+        #expect(read.domain == "example.com")
+        #expect(read.notes.isEmpty, "\(read.notes)")
+        // And again: the written form is stable (a blank issuer is left out).
+        if expectedIssuer == issuer { #expect(OTPAuthURI.string(for: read.parameters, domain: read.domain) == text) }
+        // The codes are still oathtool's.
+        let time: Int64 = 1_800_000_000
+        let expected = try Oathtool.run(["--totp=SHA256", "-b", "-d", "8", "-s", "45s", "--now", "@\(time)", "-"], key: Self.secret)
+        #expect(read.parameters.code(atUnixTime: time) == expected)
     }
 
     @Test func longURIsAreShortenedWhenQuoted() {
         let quoted = OTPAuthURI.redacted("otpauth://totp/" + String(repeating: "a", count: 1000) + "?secret=\(Self.secret)")
         #expect(quoted.count == 301)
         #expect(quoted.hasSuffix("…"))
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces.
+    fileprivate var trimmingSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

@@ -118,6 +118,35 @@ struct CompanionCLITests {
         #expect(try store.allIdentities().count == 2)
     }
 
+    @Test func anOTPAuthURIWithItsSecretOutsideSecretEqualsIsRefusedWithoutPrintingIt() throws {
+        #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
+        let secret = "ORSXG5BAONSWG4TFOQQGC3TE"
+        let uris = [
+            "otpauth://totp/Example:alice?issuer=Example;secret=\(secret)",
+            "otpauth://totp/Example:alice?secret=\(secret)&issuer=Example;secret=\(secret)",
+            "otpauth://totp/secret=\(secret)?issuer=Example",
+            "otpauth://totp/Example:\(secret)?secret=\(secret)&issuer=Example",
+            "otpauth://totp/Example:alice?issuer=Example#secret=\(secret)",
+        ]
+        for uri in uris {
+            let result = try run(["add-otp", "--password-stdin", "--service", "example.com"], input: Self.master + uri + "\n")
+            #expect(result.status == 65, "\(uri): \(result.stderr)")
+            #expect(result.stderr.contains("<REDACTED>"), "\(result.stderr)")
+            #expect(!(result.stdout + result.stderr).uppercased().contains(secret.prefix(8)), "\(result.stderr)")
+        }
+
+        let csv = try home.file("export.csv", """
+            folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp
+            ,,login,Example,,,0,https://example.com,alice,pw-1,otpauth://totp/Example:alice?issuer=Example;secret=\(secret)
+
+            """)
+        let result = try run(["import", "--password-stdin", csv], input: Self.master)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains(
+            "row 2: login_totp is not usable (no secret in otpauth://totp/Example:alice?issuer=Example;secret=<REDACTED>:"), "\(result.stderr)")
+        #expect(!(result.stdout + result.stderr).uppercased().contains(secret.prefix(8)), "\(result.stderr)")
+    }
+
     @Test func aWrongPasswordExits77AndAMissingVault66() throws {
         #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
         var result = try run(["list", "--password-stdin"], input: "wrong\n")
@@ -151,6 +180,27 @@ struct CompanionCLITests {
         result = try run(["lock"])
         #expect(result.stdout == "Locked \(vaultPath).\n")
         #expect(try run(["list"]).status == 64)
+    }
+
+    @Test func lockAllLocksEveryUnlockedVault() throws {
+        let second = "\(home.path)/second.afvault"
+        for vault in [vaultPath, second] {
+            #expect(try run(["create", "--vault", vault, "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
+            let result = try run(["unlock", "--vault", vault, "--password-stdin", "--timeout", "60"], input: Self.master)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(try run(["list", "--vault", second]).status == 0, "the session opens it")
+
+        var result = try run(["lock", "--all"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "Locked 2 sessions.\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(home.path)/run/autofill").isEmpty)
+        for vault in [vaultPath, second] {
+            #expect(try run(["list", "--vault", vault]).status == 64, "locked: no terminal and no --password-stdin")
+        }
+
+        result = try run(["lock", "--all"])
+        #expect(result.stdout == "Locked 0 sessions.\n")
     }
 
     @Test func identityStoresCanLiveWhereTheHostConfigurationPutsThem() throws {

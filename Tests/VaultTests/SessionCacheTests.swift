@@ -109,6 +109,25 @@ struct SessionCacheTests {
         #expect(try cache.unlockedVault(at: vault.path) == nil)
     }
 
+    @Test func lockingAllEndsEverySessionAndForgetsEveryFillRecord() throws {
+        let first = try Fixture.vault(in: folder)
+        let second = try Fixture.vault(in: folder, name: "second.afvault")
+        try cache.store(first, timeout: 300)
+        try cache.store(second, timeout: 300)
+        try cache.recordFill(of: Fixture.alice, in: first)
+        #expect(try cache.removeAll() == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sessionFolder).isEmpty)
+        #expect(try cache.unlockedVault(at: first.path) == nil)
+        #expect(try cache.unlockedVault(at: second.path) == nil)
+        #expect(try cache.removeAll() == 0)
+    }
+
+    @Test func lockingAllWithoutFillRecordsCountsTheSessions() throws {
+        try cache.store(try Fixture.vault(in: folder), timeout: 300)
+        #expect(try cache.removeAll() == 1)
+        #expect(try sessionFiles().isEmpty)
+    }
+
     @Test func storingDeletesExpiredSessionsOfOtherVaults() throws {
         let first = try Fixture.vault(in: folder)
         let second = try Fixture.vault(in: folder, name: "second.afvault")

@@ -81,25 +81,38 @@ extension SessionCache {
     }
 
     /// The names of the session files (or, with `suffix` ".fills", the fill records) in the folder.
-    func sessionFiles(in folderFD: Int32, suffix: String = ".session") -> [String] {
-        let copy = dup(folderFD)
-        guard copy >= 0, let directory = fdopendir(copy) else { return [] }
+    ///
+    /// The folder is listed through a descriptor of its own (`openat(folderFD, ".")`), not a `dup`
+    /// of `folderFD`: a dup shares the read position, so a second listing through the same folder
+    /// descriptor would start where the first ended and find nothing.
+    func sessionFiles(in folderFD: Int32, suffix: String = ".session") throws(VaultError) -> [String] {
+        let listing = openat(folderFD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard listing >= 0 else { throw AtomicFile.ioError("cannot list the session folder \(folder)") }
+        guard let directory = fdopendir(listing) else {
+            let code = errno
+            close(listing)
+            throw AtomicFile.ioError("cannot list the session folder \(folder)", code)
+        }
         defer { closedir(directory) }
         var names: [String] = []
-        while let entry = readdir(directory) {
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { throw AtomicFile.ioError("cannot list the session folder \(folder)") }
+                return names
+            }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             if name.hasPrefix("vault-") && name.hasSuffix(suffix) { names.append(name) }
         }
-        return names
     }
 
     /// Deletes the sessions that have expired (so sessions of deleted vaults do not linger).
     func removeExpired(in folderFD: Int32) {
         struct Expiry: Decodable { var expires: Double }
         let time = now()
-        for name in sessionFiles(in: folderFD) {
+        for name in (try? sessionFiles(in: folderFD)) ?? [] {
             if let record = readRecord(named: name, in: folderFD, as: Expiry.self), record.expires > time { continue }
             unlinkat(folderFD, name, 0)
         }

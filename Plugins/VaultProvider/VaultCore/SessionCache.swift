@@ -150,8 +150,8 @@ public struct SessionCache: Sendable {
     public func removeAll() throws(VaultError) -> Int {
         guard let folderFD = try openFolder(create: false) else { return 0 }
         defer { close(folderFD) }
-        for name in sessionFiles(in: folderFD, suffix: ".fills") { unlinkat(folderFD, name, 0) }
-        return sessionFiles(in: folderFD).filter { unlinkat(folderFD, $0, 0) == 0 }.count
+        for name in try sessionFiles(in: folderFD, suffix: ".fills") { unlinkat(folderFD, name, 0) }
+        return try sessionFiles(in: folderFD).filter { unlinkat(folderFD, $0, 0) == 0 }.count
     }
 
     // MARK: Names
