@@ -109,12 +109,13 @@ struct SessionCacheTests {
         #expect(try cache.unlockedVault(at: vault.path) == nil)
     }
 
-    @Test func lockingAllEndsEverySessionAndForgetsEveryFillRecord() throws {
+    @Test func lockingAllEndsEverySessionAndRemovesLegacyFillRecords() throws {
         let first = try Fixture.vault(in: folder)
         let second = try Fixture.vault(in: folder, name: "second.afvault")
         try cache.store(first, timeout: 300)
         try cache.store(second, timeout: 300)
-        try cache.recordFill(of: Fixture.alice, in: first)
+        // A fill-records file an earlier version kept next to the session.
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: "\(sessionFolder)/\(SessionCache.fillsFileName(for: first.path))"))
         #expect(try cache.removeAll() == 2)
         #expect(try FileManager.default.contentsOfDirectory(atPath: sessionFolder).isEmpty)
         #expect(try cache.unlockedVault(at: first.path) == nil)
