@@ -27,6 +27,17 @@ enum CLI {
 }
 
 extension CLI {
+    /// Waits (up to 10 s) until the file at `path` contains `text` (what a command in a tmux pane wrote
+    /// to it); returns its contents.
+    static func waitForFile(_ path: String, containing text: String) throws -> String {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let contents = try? String(contentsOfFile: path, encoding: .utf8), contents.contains(text) { return contents }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TmuxTimeout(expected: text, screen: (try? String(contentsOfFile: path, encoding: .utf8)) ?? "(no output)")
+    }
+
     /// Runs `autofill arguments` with the dynamic loader's trace (`LD_DEBUG=files`) written to files,
     /// one per process, and returns the result with every process's trace: autofill's own and its
     /// provider helpers' (whose stderr is not autofill's).

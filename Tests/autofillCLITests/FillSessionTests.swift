@@ -43,15 +43,6 @@ struct FillSessionTests {
             + "\(CLI.binary) \(arguments) --config \(confirmConfig) > \(output); echo EXIT=$? >> \(output)"
     }
 
-    func waitForFile(_ path: String, containing text: String) throws -> String {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if let contents = try? String(contentsOfFile: path, encoding: .utf8), contents.contains(text) { return contents }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw TmuxTimeout(expected: text, screen: (try? String(contentsOfFile: path, encoding: .utf8)) ?? "(no output)")
-    }
-
     @Test func anInteractiveSessionInATerminal() throws {
         let output = "\(home.path)/out.txt"
         let session = try TmuxSession(shell("fill https://www.example.com/login", output: output))
@@ -62,7 +53,7 @@ struct FillSessionTests {
         let confirm = try session.waitFor("[y/n, q cancels]:")
         #expect(confirm.contains("fill carol's password for example.com from Home"))
         try session.send("y", "Enter")
-        #expect(try waitForFile(output, containing: "EXIT=") == "netrc-pw\nEXIT=0\n")
+        #expect(try CLI.waitForFile(output, containing: "EXIT=") == "netrc-pw\nEXIT=0\n")
         #expect(!(try session.screen()).contains("netrc-pw"), "the secret goes to stdout, not the terminal")
     }
 
@@ -71,7 +62,7 @@ struct FillSessionTests {
         let session = try TmuxSession(shell("fill example.com", output: output))
         try session.waitFor("Choose 1–3 (q cancels):")
         try session.send("q", "Enter")
-        #expect(try waitForFile(output, containing: "EXIT=") == "EXIT=20\n")
+        #expect(try CLI.waitForFile(output, containing: "EXIT=") == "EXIT=20\n")
     }
 
     @Test func aScriptedSessionPrintsTheSecretOnStdoutOnly() throws {

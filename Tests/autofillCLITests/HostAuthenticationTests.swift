@@ -153,13 +153,15 @@ struct HostAuthenticationTests {
         return "env \(variables) \(CLI.binary) \(arguments) --config \(home.path)/\(policy).plist > \(output); echo EXIT=$? >> \(output)"
     }
 
-    func waitForFile(_ path: String, containing text: String) throws -> String {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if let contents = try? String(contentsOfFile: path, encoding: .utf8), contents.contains(text) { return contents }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw TmuxTimeout(expected: text, screen: (try? String(contentsOfFile: path, encoding: .utf8)) ?? "(no output)")
+    /// Checks that a command in a tmux pane exited 0 after printing JSON whose `authentication` is `method`
+    /// with these flags.
+    static func expectAuthentication(printed: String, method: String, present: Bool, verified: Bool) throws {
+        #expect(printed.hasSuffix("EXIT=0\n"), "\(printed)")
+        let object = try JSONSerialization.jsonObject(with: Data(printed.dropLast("EXIT=0\n".count).utf8)) as? [String: Any]
+        let authentication = object?["authentication"] as? [String: Any] ?? [:]
+        #expect(authentication["method"] as? String == method, "\(authentication)")
+        #expect(authentication["userPresent"] as? Bool == present)
+        #expect(authentication["userVerified"] as? Bool == verified)
     }
 
     @Test func theConfirmationIsAnsweredAtTheTerminal() throws {
@@ -170,13 +172,7 @@ struct HostAuthenticationTests {
         #expect(screen.contains("trace: Vault (org.autofill.vault) provideCredentialWithoutUserInteraction(for:) → completed"),
                 "--trace prints each line as it happens, before the question: \(screen)")
         try session.send("y", "Enter")
-        let printed = try waitForFile(output, containing: "EXIT=")
-        #expect(printed.hasSuffix("EXIT=0\n"), "\(printed)")
-        let object = try JSONSerialization.jsonObject(with: Data(printed.dropLast("EXIT=0\n".count).utf8)) as? [String: Any]
-        let authentication = object?["authentication"] as? [String: Any] ?? [:]
-        #expect(authentication["method"] as? String == "confirm")
-        #expect(authentication["userPresent"] as? Bool == true)
-        #expect(authentication["userVerified"] as? Bool == false)
+        try Self.expectAuthentication(printed: try CLI.waitForFile(output, containing: "EXIT="), method: "confirm", present: true, verified: false)
     }
 
     @Test func choosingFromAProvidersListAtTheTerminalIsPresenceNotVerification() throws {
@@ -184,12 +180,7 @@ struct HostAuthenticationTests {
         let session = try TmuxSession(shell("fill example.com --list --provider org.autofill.vault --json", policy: "confirm", output: output))
         try session.waitFor("(q cancels):")
         try session.send("1", "Enter")
-        let printed = try waitForFile(output, containing: "EXIT=")
-        #expect(printed.hasSuffix("EXIT=0\n"), "presence was established, so the host did not ask again: \(printed)")
-        let object = try JSONSerialization.jsonObject(with: Data(printed.dropLast("EXIT=0\n".count).utf8)) as? [String: Any]
-        let authentication = object?["authentication"] as? [String: Any] ?? [:]
-        #expect(authentication["method"] as? String == "provider")
-        #expect(authentication["userPresent"] as? Bool == true)
-        #expect(authentication["userVerified"] as? Bool == false)
+        // Presence was established, so the host did not ask again.
+        try Self.expectAuthentication(printed: try CLI.waitForFile(output, containing: "EXIT="), method: "provider", present: true, verified: false)
     }
 }
