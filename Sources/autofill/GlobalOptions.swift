@@ -37,6 +37,7 @@ struct GlobalOptions: ParsableArguments {
             stores: file.identityStores(environment: ProcessInfo.processInfo.environment),
             logger: Logger(label: "autofill.provider"))
         setup.notify = { printError("autofill: note: \($0)") }
+        for warning in setup.catalog.warnings { printError("autofill: warning: \(warning)") }
         return setup
     }
 }

@@ -97,11 +97,11 @@ struct ProviderListing: Encodable {
                 bundle: manifest?.bundlePath, capabilities: manifest?.capabilities.members.map(\.plistKey) ?? [],
                 store: store, trust: trust, problems: problems))
         }
-        for plugin in catalog.plugins where !(plugin.manifest.map { enabled.contains($0.identifier) } ?? false) {
-            let errors = plugin.problems.filter { $0.severity == .error }.map(\.description)
+        for plugin in catalog.plugins where plugin.ignoredBecause != nil || !(plugin.manifest.map { enabled.contains($0.identifier) } ?? false) {
+            let errors = plugin.problems.filter { $0.severity == .error }.map(\.description) + (plugin.ignoredBecause.map { ["ignored: it \($0); remove it"] } ?? [])
             rows.append(Provider(
                 id: plugin.manifest?.identifier, displayName: plugin.manifest?.displayName,
-                status: plugin.manifest == nil ? "invalid" : "available", position: nil, bundle: plugin.bundlePath,
+                status: plugin.ignoredBecause != nil ? "ignored" : plugin.manifest == nil ? "invalid" : "available", position: nil, bundle: plugin.bundlePath,
                 capabilities: plugin.manifest?.capabilities.members.map(\.plistKey) ?? [], store: nil, trust: nil, problems: errors))
         }
         providers = rows
