@@ -132,12 +132,14 @@ public struct ProviderCatalog: Sendable {
         for skeleton in order {
             guard let ids = bySkeleton[skeleton], ids.count > 1 else { continue }
             var names: [String] = []
-            for index in plugins.indices {
-                guard let manifest = plugins[index].manifest, plugins[index].ignoredBecause == nil, ids.contains(manifest.identifier),
-                    !manifest.displayName.hasSuffix(" (\(manifest.identifier))")
-                else { continue }
-                names.append("\(manifest.displayName) (\(manifest.identifier))")
-                plugins[index].manifest?.displayName = "\(manifest.displayName) (\(manifest.identifier))"
+            for id in ids {
+                for index in plugins.indices {
+                    guard let manifest = plugins[index].manifest, plugins[index].ignoredBecause == nil, manifest.identifier == id,
+                        !manifest.displayName.hasSuffix(" (\(id))")
+                    else { continue }
+                    names.append("\(manifest.displayName) (\(id))")
+                    plugins[index].manifest?.displayName = "\(manifest.displayName) (\(id))"
+                }
             }
             if !names.isEmpty {
                 warnings.append(
