@@ -174,6 +174,7 @@ public struct ProviderCatalog: Sendable {
         let looksLikePath = bundleOrID.contains("/") || bundleOrID.hasSuffix(".\(Self.bundleExtension)")
         guard looksLikePath else {
             let manifest = try manifest(for: bundleOrID)
+            try checkCanEnable(manifest.identifier)
             try checkDisplayNameIsDistinct(manifest)
             return (manifest, false)
         }
@@ -189,6 +190,7 @@ public struct ProviderCatalog: Sendable {
                 .configuration,
                 "provider id \(manifest.identifier) of \(path) is already declared by \(other.bundlePath); two providers cannot share an id: remove one or change its CFBundleIdentifier")
         }
+        try checkCanEnable(manifest.identifier)
         try checkDisplayNameIsDistinct(manifest)
         let folder = ConfigurationFile.directory(of: path)
         return (manifest, !file.searchPaths.contains(folder))

@@ -2,9 +2,9 @@
  * hostile_text_provider.c — a provider that tries to forge the screen and break the ABI's limits,
  * for the tests of what the host shows of a provider's text and which lengths it accepts.
  *
- * At load it saves one password identity (service "<setting FixtureName>.test", default
- * "hostile.test", user "ok") with the rank in the setting "Rank" (a decimal int64, default 0),
- * and logs "loaded".
+ * At load it saves one password identity (service: the setting "Service", else
+ * "<setting FixtureName>.test", default "hostile.test"; user "ok") with the rank in the setting
+ * "Rank" (a decimal int64, default 0), and logs "loaded".
  *
  * provide_credential_without_user_interaction, by the request's user name:
  *   "ok"          complete_password(user "ok", "pw-hostile")
@@ -202,6 +202,7 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
     }
     char service[160];
     snprintf(service, sizeof service, "%s.test", fixture_name);
+    if (host->get_setting(LIT("Service"), service, sizeof service - 1, &length) == AF_OK) service[length] = '\0';
     af_identity identity = {0};
     identity.kind = AF_IDENTITY_PASSWORD;
     identity.service_type = AF_SERVICE_DOMAIN;
