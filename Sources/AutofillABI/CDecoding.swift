@@ -17,12 +17,14 @@ public struct ABIDecodingError: Error, Hashable, Sendable, CustomStringConvertib
 /// Reads C ABI values into core models, checking every rule of the header.
 public enum CDecode {
     /// A UTF-8 string of `length` bytes at `data`; `field` names it in errors.
+    ///
+    /// `length` is the C `size_t` read as `Int`: a value of 2^63 or more (`SIZE_MAX`, a negative
+    /// number passed by mistake) arrives negative, and is refused like any length over the limit,
+    /// before the pointer is looked at.
     public static func string(_ data: UnsafePointer<CChar>?, _ length: Int, field: String) throws(ABIDecodingError) -> String {
+        try checkLength(length, limit: Int(AF_MAX_STRING_LENGTH), field: field)
         guard length > 0 else { return "" }
         guard let data else { throw ABIDecodingError("\(field): NULL pointer with length \(length)") }
-        guard length <= Int(AF_MAX_STRING_LENGTH) else {
-            throw ABIDecodingError("\(field): \(length) bytes, over the limit of \(AF_MAX_STRING_LENGTH)")
-        }
         let buffer = UnsafeRawBufferPointer(start: data, count: length).bindMemory(to: UInt8.self)
         guard let text = String(validating: buffer, as: UTF8.self) else {
             throw ABIDecodingError("\(field): not valid UTF-8")
@@ -43,21 +45,34 @@ public enum CDecode {
 
     /// An `af_bytes`.
     public static func bytes(_ value: af_bytes, field: String) throws(ABIDecodingError) -> [UInt8] {
+        try checkLength(value.length, limit: Int(AF_MAX_BYTES_LENGTH), field: field)
         guard value.length > 0 else { return [] }
         guard let data = value.data else { throw ABIDecodingError("\(field): NULL pointer with length \(value.length)") }
-        guard value.length <= Int(AF_MAX_BYTES_LENGTH) else {
-            throw ABIDecodingError("\(field): \(value.length) bytes, over the limit of \(AF_MAX_BYTES_LENGTH)")
-        }
         return Array(UnsafeBufferPointer(start: data, count: value.length))
     }
 
-    /// A C array of `count` elements; `field` names it in errors.
+    /// Refuses a length (a C `size_t` read as `Int`) over `limit`, or of 2^63 or more (negative here).
+    public static func checkLength(_ length: Int, limit: Int, field: String) throws(ABIDecodingError) {
+        guard length >= 0, length <= limit else {
+            throw ABIDecodingError("\(field): \(describeSize(length)) bytes, over the limit of \(limit)")
+        }
+    }
+
+    /// A C `size_t` read as `Int`, printed as C sees it (`SIZE_MAX` shows as 18446744073709551615).
+    static func describeSize(_ value: Int) -> String {
+        String(UInt(bitPattern: value))
+    }
+
+    /// A C array of `count` elements (`count` a C `size_t` read as `Int`, refused when negative, that
+    /// is 2^63 or more, or over `limit`); `field` names it in errors.
     public static func array<T>(_ pointer: UnsafePointer<T>?, _ count: Int, limit: Int, field: String)
         throws(ABIDecodingError) -> UnsafeBufferPointer<T>
     {
+        guard count >= 0, count <= limit else {
+            throw ABIDecodingError("\(field): \(describeSize(count)) elements, over the limit of \(limit)")
+        }
         guard count > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
         guard let pointer else { throw ABIDecodingError("\(field): NULL pointer with count \(count)") }
-        guard count <= limit else { throw ABIDecodingError("\(field): \(count) elements, over the limit of \(limit)") }
         return UnsafeBufferPointer(start: pointer, count: count)
     }
 

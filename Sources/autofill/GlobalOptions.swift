@@ -1,4 +1,5 @@
 import ArgumentParser
+import AutofillCore
 import AutofillHost
 import AutofillStore
 import FoundationEssentials
@@ -19,7 +20,7 @@ struct GlobalOptions: ParsableArguments {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            return EscapingLogHandler(handler)
         }
     }
 
@@ -36,6 +37,7 @@ struct GlobalOptions: ParsableArguments {
             stores: file.identityStores(environment: ProcessInfo.processInfo.environment),
             logger: Logger(label: "autofill.provider"))
         setup.notify = { printError("autofill: note: \($0)") }
+        for warning in setup.catalog.warnings { printError("autofill: warning: \(warning)") }
         return setup
     }
 }
@@ -50,10 +52,11 @@ func reportingErrors(_ body: () throws -> Void) throws {
     }
 }
 
-/// Writes a line to stderr.
+/// Writes a line to stderr, control characters and escape sequences escaped (``DisplayText``): the
+/// host made provider text safe where it entered, and this is the second line of defence.
 func printError(_ text: String) {
     // write(2) on fd 2: no C stdio globals (not concurrency-safe) and no Foundation FileHandle.
-    var bytes = Array((text + "\n").utf8)
+    var bytes = Array((DisplayText.escaped(text, keepingNewlines: true) + "\n").utf8)
     var offset = 0
     while offset < bytes.count {
         let written = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }

@@ -97,11 +97,11 @@ struct ProviderListing: Encodable {
                 bundle: manifest?.bundlePath, capabilities: manifest?.capabilities.members.map(\.plistKey) ?? [],
                 store: store, trust: trust, problems: problems))
         }
-        for plugin in catalog.plugins where !(plugin.manifest.map { enabled.contains($0.identifier) } ?? false) {
-            let errors = plugin.problems.filter { $0.severity == .error }.map(\.description)
+        for plugin in catalog.plugins where plugin.ignoredBecause != nil || !(plugin.manifest.map { enabled.contains($0.identifier) } ?? false) {
+            let errors = plugin.problems.filter { $0.severity == .error }.map(\.description) + (plugin.ignoredBecause.map { ["ignored: it \($0); remove it"] } ?? [])
             rows.append(Provider(
                 id: plugin.manifest?.identifier, displayName: plugin.manifest?.displayName,
-                status: plugin.manifest == nil ? "invalid" : "available", position: nil, bundle: plugin.bundlePath,
+                status: plugin.ignoredBecause != nil ? "ignored" : plugin.manifest == nil ? "invalid" : "available", position: nil, bundle: plugin.bundlePath,
                 capabilities: plugin.manifest?.capabilities.members.map(\.plistKey) ?? [], store: nil, trust: nil, problems: errors))
         }
         providers = rows
@@ -115,7 +115,7 @@ struct ProviderListing: Encodable {
             case "environment": "$AUTOFILL_CONFIG"
             default: "your configuration"
             }
-        var lines = ["Configuration: \(configuration.path) (\(source))"]
+        var lines = ["Configuration: \(Self.printable(configuration.path)) (\(source))"]
         guard !providers.isEmpty else {
             lines.append("No providers: put .afprovider bundles in \(configuration.searchPaths.joined(separator: ", ")) or run `autofill providers enable PATH`.")
             return lines.joined(separator: "\n")
@@ -128,7 +128,7 @@ struct ProviderListing: Encodable {
         lines.append(rendered[0])
         for (row, provider) in zip(rendered.dropFirst(), providers) {
             lines.append(row)
-            if let bundle = provider.bundle { lines.append("   \(bundle)") }
+            if let bundle = provider.bundle { lines.append("   \(Self.printable(bundle))") }
             if provider.position != nil {
                 lines.append("   " + (provider.store.map { store in
                     let count = "\(store.identities) identit\(store.identities == 1 ? "y" : "ies")"
@@ -137,14 +137,20 @@ struct ProviderListing: Encodable {
             }
             if let trust = provider.trust {
                 if let reason = trust.reason {
-                    lines.append("   ! \(reason.replacingNewlines("\n     "))")
+                    lines.append("   ! \(Self.printable(reason).replacingNewlines("\n     "))")
                 } else if trust.state == "notRecorded" {
                     lines.append("   files not recorded yet: trusted as they are when autofill first runs it")
                 }
             }
-            for problem in provider.problems { lines.append("   ! \(problem.replacingNewlines("\n     "))") }
+            for problem in provider.problems { lines.append("   ! \(Self.printable(problem).replacingNewlines("\n     "))") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Text from a bundle (a path, a problem quoting its plist) with control characters, escape
+    /// sequences and bidi controls escaped; newlines kept (the caller indents them).
+    static func printable(_ text: String) -> String {
+        DisplayText.escaped(text, keepingNewlines: true)
     }
 }
 

@@ -1,16 +1,11 @@
+import AutofillCore
+
 /// A plain-text table with columns padded to their widest cell; the last column is not padded.
-/// Control characters in cells (a newline in a record id) are shown escaped, one row per line.
+/// Control characters, escape sequences and bidi controls in cells (a newline in a record id) are
+/// shown escaped (``DisplayText``), one row per line.
 struct Table {
     static func printable(_ cell: String) -> String {
-        guard cell.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return cell }
-        return cell.unicodeScalars.map { scalar in
-            switch scalar {
-            case "\n": "\\n"
-            case "\t": "\\t"
-            case "\r": "\\r"
-            default: scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-            }
-        }.joined()
+        DisplayText.escaped(cell, keepingNewlines: false)
     }
 
     let header: [String]

@@ -100,7 +100,11 @@ struct FillRouterTests {
 
     @Test(arguments: ProviderIsolation.allCases)
     func credentialIdentityNotFoundWipesTheStoreAndOffersTheNext(isolation: ProviderIsolation) async throws {
-        try identities([("alpha", "cancel:101", 10), ("alpha", "other", 0), ("beta", "ok", 5)])
+        try identities([("alpha", "cancel:101", 10), ("beta", "ok", 5)])
+        // Another of Alpha's identities, a worse match than Beta's (same site, not the exact host), so
+        // Beta's comes next in the order; the wipe removes it too.
+        try #require(try setup.store(for: "org.test.alpha")).save([
+            .password(.init(serviceIdentifier: .init(identifier: "sub.example.com", type: .domain), user: "other"))])
         let notices = Notices()
         let ui = try script("confirm yes\n")
         let router = FillRouter(setup: setups[isolation]!, ui: ui, authenticator: ConfirmUserAuthentication(ui: ui), deadline: .seconds(3),

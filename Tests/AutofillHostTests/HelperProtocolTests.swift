@@ -144,6 +144,50 @@ struct HelperProtocolTests {
         #expect(error.message == "error.code: unknown code 55")
     }
 
+    /// What a hostile helper might send oversized (built in the test, so the test log stays short).
+    enum OversizedField: String, CaseIterable {
+        case reason, logLine, promptTitle, password, listItems, malformedCallProblem
+
+        var message: HelperMessage {
+            switch self {
+            case .reason: .call(1, .complete(request: 1, .error(ExtensionError(.failed, failureReason: String(repeating: "r", count: 205_000)))))
+            case .logLine: .log(.warning, String(repeating: "l", count: 65_537))
+            case .promptTitle: .call(1, .present(request: 1, .prompt(title: String(repeating: "t", count: 70_000), message: "", secret: false, maxLength: 1)))
+            case .password: .call(1, .complete(request: 1, .credential(.password(PasswordCredential(user: "u", password: Secret(String(repeating: "p", count: 65_537)))))))
+            case .listItems: .call(1, .present(request: 1, .choose(title: "t", items: Array(repeating: "", count: 100_001))))
+            case .malformedCallProblem: .malformedCall(service: "log", problem: String(repeating: "m", count: 65_537))
+            }
+        }
+
+        var error: String {
+            switch self {
+            case .reason: "error.reason: 205000 bytes, over the limit of 65536"
+            case .logLine: "log.message: 65537 bytes, over the limit of 65536"
+            case .promptTitle: "prompt.title: 70000 bytes, over the limit of 65536"
+            case .password: "password.password: 65537 bytes, over the limit of 65536"
+            case .listItems: "choose.items: 100001 elements, over the limit of 100000"
+            case .malformedCallProblem: "malformedCall.problem: 65537 bytes, over the limit of 65536"
+            }
+        }
+    }
+
+    /// A helper can hand the host no longer a string than a plugin in process could (the C ABI's
+    /// AF_MAX_STRING_LENGTH) and no more items than the ABI takes: a forged 205 KB reason, log line
+    /// or prompt is a protocol violation, not text for the user's terminal.
+    @Test(arguments: OversizedField.allCases)
+    func aHelperCannotSendTheHostMoreThanTheABIAllows(field: OversizedField) throws {
+        let error = try #require(throws: FrameError.self) { try HelperMessage(body: Array(field.message.frame.dropFirst(4))) }
+        #expect(error.message == field.error)
+    }
+
+    @Test func stringsAtTheABIsLimitStillPass() throws {
+        let reason = String(repeating: "r", count: 65_536)
+        let message = HelperMessage.call(1, .complete(request: 1, .error(ExtensionError(.failed, failureReason: reason))))
+        #expect(try HelperMessage(body: Array(message.frame.dropFirst(4))) == message)
+        let setting = HelperMessage.reply(1, .setting(String(repeating: "s", count: 100_000)))
+        #expect(try HelperMessage(body: Array(setting.frame.dropFirst(4))) == setting, "a setting is the host's own configuration")
+    }
+
     @Test func aFrameOverTheLimitIsRefusedBeforeItIsRead() throws {
         var assembler = FrameAssembler()
         let length = UInt32(HelperProtocol.maximumFrameBytes + 1)

@@ -32,14 +32,25 @@ struct SuggestionRankingTests {
         #expect(ranked == ["url@2", "host@2", "parent1@0", "parent2@0", "site@0"])
     }
 
-    @Test func thenRankHigherFirstThenProviderOrder() {
+    @Test func thenProviderOrderThenRankWithinOneProvider() {
         let ranked = order([
             Self.suggestion("low", provider: 0, rank: 1),
             Self.suggestion("high", provider: 2, rank: 9),
             Self.suggestion("tie-b", provider: 1, rank: 5),
             Self.suggestion("tie-a", provider: 2, rank: 5),
+            Self.suggestion("higher", provider: 0, rank: 2),
         ])
-        #expect(ranked == ["high@2", "tie-b@1", "tie-a@2", "low@0"])
+        #expect(ranked == ["higher@0", "low@0", "tie-b@1", "high@2", "tie-a@2"])
+    }
+
+    @Test(arguments: [Int.max, Int(Int32.max), 1])
+    func aHugeRankDoesNotPutAProviderAheadOfTheUsersFirst(rank: Int) {
+        let ranked = order([
+            Self.suggestion("mallory", provider: 1, rank: rank),
+            Self.suggestion("alice", provider: 0, rank: Int.min),
+            Self.suggestion("alice", provider: 1, rank: rank),
+        ])
+        #expect(ranked == ["alice@0", "alice@1", "mallory@1"])
     }
 
     @Test func theSameAccountFromTwoProvidersStaysTogether() {

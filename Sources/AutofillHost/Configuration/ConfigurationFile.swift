@@ -75,6 +75,7 @@ public struct ConfigurationFile: Sendable {
         }
         let configuration: HostConfiguration
         do {
+            try PlistGuard.check(data)  // size, format, nesting, cycles: before Foundation decodes anything
             configuration = try PropertyListDecoder().decode(HostConfiguration.self, from: data)
         } catch {
             throw AutofillError(.configuration, "the configuration \(path) is invalid: \(describeDecodingError(error))")

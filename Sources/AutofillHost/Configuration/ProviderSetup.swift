@@ -20,11 +20,16 @@ public struct ProviderSetup: Sendable {
     /// protocol violation); nil logs them as warnings. Quarantine plugs in here.
     public var onProviderFault: (@Sendable (PluginManifest, ProviderFault) -> Void)?
 
-    /// Creates the setup.
+    /// Creates the setup. An enabled id that several bundles declare goes to the one whose files the
+    /// user approved (``ProviderCatalog/preferApprovedBundles(_:)``; the catalog's warnings say so).
     public init(catalog: ProviderCatalog, stores: IdentityStoreDirectory, logger: Logger) {
         self.catalog = catalog
         self.stores = stores
         self.logger = logger
+        let setup = self
+        self.catalog.preferApprovedBundles { manifest in
+            if case .trusted = setup.trustState(of: manifest) { true } else { false }
+        }
     }
 
     /// The store of provider `id`: created and enabled if the configuration enables the provider,

@@ -80,18 +80,11 @@ public final class TerminalUserInterface: ProviderUserInterface {
         terminal.write("\n[\(Self.printable(providerName))] \(Self.printable(title))\n")
     }
 
-    /// Text from a provider with control characters shown escaped, so it cannot move the cursor,
-    /// clear the screen or fake another prompt.
+    /// Text from a provider with control characters, escape sequences and bidi controls shown
+    /// escaped (``DisplayText``), so it cannot move the cursor, clear the screen or fake another
+    /// prompt. The session made it safe already; this is the second line of defence.
     static func printable(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if scalar.properties.generalCategory == .control && scalar != "\n" {
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        DisplayText.escaped(text, keepingNewlines: true)
     }
 }
 

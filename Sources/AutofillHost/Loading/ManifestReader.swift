@@ -24,19 +24,16 @@ public enum ManifestReader {
                 fix: "pass the path of a bundle directory (e.g. VaultProvider.afprovider/) holding Info.plist and the .so")])
         }
         let plistPath = "\(bundlePath)/Info.plist"
-        guard let data = FileManager.default.contents(atPath: plistPath) else {
+        let root: PlistValue
+        switch readPlist(plistPath) {
+        case .missing:
             return (nil, [PluginProblem(
                 .missingPlist, file: plistPath, message: "the bundle has no Info.plist",
                 fix: "add an Info.plist declaring the provider (see docs/WRITING_A_PROVIDER.md); `autofill plugin bundle` writes the bundle for you")])
-        }
-        let root: PlistValue
-        do {
-            root = try PlistValue.read(contentsOf: data)
-        } catch {
-            return (nil, [PluginProblem(
-                .malformedPlist, file: plistPath,
-                message: "not a readable property list (XML or binary): \(describe(error))",
-                fix: "fix the plist syntax; `python3 -c 'import plistlib,sys; plistlib.load(open(sys.argv[1],\"rb\"))' \(plistPath)` names the line and column where an XML plist breaks")])
+        case .problem(let problem):
+            return (nil, [problem])
+        case .value(let value):
+            root = value
         }
         var checker = PlistChecker(file: plistPath)
         let manifest = checker.manifest(root: root, bundlePath: bundlePath)
@@ -49,20 +46,46 @@ public enum ManifestReader {
 
     /// Checks a plist file on its own (before it is put in a bundle): every problem but the library's.
     public static func check(plist plistPath: String) -> (manifest: PluginManifest?, problems: [PluginProblem]) {
-        guard let data = FileManager.default.contents(atPath: plistPath) else {
-            return (nil, [PluginProblem(.missingPlist, file: plistPath, message: "cannot read this file", fix: "check the path")])
-        }
         let root: PlistValue
-        do {
-            root = try PlistValue.read(contentsOf: data)
-        } catch {
-            return (nil, [PluginProblem(
-                .malformedPlist, file: plistPath, message: "not a readable property list (XML or binary): \(describe(error))",
-                fix: "fix the plist syntax; `python3 -c 'import plistlib,sys; plistlib.load(open(sys.argv[1],\"rb\"))' \(plistPath)` names the line and column")])
+        switch readPlist(plistPath) {
+        case .missing:
+            return (nil, [PluginProblem(.missingPlist, file: plistPath, message: "cannot read this file", fix: "check the path")])
+        case .problem(let problem):
+            return (nil, [problem])
+        case .value(let value):
+            root = value
         }
         var checker = PlistChecker(file: plistPath)
         let manifest = checker.manifest(root: root, bundlePath: directory(of: plistPath))
         return (checker.problems.contains { $0.severity == .error } ? nil : manifest, checker.problems)
+    }
+
+    enum PlistRead {
+        case missing
+        case problem(PluginProblem)
+        case value(PlistValue)
+    }
+
+    /// Reads and decodes the plist at `plistPath` after ``PlistGuard`` checked it: a file that is too
+    /// large, too deep, cyclic or not a regular file is a problem, never a crash or a hang.
+    static func readPlist(_ plistPath: String) -> PlistRead {
+        let data: Data
+        do {
+            guard let contents = try PlistGuard.contents(ofFile: plistPath) else { return .missing }
+            data = contents
+        } catch {
+            return .problem(PluginProblem(
+                .malformedPlist, file: plistPath, message: "refused before reading it: \(error)",
+                fix: "keep Info.plist a regular file in XML or binary format, at most \(PlistGuard.maximumBytes) bytes and \(PlistGuard.maximumDepth) levels deep (`autofill plugin bundle` writes one)"))
+        }
+        do {
+            return .value(try PlistValue.read(contentsOf: data))
+        } catch {
+            return .problem(PluginProblem(
+                .malformedPlist, file: plistPath,
+                message: "not a readable property list (XML or binary): \(DisplayText.line(describe(error)))",
+                fix: "fix the plist syntax; `python3 -c 'import plistlib,sys; plistlib.load(open(sys.argv[1],\"rb\"))' \(plistPath)` names the line and column where an XML plist breaks"))
+        }
     }
 
     static func directory(of path: String) -> String {
@@ -105,17 +128,22 @@ private struct PlistChecker {
                                 fix: "set it to the provider's reverse-DNS id, e.g. com.example.vault")
         if let identifier, !Self.isBundleIdentifier(identifier) {
             problem(.invalidValue, "CFBundleIdentifier",
-                    "\"\(identifier)\" is not a reverse-DNS identifier (letters, digits, '-' and '.', at least two parts)",
+                    "\(Self.quoted(identifier)) is not a reverse-DNS identifier (letters, digits, '-' and '.', at least two parts)",
                     fix: "use an id such as com.example.vault")
         }
         // CFBundleDisplayName, falling back to CFBundleName as Apple does.
         let nameKey = top["CFBundleDisplayName"] == nil && top["CFBundleName"] != nil ? "CFBundleName" : "CFBundleDisplayName"
-        let displayName = string(top, nameKey, path: nameKey,
+        var displayName = string(top, nameKey, path: nameKey,
                                  fix: "add <key>CFBundleDisplayName</key><string>My Vault</string>: the name users see")
+        if let name = displayName, let wrong = ProviderDisplayName.problem(name) {
+            problem(.invalidValue, nameKey, wrong,
+                    fix: "use a plain name of your own, up to \(ProviderDisplayName.maximumLength) characters: users see it at the head of your prompts")
+            displayName = nil
+        }
         let executable = string(top, "CFBundleExecutable", path: "CFBundleExecutable",
                                 fix: "set it to the library's file name inside the bundle, e.g. libVaultProvider.so")
         if let executable, executable.contains("/") || executable == "." || executable == ".." {
-            problem(.invalidValue, "CFBundleExecutable", "\"\(executable)\" is not a file name inside the bundle",
+            problem(.invalidValue, "CFBundleExecutable", "\(Self.quoted(executable)) is not a file name inside the bundle",
                     fix: "put the .so in the bundle directory and name just its file")
         }
         let version = string(top, "CFBundleShortVersionString", path: "CFBundleShortVersionString", required: false, fix: "")
@@ -131,7 +159,7 @@ private struct PlistChecker {
         let entrySymbol = string(top, PluginManifest.entrySymbolKey, path: PluginManifest.entrySymbolKey,
                                  fix: "name the exported entry function, e.g. <string>vault_provider_entry</string>")
         if let entrySymbol, !Self.isCIdentifier(entrySymbol) {
-            problem(.invalidValue, PluginManifest.entrySymbolKey, "\"\(entrySymbol)\" is not a C function name",
+            problem(.invalidValue, PluginManifest.entrySymbolKey, "\(Self.quoted(entrySymbol)) is not a C function name",
                     fix: "use the exported function's name: letters, digits and '_', not starting with a digit")
         }
         guard let identifier, let displayName, let executable, let capabilities, let abiVersion, let entrySymbol else {
@@ -152,7 +180,7 @@ private struct PlistChecker {
             point != PluginManifest.extensionPointIdentifier
         {
             problem(.unknownExtensionPoint, "NSExtension.NSExtensionPointIdentifier",
-                    "\"\(point)\" is not an extension point autofill hosts; expected \(PluginManifest.extensionPointIdentifier)",
+                    "\(Self.quoted(point)) is not an extension point autofill hosts; expected \(PluginManifest.extensionPointIdentifier)",
                     fix: "set it to \(PluginManifest.extensionPointIdentifier)")
         }
         guard let attributes = dictionary(nsExtension, "NSExtensionAttributes", path: "NSExtension.NSExtensionAttributes",
@@ -174,7 +202,7 @@ private struct PlistChecker {
         }
         let known = Set(Capability.allCases.map(\.plistKey))
         for key in declared.keys.sorted() where !known.contains(key) {
-            let path = "\(ManifestReader.capabilitiesKeyPath).\(key)"
+            let path = "\(ManifestReader.capabilitiesKeyPath).\(DisplayText.line(key, limit: 200))"
             if ManifestReader.knownButUnsupportedKeys.contains(key) {
                 problem(.unknownKey, path, "Apple's \(key) is not supported by autofill yet; ignored", severity: .warning,
                         fix: "nothing to do; the provider is offered only what autofill routes")
@@ -204,7 +232,7 @@ private struct PlistChecker {
         guard let magic = Self.prefix(ofFileAt: path, count: 18) else {
             problems.append(PluginProblem(
                 .libraryNotFound, file: path, keyPath: "CFBundleExecutable",
-                message: "the library \"\(manifest.executable)\" named by CFBundleExecutable is not in the bundle",
+                message: "the library \(Self.quoted(manifest.executable)) named by CFBundleExecutable is not in the bundle",
                 fix: "copy the built .so into \(manifest.bundlePath)/ or correct CFBundleExecutable"))
             return
         }
@@ -219,12 +247,17 @@ private struct PlistChecker {
     }
 
     /// The first `count` bytes of a file (fewer if it is shorter), or nil if it cannot be read.
+    /// Opened without blocking and read only when it is a regular file, so a FIFO or a device named
+    /// as the library can neither hang nor feed the reader; anything else reads as empty (not ELF).
     static func prefix(ofFileAt path: String, count: Int) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return [] }
         var bytes = [UInt8](repeating: 0, count: count)
-        let read = fread(&bytes, 1, count, file)
-        return Array(bytes.prefix(read))
+        let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, count) }
+        return Array(bytes.prefix(max(0, read)))
     }
 
     // MARK: Typed lookups
@@ -296,6 +329,11 @@ private struct PlistChecker {
         return parts.count >= 2 && text.utf8.count <= 255 && parts.allSatisfy { part in
             !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
         }
+    }
+
+    /// A value from the plist in quotes, for a message: one line, escaped and cut (``DisplayText``).
+    static func quoted(_ value: String) -> String {
+        "\"\(DisplayText.line(value, limit: 200))\""
     }
 
     static func isCIdentifier(_ text: String) -> Bool {

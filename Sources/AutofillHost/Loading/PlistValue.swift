@@ -20,6 +20,11 @@ enum PlistValue: Decodable, Equatable {
     }
 
     init(from decoder: any Decoder) throws {
+        // PlistGuard checked the nesting before decoding; this keeps the recursion bounded whatever the input.
+        guard decoder.codingPath.count < PlistGuard.maximumDepth else {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: decoder.codingPath, debugDescription: "nested more than \(PlistGuard.maximumDepth) levels deep"))
+        }
         if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
             var dictionary: [String: PlistValue] = [:]
             for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(PlistValue.self, forKey: key) }
@@ -46,9 +51,11 @@ enum PlistValue: Decodable, Equatable {
         }
     }
 
-    /// Reads a plist file (XML or binary).
+    /// Reads a plist (XML or binary) that ``PlistGuard`` checked first: at most 1 MiB, 64 levels deep,
+    /// no reference cycles. Throws the guard's ``PlistGuard/Refusal`` or Foundation's decoding error.
     static func read(contentsOf data: Data) throws -> PlistValue {
-        try PropertyListDecoder().decode(PlistValue.self, from: data)
+        try PlistGuard.check(data)
+        return try PropertyListDecoder().decode(PlistValue.self, from: data)
     }
 
     /// The type name with its article ("an Array", "a String").

@@ -1,3 +1,5 @@
+internal import AutofillCore
+
 /// One thing wrong with a plugin bundle, with where it is and how to fix it.
 public struct PluginProblem: Error, Hashable, Sendable, Codable, CustomStringConvertible {
     /// Stable identifiers for the kinds of problem (tests and `--json` use them).
@@ -55,10 +57,12 @@ public struct PluginProblem: Error, Hashable, Sendable, Codable, CustomStringCon
         self.fix = fix
     }
 
+    /// "file: key path: message" and an indented "fix:" line; a path or plist value that holds control
+    /// characters or escape sequences shows them escaped (``DisplayText``).
     public var description: String {
         var where_ = file ?? ""
         if let keyPath { where_ += where_.isEmpty ? keyPath : ": \(keyPath)" }
         let head = where_.isEmpty ? message : "\(where_): \(message)"
-        return "\(head)\n    fix: \(fix)"
+        return "\(DisplayText.escaped(head, keepingNewlines: false))\n    fix: \(DisplayText.escaped(fix, keepingNewlines: false))"
     }
 }

@@ -3,13 +3,15 @@ internal import AutofillCore
 /// The one total order of suggestions across providers (docs/RANKING.md).
 ///
 /// 1. match quality: exact URL, exact host, parent domains by distance, then same site;
-/// 2. rank value, higher first;
-/// 3. the user's provider order;
-/// 4. a stable tie-break: user name (case-insensitive), then the order in the provider's store.
+/// 2. the user's provider order;
+/// 3. rank value, higher first: it orders one provider's identities among themselves, never one
+///    provider's against another's (a provider cannot outrank the user's choice with a huge rank);
+/// 4. a stable tie-break: user name (case-insensitive), then the kind, then the order in the
+///    provider's store.
 ///
 /// One account (same kind and user name, case-insensitive, at the same match quality) offered by
 /// several providers stays together: the account takes the place of its best member, and its
-/// members follow each other by rank, then provider order.
+/// members follow each other in provider order (then rank, within one provider).
 public enum SuggestionRanking {
     /// `suggestions` in the documented order.
     public static func ranked(_ suggestions: [Suggestion]) -> [Suggestion] {
@@ -56,18 +58,18 @@ public enum SuggestionRanking {
         }
     }
 
-    /// Within an account: rank, then provider order, then store order.
+    /// Within an account: provider order, then rank (so within one provider), then store order.
     static func memberOrder(_ a: Key, _ b: Key) -> Bool {
-        if a.rank != b.rank { return a.rank > b.rank }
         if a.position != b.position { return a.position < b.position }
+        if a.rank != b.rank { return a.rank > b.rank }
         return a.storeOrder < b.storeOrder
     }
 
-    /// Between accounts, compared by their best members.
+    /// Between accounts, compared by their best members: rank only counts between two of one provider.
     static func groupOrder(_ a: Key, _ b: Key) -> Bool {
         if a.match != b.match { return a.match < b.match }
-        if a.rank != b.rank { return a.rank > b.rank }
         if a.position != b.position { return a.position < b.position }
+        if a.rank != b.rank { return a.rank > b.rank }
         if a.user != b.user { return a.user < b.user }
         if a.kind != b.kind { return a.kind < b.kind }
         return a.storeOrder < b.storeOrder

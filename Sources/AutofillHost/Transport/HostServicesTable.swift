@@ -52,7 +52,9 @@ final class HostServicesTable: @unchecked Sendable {
             Self.status {
                 let key = try CDecode.string(a.pointer(0), a.size(1), field: "key")
                 let out: UnsafeMutablePointer<CChar>? = a.pointer(2), capacity = a.size(3)
-                guard let length: UnsafeMutablePointer<Int> = a.pointer(4) else { return .invalidArgument }
+                guard let length: UnsafeMutablePointer<Int> = a.pointer(4), capacity >= 0, out != nil || capacity == 0 else {
+                    return .invalidArgument
+                }
                 guard let value = h.setting(forKey: key) else { return .notFound }
                 let bytes = Array(value.utf8)
                 length.pointee = bytes.count
@@ -123,7 +125,9 @@ final class HostServicesTable: @unchecked Sendable {
                 guard let answer: UnsafeMutablePointer<CChar> = a.pointer(6), let length: UnsafeMutablePointer<Int> = a.pointer(8),
                     a.size(7) > 0
                 else { return .invalidArgument }
-                let capacity = a.size(7)
+                // A capacity of 2^63 or more arrives negative and was refused above; no answer is longer
+                // than a string may be.
+                let capacity = min(a.size(7), Int(AF_MAX_STRING_LENGTH))
                 let request = UserInterfaceRequest.prompt(
                     title: try CDecode.string(a.pointer(1), a.size(2), field: "title"),
                     message: try CDecode.string(a.pointer(3), a.size(4), field: "message"),

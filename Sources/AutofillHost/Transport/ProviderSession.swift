@@ -18,6 +18,7 @@ public final class ProviderSession: HostServicesHandler {
         var nextID: UInt64 = 1
         var pending: [UInt64: Pending] = [:]
         var strayCompletions = 0
+        var logLines = LineBudget()
     }
 
     /// The provider's id.
@@ -71,12 +72,18 @@ public final class ProviderSession: HostServicesHandler {
     }
 
     private func take(_ id: UInt64) -> Pending? {
-        state.withLock { $0.pending.removeValue(forKey: id) }
+        let (pending, dropped) = state.withLock { ($0.pending.removeValue(forKey: id), $0.logLines.takeDropped()) }
+        if dropped > 0 { services.logger.warning("\(LineBudget.droppedMessage(dropped, "log lines"))") }
+        return pending
     }
 
     // MARK: HostServicesHandler
+    //
+    // Provider text enters the host here, from both transports: each reason, log line, UI text
+    // and problem is made safe to show (DisplayText) before anything else sees it.
 
     public func log(level: ProviderLogLevel, message: String) {
+        guard state.withLock({ $0.logLines.admit() }) else { return }
         let logLevel: Logger.Level =
             switch level {
             case .debug: .debug
@@ -85,7 +92,7 @@ public final class ProviderSession: HostServicesHandler {
             case .warning: .warning
             case .error: .error
             }
-        services.logger.log(level: logLevel, "\(message)")
+        services.logger.log(level: logLevel, "\(DisplayText.line(message))")
     }
 
     public func setting(forKey key: String) -> String? {
@@ -110,13 +117,19 @@ public final class ProviderSession: HostServicesHandler {
                 pending.continuation.resume(returning: .failed(ProviderFailure(.wrongCompletion, message)))
                 return .wrongCompletion
             }
+            if let missing = credential.missingSecret {
+                let message = "\(displayName) answered \(entry.appleName) with an empty \(missing); nothing was filled"
+                services.logger.error("\(message)")
+                pending.continuation.resume(returning: .failed(ProviderFailure(.malformedCompletion, message)))
+                return .invalidArgument
+            }
             pending.continuation.resume(returning: .completed(credential))
             return .ok
         case .error(let error):
-            pending.continuation.resume(returning: .canceled(error))
+            pending.continuation.resume(returning: .canceled(error.displaySafe))
             return .ok
         case .malformed(let problem):
-            let message = "\(displayName) sent a malformed answer to \(entry.appleName): \(problem)"
+            let message = "\(displayName) sent a malformed answer to \(entry.appleName): \(DisplayText.line(problem))"
             services.logger.error("\(message)")
             pending.continuation.resume(returning: .failed(ProviderFailure(.malformedCompletion, message)))
             return .invalidArgument
@@ -133,11 +146,11 @@ public final class ProviderSession: HostServicesHandler {
             services.logger.warning("asked for UI during \(request.entryPoint.appleName), which allows none; refused")
             throw .unavailable("\(request.entryPoint.appleName) may not show UI")
         }
-        return try services.userInterface.present(ui, providerName: displayName)
+        return try services.userInterface.present(ui.displaySafe, providerName: displayName)
     }
 
     public func reportMalformedCall(_ service: String, _ problem: String) {
-        services.logger.warning("malformed call to \(service): \(problem)")
+        services.logger.warning("malformed call to \(DisplayText.line(service)): \(DisplayText.line(problem))")
     }
 }
 

@@ -36,7 +36,12 @@
  *     and read only during that call; the host copies what it keeps.
  *   A string longer than AF_MAX_STRING_LENGTH or a byte buffer longer than
  *   AF_MAX_BYTES_LENGTH, or a string that is not valid UTF-8, is refused with
- *   AF_STATUS_INVALID_ARGUMENT.
+ *   AF_STATUS_INVALID_ARGUMENT; so is any length, count or capacity of 2^63 or
+ *   more (SIZE_MAX, or -1 passed by mistake), which is never read as empty.
+ *   Text the user may see (reasons, log lines, UI texts, the display name) is
+ *   shown with control characters, escape sequences and bidi controls escaped,
+ *   and cut when long (docs/WRITING_A_PROVIDER.md, "What users see of your
+ *   text"): it is never terminal control.
  *
  * Threads
  *   The host calls a provider's entry points one at a time, from a thread of
@@ -357,8 +362,10 @@ typedef struct af_host_services {
     uint32_t abi_version; /* AF_ABI_VERSION */
     uint32_t size;        /* sizeof(af_host_services) of the host */
 
-    /** Write one line to the host's log, tagged with this provider. Newlines
-     *  are kept; a level outside AF_LOG_* is logged as AF_LOG_INFO.
+    /** Write one line to the host's log, tagged with this provider. It is
+     *  shown on one line (a newline shows as \n, control characters escaped)
+     *  and cut at 1,000 characters; the host keeps a provider's first 1,000
+     *  lines. A level outside AF_LOG_* is logged as AF_LOG_INFO.
      *  Never log secrets: the host cannot tell them apart. */
     void (*log)(int32_t level, const char *message, size_t message_length);
 
@@ -387,7 +394,9 @@ typedef struct af_host_services {
 
     /* -- Completing a request (exactly once per request) -- */
 
-    /** ASPasswordCredential: for password requests and credential lists. */
+    /** ASPasswordCredential: for password requests and credential lists. An
+     *  empty password is refused (AF_STATUS_INVALID_ARGUMENT) and fails the
+     *  request, as does an empty code for complete_one_time_code. */
     af_status (*complete_password)(af_request_id request,
                                    const char *user, size_t user_length,
                                    const char *password, size_t password_length);
@@ -406,7 +415,8 @@ typedef struct af_host_services {
     /** For the extension-configuration request. */
     af_status (*complete_configuration)(af_request_id request);
     /** Cancel with an AF_ERROR_* code and an optional user-facing reason
-     *  (shown to the user; never put a secret in it). */
+     *  (shown to the user on one line, escaped and cut at 1,000 characters;
+     *  never put a secret in it). */
     af_status (*cancel_request)(af_request_id request, int32_t error_code,
                                 const char *reason, size_t reason_length);
 

@@ -1,4 +1,5 @@
 internal import AutofillCore
+internal import CAutofillProvider
 
 // The encoding of every message and model the helper protocol carries. Secrets (passwords, codes,
 // texts, UI answers) travel as plain string fields inside frames and nowhere else: no Codable, no
@@ -81,14 +82,14 @@ extension HelperMessage {
         case .log:
             let raw = try r.i32("log.level")
             guard let level = ProviderLogLevel(rawValue: raw) else { throw FrameError("log.level: unknown level \(raw)") }
-            self = .log(level, try r.string("log.message"))
+            self = .log(level, try r.text("log.message"))
         case .malformedCall:
-            self = .malformedCall(service: try r.string("malformedCall.service"), problem: try r.string("malformedCall.problem"))
+            self = .malformedCall(service: try r.text("malformedCall.service"), problem: try r.text("malformedCall.problem"))
         case .call:
             self = .call(try r.u64("call.id"), try r.hostCall())
         case .load:
             self = .load(protocolVersion: try r.u32("load.protocolVersion"), abiVersion: try r.u32("load.abiVersion"),
-                         bundlePath: try r.string("load.bundlePath"))
+                         bundlePath: try r.text("load.bundlePath"))
         case .request:
             self = .request(try r.u64("request.id"), try r.providerRequest())
         case .reply:
@@ -134,7 +135,7 @@ extension FrameReader {
     mutating func hostCall() throws(FrameError) -> HostCall {
         let tag = try u8("call.kind")
         switch tag {
-        case 1: return .setting(try string("setting.key"))
+        case 1: return .setting(try text("setting.key"))
         case 2: return .storeState
         case 3: return .storeSave(try identities("store_save.identities"))
         case 4: return .storeRemove(try identities("store_remove.identities"))
@@ -157,7 +158,7 @@ extension FrameReader {
         case 5: return .status(try i32("status"))
         case 6: return .userInterface(.success(try userInterfaceAnswer()))
         case 7: return .userInterface(.failure(.canceled))
-        case 8: return .userInterface(.failure(.unavailable(try string("ui.unavailable"))))
+        case 8: return .userInterface(.failure(.unavailable(try text("ui.unavailable"))))
         default: throw FrameError("reply.kind: unknown kind \(tag)")
         }
     }
@@ -169,7 +170,8 @@ extension FrameReader {
     }
 
     private mutating func identities(_ field: String) throws(FrameError) -> [CredentialIdentity] {
-        try array(field, minimumElementSize: Self.identitySize) { r throws(FrameError) in try r.identity() }
+        try limit(array(field, minimumElementSize: Self.identitySize) { r throws(FrameError) in try r.identity() },
+                  Int(AF_MAX_IDENTITIES_PER_CALL), field)
     }
 }
 
@@ -282,7 +284,7 @@ extension FrameWriter {
 
 extension FrameReader {
     mutating func service() throws(FrameError) -> ServiceIdentifier {
-        let identifier = try string("service.identifier")
+        let identifier = try text("service.identifier")
         switch try u8("service.type") {
         case 0: return ServiceIdentifier(identifier: identifier, type: .domain)
         case 1: return ServiceIdentifier(identifier: identifier, type: .url)
@@ -291,7 +293,7 @@ extension FrameReader {
     }
 
     private mutating func record() throws(FrameError) -> String? {
-        try optional("identity.recordIdentifier") { r throws(FrameError) in try r.string("identity.recordIdentifier") }
+        try optional("identity.recordIdentifier") { r throws(FrameError) in try r.text("identity.recordIdentifier") }
     }
 
     mutating func identity() throws(FrameError) -> CredentialIdentity {
@@ -299,13 +301,13 @@ extension FrameReader {
         switch kind {
         case 1:
             return .password(PasswordCredentialIdentity(
-                serviceIdentifier: try service(), user: try string("identity.user"), recordIdentifier: try record(),
+                serviceIdentifier: try service(), user: try text("identity.user"), recordIdentifier: try record(),
                 rank: try int("identity.rank")))
         case 2:
             return .passkey(try passkeyIdentity())
         case 3:
             return .oneTimeCode(OneTimeCodeCredentialIdentity(
-                serviceIdentifier: try service(), label: try string("identity.label"), recordIdentifier: try record(),
+                serviceIdentifier: try service(), label: try text("identity.label"), recordIdentifier: try record(),
                 rank: try int("identity.rank")))
         default:
             throw FrameError("identity.kind: unknown kind \(kind)")
@@ -314,13 +316,13 @@ extension FrameReader {
 
     mutating func passkeyIdentity() throws(FrameError) -> PasskeyCredentialIdentity {
         PasskeyCredentialIdentity(
-            relyingPartyIdentifier: try string("passkey.relyingParty"), userName: try string("passkey.userName"),
+            relyingPartyIdentifier: try text("passkey.relyingParty"), userName: try text("passkey.userName"),
             credentialID: try bytes("passkey.credentialID"), userHandle: try bytes("passkey.userHandle"),
             recordIdentifier: try record(), rank: try int("identity.rank"))
     }
 
     mutating func passkeyParameters() throws(FrameError) -> PasskeyParameters {
-        let relyingParty = try string("parameters.relyingParty")
+        let relyingParty = try text("parameters.relyingParty")
         let clientDataHash = try bytes("parameters.clientDataHash")
         let verification: UserVerificationPreference
         switch try u8("parameters.userVerification") {
@@ -332,9 +334,11 @@ extension FrameReader {
         let style: PasskeyRegistrationStyle = try bool("parameters.style") ? .conditional : .standard
         return PasskeyParameters(
             relyingParty: relyingParty, clientDataHash: clientDataHash, userVerification: verification, style: style,
-            credentialIDs: try array("parameters.credentialIDs", minimumElementSize: 4) { r throws(FrameError) in try r.bytes("parameters.credentialIDs") },
-            algorithms: try array("parameters.algorithms", minimumElementSize: 8) { r throws(FrameError) in try r.int("parameters.algorithms") },
-            extensionsJSON: try optional("parameters.extensionsJSON") { r throws(FrameError) in try r.string("parameters.extensionsJSON") },
+            credentialIDs: try limit(array("parameters.credentialIDs", minimumElementSize: 4) { r throws(FrameError) in try r.bytes("parameters.credentialIDs") },
+                                     4096, "parameters.credentialIDs"),
+            algorithms: try limit(array("parameters.algorithms", minimumElementSize: 8) { r throws(FrameError) in try r.int("parameters.algorithms") },
+                                  256, "parameters.algorithms"),
+            extensionsJSON: try optional("parameters.extensionsJSON") { r throws(FrameError) in try r.text("parameters.extensionsJSON") },
             hostUserPresent: try bool("parameters.hostUserPresent"), hostUserVerified: try bool("parameters.hostUserVerified"),
             hostRecentPasswordFill: try bool("parameters.hostRecentPasswordFill"),
             hostUserInterfaceScripted: try bool("parameters.hostUserInterfaceScripted"))
@@ -360,7 +364,7 @@ extension FrameReader {
         let raw = try u8("request.entryPoint")
         guard let entryPoint = EntryPoint(rawValue: Int(raw)) else { throw FrameError("request.entryPoint: unknown entry point \(raw)") }
         func services(_ r: inout FrameReader) throws(FrameError) -> [ServiceIdentifier] {
-            try r.array("request.services", minimumElementSize: 5) { r throws(FrameError) in try r.service() }
+            try r.limit(r.array("request.services", minimumElementSize: 5) { r throws(FrameError) in try r.service() }, 4096, "request.services")
         }
         switch entryPoint {
         case .prepareCredentialList: return .credentialList(try services(&self))
@@ -378,27 +382,27 @@ extension FrameReader {
     }
 
     private mutating func json(_ field: String) throws(FrameError) -> String? {
-        try optional(field) { r throws(FrameError) in try r.string(field) }
+        try optional(field) { r throws(FrameError) in try r.text(field) }
     }
 
     mutating func credential() throws(FrameError) -> Credential {
         let kind = try u8("credential.kind")
         switch kind {
         case 1:
-            return .password(PasswordCredential(user: try string("password.user"), password: Secret(try string("password.password"))))
+            return .password(PasswordCredential(user: try text("password.user"), password: Secret(try text("password.password"))))
         case 2:
             return .passkeyAssertion(PasskeyAssertionCredential(
-                relyingParty: try string("assertion.relyingParty"), credentialID: try bytes("assertion.credentialID"),
+                relyingParty: try text("assertion.relyingParty"), credentialID: try bytes("assertion.credentialID"),
                 userHandle: try bytes("assertion.userHandle"), authenticatorData: try bytes("assertion.authenticatorData"),
                 signature: try bytes("assertion.signature"), clientDataHash: try bytes("assertion.clientDataHash"),
                 extensionOutputsJSON: try json("assertion.extensionOutputsJSON")))
         case 3:
             return .passkeyRegistration(PasskeyRegistrationCredential(
-                relyingParty: try string("registration.relyingParty"), credentialID: try bytes("registration.credentialID"),
+                relyingParty: try text("registration.relyingParty"), credentialID: try bytes("registration.credentialID"),
                 attestationObject: try bytes("registration.attestationObject"), clientDataHash: try bytes("registration.clientDataHash"),
                 extensionOutputsJSON: try json("registration.extensionOutputsJSON")))
-        case 4: return .oneTimeCode(Secret(try string("code")))
-        case 5: return .text(Secret(try string("text")))
+        case 4: return .oneTimeCode(Secret(try text("code")))
+        case 5: return .text(Secret(try text("text")))
         case 6: return .configurationCompleted
         default: throw FrameError("credential.kind: unknown kind \(kind)")
         }
@@ -411,8 +415,8 @@ extension FrameReader {
         case 2:
             let raw = try i32("error.code")
             guard let code = ExtensionError.Code(rawValue: raw) else { throw FrameError("error.code: unknown code \(raw)") }
-            return .error(ExtensionError(code, failureReason: try optional("error.reason") { r throws(FrameError) in try r.string("error.reason") }))
-        case 3: return .malformed(try string("malformed.problem"))
+            return .error(ExtensionError(code, failureReason: try optional("error.reason") { r throws(FrameError) in try r.text("error.reason") }))
+        case 3: return .malformed(try text("malformed.problem"))
         default: throw FrameError("answer.kind: unknown kind \(kind)")
         }
     }
@@ -421,13 +425,14 @@ extension FrameReader {
         let kind = try u8("ui.kind")
         switch kind {
         case 1:
-            return .prompt(title: try string("prompt.title"), message: try string("prompt.message"), secret: try bool("prompt.secret"),
-                           maxLength: try int("prompt.maxLength"))
+            return .prompt(title: try text("prompt.title"), message: try text("prompt.message"), secret: try bool("prompt.secret"),
+                           maxLength: try int("prompt.maxLength").clamped(to: 0...HelperProtocol.maximumStringBytes))
         case 2:
-            return .choose(title: try string("choose.title"),
-                           items: try array("choose.items", minimumElementSize: 4) { r throws(FrameError) in try r.string("choose.items") })
-        case 3: return .confirm(title: try string("confirm.title"), message: try string("confirm.message"))
-        case 4: return .message(title: try string("message.title"), message: try string("message.message"))
+            return .choose(title: try text("choose.title"),
+                           items: try limit(array("choose.items", minimumElementSize: 4) { r throws(FrameError) in try r.text("choose.items") },
+                                            100_000, "choose.items"))
+        case 3: return .confirm(title: try text("confirm.title"), message: try text("confirm.message"))
+        case 4: return .message(title: try text("message.title"), message: try text("message.message"))
         default: throw FrameError("ui.kind: unknown kind \(kind)")
         }
     }
@@ -435,7 +440,7 @@ extension FrameReader {
     mutating func userInterfaceAnswer() throws(FrameError) -> UserInterfaceAnswer {
         let kind = try u8("answer.kind")
         switch kind {
-        case 1: return .text(Secret(try string("answer.text")))
+        case 1: return .text(Secret(try text("answer.text")))
         case 2: return .choice(try int("answer.choice"))
         case 3: return .confirmed(try bool("answer.confirmed"))
         case 4: return .acknowledged
@@ -444,13 +449,41 @@ extension FrameReader {
     }
 
     mutating func problem() throws(FrameError) -> PluginProblem {
-        let raw = try string("problem.code")
+        let raw = try text("problem.code")
         guard let code = PluginProblem.Code(rawValue: raw) else { throw FrameError("problem.code: unknown code") }
         let severity: PluginProblem.Severity = try bool("problem.severity") ? .warning : .error
         return PluginProblem(
             code, severity: severity,
-            file: try optional("problem.file") { r throws(FrameError) in try r.string("problem.file") },
-            keyPath: try optional("problem.keyPath") { r throws(FrameError) in try r.string("problem.keyPath") },
-            message: try string("problem.message"), fix: try string("problem.fix"))
+            file: try optional("problem.file") { r throws(FrameError) in try r.text("problem.file") },
+            keyPath: try optional("problem.keyPath") { r throws(FrameError) in try r.text("problem.keyPath") },
+            message: try text("problem.message"), fix: try text("problem.fix"))
     }
+}
+
+// MARK: Field limits
+
+extension HelperProtocol {
+    /// The largest string field: the C ABI's string limit (`AF_MAX_STRING_LENGTH`, 64 KiB), which
+    /// every string a plugin passes through the host services meets in process too, and which the
+    /// identity stores keep to. Only a setting value (the host's own configuration) may be larger,
+    /// up to ``maximumFieldBytes``; byte fields are capped at that (`AF_MAX_BYTES_LENGTH`).
+    static let maximumStringBytes = Int(AF_MAX_STRING_LENGTH)
+}
+
+extension FrameReader {
+    /// A string field of at most ``HelperProtocol/maximumStringBytes``: a helper cannot hand the host
+    /// a longer reason, log line, prompt or identity than a plugin in process could.
+    mutating func text(_ field: String) throws(FrameError) -> String {
+        try string(field, limit: HelperProtocol.maximumStringBytes)
+    }
+
+    /// `values`, unless there are more than `limit` of them (the ABI's limit for that array).
+    func limit<T>(_ values: [T], _ limit: Int, _ field: String) throws(FrameError) -> [T] {
+        guard values.count <= limit else { throw FrameError("\(field): \(values.count) elements, over the limit of \(limit)") }
+        return values
+    }
+}
+
+fileprivate extension Comparable {
+    func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
 }

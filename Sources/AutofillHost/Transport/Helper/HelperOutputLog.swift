@@ -1,3 +1,4 @@
+internal import AutofillCore
 internal import Logging
 
 /// What a helper's plugin writes to its stdout and stderr, cut into lines for the host's log.
@@ -5,11 +6,14 @@ internal import Logging
 /// A plugin's output is not the host's: in a helper it can never reach the host's stdout (where
 /// only a secret the user asked for goes) nor the protocol socket. stderr lines are logged as
 /// warnings (diagnostics, as they were in-process), stdout lines as notices (shown with
-/// `--verbose`). Lines are cut at 1,000 characters and a helper's first 1,000 lines are kept;
-/// the rest is read and dropped, so a chatty plugin can neither flood the log nor block on a pipe.
+/// `--verbose`). Each line is made safe to show (``DisplayText``: control characters and escape
+/// sequences escaped) and cut at 1,000 characters; a helper's first 1,000 lines are kept
+/// (``LineBudget``) and the rest read and dropped, so a chatty plugin can neither flood the log,
+/// nor drive the user's terminal, nor block on a pipe.
 struct HelperOutputLog {
-    static let maximumLines = 1000
-    static let maximumLineLength = 1000
+    static let maximumLineLength = DisplayText.lineLimit
+    /// Bytes of one line kept before the cut: enough for `maximumLineLength` characters of any width.
+    static let maximumLineBytes = 4 * maximumLineLength + 4
 
     enum Stream: String {
         case stdout, stderr
@@ -17,8 +21,8 @@ struct HelperOutputLog {
 
     private let logger: Logger
     private var pending: [Stream: [UInt8]] = [:]
-    private var lines = 0
-    private var dropped = 0
+    private var overflow: [Stream: Int] = [:]
+    private var budget = LineBudget()
 
     init(logger: Logger) {
         self.logger = logger
@@ -27,37 +31,36 @@ struct HelperOutputLog {
     /// Takes bytes the plugin wrote to `stream`.
     mutating func append(_ bytes: UnsafeRawBufferPointer, from stream: Stream) {
         var buffer = pending[stream] ?? []
+        var cut = overflow[stream] ?? 0
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {
-                emit(buffer, stream)
+                emit(buffer, cut: cut, stream)
                 buffer.removeAll(keepingCapacity: true)
-            } else if buffer.count < Self.maximumLineLength + 1 {
+                cut = 0
+            } else if buffer.count < Self.maximumLineBytes {
                 buffer.append(byte)
+            } else {
+                cut += 1
             }
         }
         pending[stream] = buffer
+        overflow[stream] = cut
     }
 
-    /// Logs unfinished lines and how much was dropped (the helper ended).
+    /// Logs unfinished lines and how many were dropped (the helper ended).
     mutating func finish() {
         for stream in [Stream.stdout, .stderr] where !(pending[stream] ?? []).isEmpty {
-            emit(pending[stream]!, stream)
+            emit(pending[stream]!, cut: overflow[stream] ?? 0, stream)
             pending[stream] = []
+            overflow[stream] = 0
         }
-        if dropped > 0 {
-            logger.warning("\(dropped) more lines of the provider's output were dropped (it wrote over \(Self.maximumLines))")
-            dropped = 0
-        }
+        let dropped = budget.takeDropped()
+        if dropped > 0 { logger.warning("\(LineBudget.droppedMessage(dropped, "lines of output"))") }
     }
 
-    private mutating func emit(_ line: [UInt8], _ stream: Stream) {
-        guard lines < Self.maximumLines else {
-            dropped += 1
-            return
-        }
-        lines += 1
-        var text = String(decoding: line.prefix(Self.maximumLineLength), as: UTF8.self)
-        if line.count > Self.maximumLineLength { text += "…" }
+    private mutating func emit(_ line: [UInt8], cut: Int, _ stream: Stream) {
+        guard budget.admit() else { return }
+        let text = DisplayText.line(String(decoding: line, as: UTF8.self), limit: Self.maximumLineLength, alreadyCut: cut)
         switch stream {
         case .stderr: logger.warning("the provider wrote to stderr: \(text)")
         case .stdout: logger.notice("the provider wrote to stdout: \(text)")
