@@ -50,7 +50,9 @@ public enum ServiceInput {
                 throw VaultError(.invalidInput, "\(what) is not a web address (\(named)http:// or https://): \(example)")
             }
             let authorityStart = schemeEnd.upperBound
-            let authorityEnd = trimmed[authorityStart...].firstIndex(where: { "/?#".contains($0) }) ?? trimmed.endIndex
+            // The authority ends where a browser ends it for http(s), at "\\" too: "https://example.com\\@evil.test"
+            // is example.com to the host, so it must not lose "example.com\\" as user information here.
+            let authorityEnd = trimmed[authorityStart...].firstIndex(where: { "/?#\\".contains($0) }) ?? trimmed.endIndex
             var removed: Parsed.RemovedUserInfo?
             var identifier = trimmed
             if let at = trimmed[authorityStart..<authorityEnd].lastIndex(of: "@") {
