@@ -124,7 +124,7 @@ struct CSVImportTests {
         do {
             _ = try CSVImport(text: csv, name: "x.csv", existing: VaultContents())
         } catch {
-            #expect(error.message.hasPrefix("x.csv line 3: the first row is not a header row"), "\(error.message)")
+            #expect(error.message.hasPrefix("x.csv line 3: the first row is not a header of an export this reads"), "\(error.message)")
             #expect(error.message.contains("expected a Bitwarden export (header \(Self.bitwardenHeader))"))
             for text in ["hunter2", "alice", "example.com,", "Example"] { #expect(!error.message.contains(text), "\(error.message)") }
         }
@@ -132,8 +132,8 @@ struct CSVImportTests {
 
     @Test(arguments: [
         // A row with one known name (a password that happens to be "password") is still not a header.
-        ("title,secret,hunter2\n", "the first row is not a header row", ["title", "secret", "hunter2"]),
-        ("Example,https://example.com,alice,password\n", "the first row is not a header row", ["alice", "Example"]),
+        ("title,secret,hunter2\n", "the first row is not a header of an export this reads", ["title", "secret", "hunter2"]),
+        ("Example,https://example.com,alice,password\n", "the first row is not a header of an export this reads", ["alice", "Example"]),
         ("name,url,user,password,hunter2col\n", "the header has name, url, password but not username, which a browser export needs; 2 other columns are not recognised (not shown)",
          ["hunter2col", "user,"]),
         ("folder,type,name,login_uri,login_password,Login_Username_x\n",

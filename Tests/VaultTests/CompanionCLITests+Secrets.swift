@@ -20,7 +20,7 @@ extension CompanionCLITests {
         let noHeader = try home.file("no-header.csv", "Example,https://example.com,alice,hunter2\n")
         var result = try run(["import", "--password-stdin", noHeader], input: Self.master)
         #expect(result.status == 65)
-        #expect(result.stderr.hasPrefix("autofill-vault: \(noHeader) line 1: the first row is not a header row"), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("autofill-vault: \(noHeader) line 1: the first row is not a header of an export this reads"), "\(result.stderr)")
         #expect(result.stderr.contains("browser export (header name,url,username,password[,note]"))
         for text in ["hunter2", "alice", "https://example.com"] { #expect(!result.stderr.contains(text), "\(result.stderr)") }
 

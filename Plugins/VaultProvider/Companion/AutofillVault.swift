@@ -17,8 +17,8 @@ struct AutofillVault: ParsableCommand {
             The master password is read from the terminal without echo, or with --password-stdin \
             as the first line of standard input; secrets of new entries come next (terminal or the \
             following line), never from arguments, which other users can see while a command runs. \
-            Errors do not repeat arguments (#2 stands for the second). While the vault is unlocked (`unlock`), commands read from the \
-            terminal use the session instead of asking.
+            Errors do not repeat arguments (#2 stands for the second). While the vault is unlocked \
+            (`unlock`), commands read from the terminal use the session instead of asking.
 
             Vault path: --vault PATH, then $AUTOFILL_VAULT, then \
             $XDG_DATA_HOME/autofill/vault.afvault (~/.local/share/autofill/vault.afvault).
@@ -39,6 +39,7 @@ struct AutofillVault: ParsableCommand {
             SyncCommand.self,
         ]
     )
+
     /// Runs the command line as ArgumentParser's `main()` does, except that a command line it
     /// refuses is reported without repeating any argument (``ArgumentErrorText``): an argument may
     /// be a secret given by mistake.
@@ -72,8 +73,10 @@ struct AutofillVault: ParsableCommand {
                 text = "Error: " + replacement
             }
         }
-        text += "\n"
-        text.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        if !text.isEmpty {
+            text += "\n"
+            text.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        }
         Glibc.exit(exitCode(for: error).rawValue)
     }
 }

@@ -103,9 +103,9 @@ public struct CSVImport: Sendable {
         for column in columns where knownColumns.contains(column) && !recognised.contains(column) { recognised.append(column) }
         guard recognised.count >= 2 else {
             return """
-                \(file) line \(line): the first row is not a header row (it is not shown: without a header it is a login, \
-                password included); \(expectedHeaders). Export the file again with its header row, or add the header as the \
-                first line
+                \(file) line \(line): the first row is not a header of an export this reads (it is not shown: without a \
+                header row it is a login, password included); \(expectedHeaders). Export the file again with its header \
+                row, or add the header as the first line
                 """
         }
         let missing = required.map { format in (format: format.format, columns: format.columns.filter { !recognised.contains($0) }) }
