@@ -1,7 +1,7 @@
 /// Why a text is not a service name: what is wrong with it and what a valid one looks like.
 ///
-/// The message quotes at most the input itself (control characters escaped, long inputs shortened),
-/// never anything else.
+/// The message quotes at most the input itself (control characters escaped, long inputs shortened,
+/// user information before the host shown as `<REDACTED>`: it may hold a password), never anything else.
 public struct ServiceNameError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The whole explanation, for the user.
     public var message: String
@@ -24,11 +24,12 @@ public struct ServiceNameError: Error, Hashable, Sendable, CustomStringConvertib
         }
     }
 
-    /// `input` with control characters escaped, shortened to 200 characters.
+    /// `input` with user information redacted (``withoutUserInfo(_:)``), control characters escaped,
+    /// shortened to 200 characters.
     static func quoted(_ input: String) -> String {
         var result = ""
         var count = 0
-        for scalar in input.unicodeScalars {
+        for scalar in withoutUserInfo(input).unicodeScalars {
             if count == 200 {
                 result += "…"
                 break
@@ -41,5 +42,16 @@ public struct ServiceNameError: Error, Hashable, Sendable, CustomStringConvertib
             }
         }
         return result
+    }
+
+    /// `input` with everything before the last "@" of the authority (after "://", else from the
+    /// start, up to the first "/", "?", "#" or backslash) replaced by `<REDACTED>`: in
+    /// `https://alice:hunter2@example.com` that is a user name and password.
+    static func withoutUserInfo(_ input: String) -> String {
+        let scalars = input.unicodeScalars
+        let start = input.firstRange(of: "://")?.upperBound ?? scalars.startIndex
+        let end = scalars[start...].firstIndex(where: { "/?#\\".unicodeScalars.contains($0) }) ?? scalars.endIndex
+        guard let at = scalars[start..<end].lastIndex(of: "@") else { return input }
+        return String(scalars[..<start]) + "<REDACTED>" + String(scalars[at...])
     }
 }

@@ -174,6 +174,20 @@ struct ServiceNameTests {
         #expect(!error.message.contains("\u{1B}"))
     }
 
+    @Test(arguments: [
+        ("https://alice:hunter2@exa mple.com/", #""https://<REDACTED>@exa mple.com/""#),
+        ("https://alice:hunter2@example.com:99999/", #""https://<REDACTED>@example.com:99999/""#),
+        ("alice:hunter2@exa mple.com", #""<REDACTED>@exa mple.com""#),
+        ("https://a@b:hunter2@[::1/x", #""https://<REDACTED>@[::1/x""#),
+    ])
+    func theErrorNeverQuotesAPasswordBeforeTheHost(_ input: String, _ quoted: String) throws {
+        let error = try #require(throws: ServiceNameError.self) { try ServiceName.parse(input) }
+        #expect(error.message.hasPrefix(quoted + " is not a valid service name: "), "\(error.message)")
+        #expect(!error.message.contains("hunter2"))
+        let origin = try #require(throws: WebAuthnRequestError.self) { try WebAuthnOrigin("https://alice:hunter2@example.com") }
+        #expect(origin.message.hasPrefix(#"The origin "https://<REDACTED>@example.com" cannot make passkey requests"#), "\(origin.message)")
+    }
+
     @Test func theErrorShortensALongInput() throws {
         let input = "https://" + String(repeating: "a", count: 500) + " .com/"
         let error = try #require(throws: ServiceNameError.self) { try ServiceName.parse(input) }

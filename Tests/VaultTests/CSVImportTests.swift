@@ -94,7 +94,7 @@ struct CSVImportTests {
         #expect(result.problems.map(\.row) == [2, 3, 4, 5, 6])
         #expect(result.problems.map(\.description) == [
             "row 2: url is empty: a login needs the site it is for; skipped",
-            "row 3: url: ftp://files.example.com is not a web address: give a domain or an http(s):// URL; skipped",
+            "row 3: url is not a web address (ftp://, not http:// or https://): give a domain like example.com or a URL like https://example.com/login; skipped",
             "row 4: the password is empty; skipped",
             "row 5: has 3 fields, the header 4; skipped",
             "row 6: alice at example.com is in the vault already; skipped",
@@ -112,14 +112,68 @@ struct CSVImportTests {
         #expect(!result.problems[0].message.contains("NOT!BASE32"))
     }
 
-    @Test func anUnknownHeaderIsRefusedNamingTheColumns() {
-        #expect(throws: VaultError.self) {
-            try CSVImport(text: "title,secret\na,b\n", name: "odd.csv", existing: VaultContents())
-        }
+    @Test func aRecordKnowsTheLineItStartsOn() {
+        let (records, _) = CSVParser.parse("\n\r\nh1,h2\r\n\"multi\nline\",x\n\nlast,y\rend,z\n")
+        #expect(records.map(\.row) == [1, 2, 3, 4])
+        #expect(records.map(\.line) == [3, 4, 7, 8])
+    }
+
+    @Test func aFileWithoutAHeaderRowIsRefusedWithoutQuotingItsFirstRow() throws {
+        let csv = "\n\nExample,https://example.com,alice,hunter2\nOther,https://example.org,bob,url\n"
+        #expect(throws: VaultError.self) { try CSVImport(text: csv, name: "x.csv", existing: VaultContents()) }
         do {
-            _ = try CSVImport(text: "title,secret\na,b\n", name: "odd.csv", existing: VaultContents())
+            _ = try CSVImport(text: csv, name: "x.csv", existing: VaultContents())
         } catch {
-            #expect(error.message.hasPrefix("odd.csv: the header (title,secret) is neither a Bitwarden export"))
+            #expect(error.message.hasPrefix("x.csv line 3: the first row is not a header of an export this reads"), "\(error.message)")
+            #expect(error.message.contains("expected a Bitwarden export (header \(Self.bitwardenHeader))"))
+            for text in ["hunter2", "alice", "example.com,", "Example"] { #expect(!error.message.contains(text), "\(error.message)") }
         }
+    }
+
+    @Test(arguments: [
+        // A row with one known name (a password that happens to be "password") is still not a header.
+        ("title,secret,hunter2\n", "the first row is not a header of an export this reads", ["title", "secret", "hunter2"]),
+        ("Example,https://example.com,alice,password\n", "the first row is not a header of an export this reads", ["alice", "Example"]),
+        ("name,url,user,password,hunter2col\n", "the header has name, url, password but not username, which a browser export needs; 2 other columns are not recognised (not shown)",
+         ["hunter2col", "user,"]),
+        ("folder,type,name,login_uri,login_password,Login_Username_x\n",
+         "the header has folder, type, name, login_uri, login_password but not login_username, which a Bitwarden export needs; 1 other column is not recognised",
+         ["login_username_x", "Login_Username_x"]),
+    ])
+    func aHeaderWithoutTheNeededColumnsNamesOnlyKnownColumns(_ csv: String, _ expected: String, _ unsaid: [String]) {
+        do {
+            _ = try CSVImport(text: csv, name: "odd.csv", existing: VaultContents())
+            Issue.record("accepted")
+        } catch {
+            #expect(error.message.hasPrefix("odd.csv line 1: \(expected)"), "\(error.message)")
+            for text in unsaid { #expect(!error.message.contains(text), "\(error.message)") }
+        }
+    }
+
+    @Test func anUnknownTypeIsNamedOnlyWhenItIsABitwardenType() throws {
+        let csv = "\(Self.bitwardenHeader)\n,,card,Visa,,,0,,,,\n,,hunter2,X,,,0,https://example.com,alice,pw,\n"
+        let result = try CSVImport(text: csv, name: "bw.csv", existing: VaultContents())
+        #expect(result.problems.map(\.description) == [
+            "row 2: type card is not imported (only login and note); skipped",
+            "row 3: this type (not shown) is not imported (only login and note); skipped",
+        ])
+    }
+
+    @Test func aLoginWhoseURLHoldsAPasswordIsImportedWithoutIt() throws {
+        let csv = """
+            \(Self.bitwardenHeader)
+            ,,login,Router,,,0,https://admin:hunter2@192.168.1.1/setup,admin,hunter2,JBSWY3DPEHPK3PXP
+            ,,login,Bad,,,0,ftp://carol:hunter3@files.example.com,carol,pw-carol,
+
+            """
+        let result = try CSVImport(text: csv, name: "bw.csv", existing: VaultContents())
+        let logins = result.entries.compactMap { if case .password(let e) = $0 { e } else { nil } }
+        let codes = result.entries.compactMap { if case .oneTimeCode(let e) = $0 { e } else { nil } }
+        #expect(logins.map(\.service) == [ServiceIdentifier(identifier: "https://192.168.1.1/setup", type: .url)])
+        #expect(codes.map(\.service) == logins.map(\.service))
+        #expect(result.problems.map(\.description) == [
+            "row 2: login_uri held a user name and password before the host (user:password@); they were left out of the site address, which is stored unencrypted; the login was imported for https://192.168.1.1/setup",
+            "row 3: login_uri is not a web address (ftp://, not http:// or https://): give a domain like example.com or a URL like https://example.com/login; skipped",
+        ])
     }
 }

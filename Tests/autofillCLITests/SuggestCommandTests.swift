@@ -90,6 +90,14 @@ struct SuggestCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func aBadServiceIsNamedWithoutThePasswordBeforeItsHost() throws {
+        let result = try CLI.run(["suggest", "https://alice:hunter2@exa mple.com/", "--config", config], home: home.path)
+        #expect(result.status == 65)
+        #expect(result.stderr.hasPrefix(#"autofill: "https://<REDACTED>@exa mple.com/" is not a valid service name: its host contains a space"#),
+                "\(result.stderr)")
+        #expect(!result.stderr.contains("hunter2"))
+    }
+
     @Test func identitiesCanBeSavedListedReplacedAndRemovedFromAFile() throws {
         let file = try home.file("ids.json", """
             { "identities": [ { "kind": "password", "serviceIdentifier": { "identifier": "new.example.com", "type": "domain" },

@@ -30,7 +30,8 @@ struct AddPasswordCommand: ParsableCommand {
     func run() throws {
         try CommandFailure.reporting {
             let access = VaultAccess(options)
-            let service = try ServiceInput.parse(self.service)
+            let parsed = try ServiceInput.parse(self.service, naming: "--service")
+            let service = parsed.service
             try access.update({ contents in
                 let password = generate
                     ? try PasswordGenerator.generate(length: length)
@@ -41,6 +42,10 @@ struct AddPasswordCommand: ParsableCommand {
                     id: id, service: service, user: user, password: password, rank: entry.rank, notes: notes.map(Secret.init))))
                 return id
             }, announce: { id in
+                if let warning = parsed.warning(naming: "--service") {
+                    let seen = parsed.removedUserInfo == .userAndPassword ? ". Other users can see a command line while it runs" : ""
+                    printWarning(warning + seen + ".")
+                }
                 print("Added the login \(id): \(user) at \(service.identifier)\(generate ? " (generated password; `list --reveal` shows it)" : "").")
             })
         }
@@ -65,20 +70,22 @@ struct AddOneTimeCodeCommand: ParsableCommand {
     func run() throws {
         try CommandFailure.reporting {
             let access = VaultAccess(options)
-            let given = try service.map { (text) throws(VaultError) in try ServiceInput.parse(text) }
-            try access.update({ contents -> OneTimeCodeEntry in
+            let given = try service.map { (text) throws(VaultError) in try ServiceInput.parse(text, naming: "--service") }
+            try access.update({ contents -> (entry: OneTimeCodeEntry, warning: String?) in
                 let text = try access.secrets.secret(prompt: "otpauth:// URI or Base32 secret: ", what: "the otpauth URI or secret")
-                let account = label ?? given.flatMap { ServiceInput.host(of: $0.identifier) } ?? "account"
+                let account = label ?? given.flatMap { ServiceInput.host(of: $0.service.identifier) } ?? "account"
                 let input = try OneTimeCodeEntry.parseInput(text, account: account)
-                guard let service = try given ?? input.domain.map({ (domain) throws(VaultError) in try ServiceInput.parse(domain) }) else {
+                let fromURI = try input.domain.map { (domain) throws(VaultError) in try ServiceInput.parse(domain, naming: "the URI's af_domain") }
+                guard let parsed = given ?? fromURI else {
                     throw CommandFailure(.usage, "say which site the codes are for with --service (the URI has no af_domain)")
                 }
                 let entry = OneTimeCodeEntry(
-                    id: entry.id ?? VaultContents.newID(), service: service, label: label ?? input.label ?? account,
+                    id: entry.id ?? VaultContents.newID(), service: parsed.service, label: label ?? input.label ?? account,
                     uri: input.uri, rank: entry.rank)
                 try contents.add(.oneTimeCode(entry))
-                return entry
-            }, announce: { added in
+                return (entry, parsed.warning(naming: given == nil ? "the URI's af_domain" : "--service"))
+            }, announce: { added, warning in
+                if let warning { printWarning(warning + ".") }
                 print("Added the one-time code \(added.id): \(added.label) at \(added.service.identifier).")
             })
         }

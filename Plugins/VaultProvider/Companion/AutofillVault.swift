@@ -2,6 +2,7 @@
 // vault, unlocks and locks the session the provider reads, and keeps the provider's identity store
 // current, as the containing app of a credential provider does on Apple platforms.
 import ArgumentParser
+import Glibc
 
 @main
 struct AutofillVault: ParsableCommand {
@@ -15,8 +16,9 @@ struct AutofillVault: ParsableCommand {
 
             The master password is read from the terminal without echo, or with --password-stdin \
             as the first line of standard input; secrets of new entries come next (terminal or the \
-            following line). While the vault is unlocked (`unlock`), commands read from the \
-            terminal use the session instead of asking.
+            following line), never from arguments, which other users can see while a command runs. \
+            Errors do not repeat arguments (#2 stands for the second). While the vault is unlocked \
+            (`unlock`), commands read from the terminal use the session instead of asking.
 
             Vault path: --vault PATH, then $AUTOFILL_VAULT, then \
             $XDG_DATA_HOME/autofill/vault.afvault (~/.local/share/autofill/vault.afvault).
@@ -37,4 +39,44 @@ struct AutofillVault: ParsableCommand {
             SyncCommand.self,
         ]
     )
+
+    /// Runs the command line as ArgumentParser's `main()` does, except that a command line it
+    /// refuses is reported without repeating any argument (``ArgumentErrorText``): an argument may
+    /// be a secret given by mistake.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            reportRefused(error, arguments: arguments)
+        }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// Prints ArgumentParser's report of `error` with the arguments replaced, and exits with its status.
+    private static func reportRefused(_ error: any Error, arguments: [String]) -> Never {
+        guard !exitCode(for: error).isSuccess else { exit(withError: error) }  // --help
+        let commandNames = Set(configuration.subcommands.map { $0._commandName } + ["help"])
+        let message = message(for: error)
+        let redacted = ArgumentErrorText(arguments: arguments, commandNames: commandNames).redacting(message)
+        var text = fullMessage(for: error)
+        if redacted.replaced {
+            let replacement = redacted.message + "\n" + ArgumentErrorText.note
+            if !message.isEmpty, let range = text.range(of: message) {
+                text.replaceSubrange(range, with: replacement)
+            } else {
+                text = "Error: " + replacement
+            }
+        }
+        if !text.isEmpty {
+            text += "\n"
+            text.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        }
+        Glibc.exit(exitCode(for: error).rawValue)
+    }
 }

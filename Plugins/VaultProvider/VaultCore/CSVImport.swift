@@ -39,15 +39,11 @@ public struct CSVImport: Sendable {
     public init(text: String, name: String, existing: VaultContents) throws(VaultError) {
         let (records, parseProblems) = CSVParser.parse(text)
         guard let header = records.first, header.row == 1 else {
-            throw VaultError(.invalidInput, "\(name) has no header row; expected a Bitwarden or browser password export")
+            throw VaultError(.invalidInput, "\(name) has no header row; \(Self.expectedHeaders)")
         }
         let columns = header.fields.map { $0.trimmingWhitespace.lowercased() }
         guard let format = Self.detect(columns) else {
-            throw VaultError(.invalidInput, """
-                \(name): the header (\(columns.joined(separator: ","))) is neither a Bitwarden export \
-                (folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp) \
-                nor a browser export (name,url,username,password[,note])
-                """)
+            throw VaultError(.invalidInput, Self.headerProblem(columns, file: name, line: header.line))
         }
         self.format = format
         entries = []
@@ -70,11 +66,56 @@ public struct CSVImport: Sendable {
         problems.sort { $0.row < $1.row }
     }
 
+    /// The columns each format needs; detection looks for these.
+    static let required: [(format: String, columns: [String])] = [
+        ("a Bitwarden export", ["type", "name", "login_uri", "login_username", "login_password"]),
+        ("a browser export", ["url", "username", "password"]),
+    ]
+
+    /// Every column name of the exports this reads (Firefox's extras included), lowercased.
+    static let knownColumns: Set<String> = [
+        "folder", "favorite", "type", "name", "notes", "fields", "reprompt", "login_uri", "login_username", "login_password",
+        "login_totp", "url", "username", "password", "note", "httprealm", "formactionorigin", "guid", "timecreated",
+        "timelastused", "timepasswordchanged",
+    ]
+
+    /// Bitwarden item types other than login and note, which a message may name.
+    static let otherBitwardenTypes: Set<String> = ["card", "identity", "securenote", "sshkey"]
+
+    /// The headers this reads, for messages.
+    static let expectedHeaders = """
+        expected a Bitwarden export (header folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,\
+        login_password,login_totp) or a browser export (header name,url,username,password[,note], or at least url,username,password)
+        """
+
     static func detect(_ columns: [String]) -> Format? {
         let set = Set(columns)
-        if set.isSuperset(of: ["type", "name", "login_uri", "login_username", "login_password"]) { return .bitwarden }
-        if set.isSuperset(of: ["url", "username", "password"]) { return .browser }
+        if set.isSuperset(of: required[0].columns) { return .bitwarden }
+        if set.isSuperset(of: required[1].columns) { return .browser }
         return nil
+    }
+
+    /// Why the first row is not a header this reads, never quoting it: without a header row it is a
+    /// login, password included. Column names are named only when the row is a header (at least two
+    /// known names), and then only the known ones.
+    static func headerProblem(_ columns: [String], file: String, line: Int) -> String {
+        var recognised: [String] = []
+        for column in columns where knownColumns.contains(column) && !recognised.contains(column) { recognised.append(column) }
+        guard recognised.count >= 2 else {
+            return """
+                \(file) line \(line): the first row is not a header of an export this reads (it is not shown: without a \
+                header row it is a login, password included); \(expectedHeaders). Export the file again with its header \
+                row, or add the header as the first line
+                """
+        }
+        let missing = required.map { format in (format: format.format, columns: format.columns.filter { !recognised.contains($0) }) }
+        let nearest = missing[1].columns.count < missing[0].columns.count ? missing[1] : missing[0]
+        let others = columns.count - columns.filter(knownColumns.contains).count
+        let unknown = others == 0 ? "" : "; \(others) other \(others == 1 ? "column is" : "columns are") not recognised (not shown)"
+        return """
+            \(file) line \(line): the header has \(recognised.joined(separator: ", ")) but not \(nearest.columns.joined(separator: ", ")), \
+            which \(nearest.format) needs\(unknown); \(expectedHeaders)
+            """
     }
 
     private mutating func importBitwarden(_ row: [String: String], number: Int, into vault: inout VaultContents) {
@@ -110,7 +151,9 @@ public struct CSVImport: Sendable {
             }
             try? vault.add(.text(TextEntry(id: VaultContents.newID(), title: name.isEmpty ? "Note" : name, text: Secret(text))))
         default:
-            problems.append(Problem(row: number, message: "type \(type.isEmpty ? "(empty)" : type) is not imported (only login and note); skipped"))
+            // Only a known type is named: in a row whose columns are out of place, this field may hold a password.
+            let named = type.isEmpty ? "type (empty)" : Self.otherBitwardenTypes.contains(type) ? "type \(type)" : "this type (not shown)"
+            problems.append(Problem(row: number, message: "\(named) is not imported (only login and note); skipped"))
         }
     }
 
@@ -129,13 +172,14 @@ public struct CSVImport: Sendable {
             problems.append(Problem(row: number, message: "\(column) is empty: a login needs the site it is for; skipped"))
             return nil
         }
-        let service: ServiceIdentifier
+        let parsed: ServiceInput.Parsed
         do {
-            service = try ServiceInput.parse(uri)
+            parsed = try ServiceInput.parse(uri, naming: column)
         } catch {
-            problems.append(Problem(row: number, message: "\(column): \(error.message); skipped"))
+            problems.append(Problem(row: number, message: "\(error.message); skipped"))
             return nil
         }
+        let service = parsed.service
         guard !password.isEmpty else {
             problems.append(Problem(row: number, message: "the password is empty; skipped"))
             return nil
@@ -147,6 +191,9 @@ public struct CSVImport: Sendable {
         }
         let entry = PasswordEntry(id: VaultContents.newID(), service: service, user: user, password: Secret(password), rank: rank, notes: notes)
         try? vault.add(.password(entry))
+        if let warning = parsed.warning(naming: column) {
+            problems.append(Problem(row: number, message: "\(warning); the login was imported for \(service.identifier)"))
+        }
         return entry
     }
 }

@@ -4,9 +4,11 @@
 /// A malformed record (text after a closing quote, a quote never closed) becomes a problem for its
 /// row; the others are still read. Problems never quote field contents: a field may be a password.
 enum CSVParser {
-    /// One record: its fields and its row number (the header is row 1, as in a spreadsheet).
+    /// One record: its row number (the header is row 1, as in a spreadsheet), the line it starts on
+    /// (blank lines and quoted line breaks count) and its fields.
     struct Record: Hashable, Sendable {
         var row: Int
+        var line: Int
         var fields: [String]
     }
 
@@ -24,8 +26,11 @@ enum CSVParser {
         var problems: [Problem] = []
         var index = 0
         var row = 0
+        var line = 1, lineCountedTo = 0
         while index < scalars.count {
             row += 1
+            line += lineBreaks(in: scalars[lineCountedTo..<index])
+            lineCountedTo = index
             var fields: [String] = []
             var field = String.UnicodeScalarView()
             var problem: String?
@@ -88,9 +93,20 @@ enum CSVParser {
             } else if fields.count == 1 && fields[0].isEmpty {
                 row -= 1  // a blank line is not a row
             } else {
-                records.append(Record(row: row, fields: fields))
+                records.append(Record(row: row, line: line, fields: fields))
             }
         }
         return (records, problems)
+    }
+
+    /// The line breaks in `scalars`: LF, CRLF and a lone CR each count once.
+    static func lineBreaks(in scalars: ArraySlice<Unicode.Scalar>) -> Int {
+        var count = 0
+        var previous: Unicode.Scalar?
+        for scalar in scalars {
+            if scalar == "\r" || (scalar == "\n" && previous != "\r") { count += 1 }
+            previous = scalar
+        }
+        return count
     }
 }

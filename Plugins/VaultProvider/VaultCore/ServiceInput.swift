@@ -2,28 +2,101 @@ public import AutofillCore
 
 /// Service identifiers as users type them: a domain (`example.com`) or a web URL
 /// (`https://accounts.example.org/login`).
+///
+/// The text may be a copied address holding a password (`https://alice:hunter2@example.com/`), so no
+/// message here repeats it: errors name what is wrong, and user information before the host is
+/// removed, because the service identifier is stored unencrypted in the identity store.
 public enum ServiceInput {
+    /// A service as typed, parsed: the identifier to store and what was removed from it.
+    public struct Parsed: Hashable, Sendable {
+        /// What stood before the host of a URL and was removed.
+        public enum RemovedUserInfo: Hashable, Sendable {
+            /// `user@`.
+            case user
+            /// `user:password@`.
+            case userAndPassword
+        }
+
+        /// The service identifier to store.
+        public var service: ServiceIdentifier
+        /// The user information removed from the URL, if it had any.
+        public var removedUserInfo: RemovedUserInfo?
+
+        /// A warning about the removed user information that names `what` (a column, an option)
+        /// and never the text itself; nil when nothing was removed.
+        public func warning(naming what: String) -> String? {
+            switch removedUserInfo {
+            case nil: nil
+            case .user: "\(what) held a user name before the host (user@); it was left out of the site address"
+            case .userAndPassword:
+                "\(what) held a user name and password before the host (user:password@); they were left out of the site address, which is stored unencrypted"
+            }
+        }
+    }
+
     /// Parses `text` into a service identifier: a URL when it has a scheme (http or https only),
-    /// otherwise a domain (lowercased, without a trailing dot).
-    public static func parse(_ text: String) throws(VaultError) -> ServiceIdentifier {
+    /// otherwise a domain (lowercased, without a trailing dot). A URL's user information
+    /// (`user:password@` before the host) is removed and reported in ``Parsed/removedUserInfo``.
+    ///
+    /// Errors start with `what` (default "the service") and never repeat the text.
+    public static func parse(_ text: String, naming what: String = "the service") throws(VaultError) -> Parsed {
         let trimmed = text.trimmingWhitespace
-        guard !trimmed.isEmpty else { throw VaultError(.invalidInput, "the service is empty: give a domain or an https:// URL") }
+        let example = "give a domain like example.com or a URL like https://example.com/login"
+        guard !trimmed.isEmpty else { throw VaultError(.invalidInput, "\(what) is empty: \(example)") }
         if let schemeEnd = trimmed.firstRange(of: "://") {
             let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
             guard scheme == "https" || scheme == "http" else {
-                throw VaultError(.invalidInput, "\(trimmed) is not a web address: give a domain or an http(s):// URL")
+                let named = isScheme(scheme) ? "\(scheme)://, not " : "not "
+                throw VaultError(.invalidInput, "\(what) is not a web address (\(named)http:// or https://): \(example)")
             }
-            guard let host = host(of: trimmed), !host.isEmpty, !trimmed.contains(where: \.isWhitespace) else {
-                throw VaultError(.invalidInput, "\(trimmed) has no host: give a URL like https://example.com/login")
+            let authorityStart = schemeEnd.upperBound
+            // The authority ends where a browser ends it for http(s), at "\\" too: "https://example.com\\@evil.test"
+            // is example.com to the host, so it must not lose "example.com\\" as user information here.
+            let authorityEnd = trimmed[authorityStart...].firstIndex(where: { "/?#\\".contains($0) }) ?? trimmed.endIndex
+            var removed: Parsed.RemovedUserInfo?
+            var identifier = trimmed
+            if let at = trimmed[authorityStart..<authorityEnd].lastIndex(of: "@") {
+                removed = trimmed[authorityStart..<at].contains(":") ? .userAndPassword : .user
+                identifier = String(trimmed[..<authorityStart] + trimmed[trimmed.index(after: at)...])
             }
-            return ServiceIdentifier(identifier: trimmed, type: .url)
+            if let bad = identifier.first(where: { $0.isWhitespace || $0 == "\\" }) {
+                let named = bad.isWhitespace ? "a space: a web address has none (write %20 in a path)" : "a backslash: write / instead"
+                throw VaultError(.invalidInput, "\(what) contains \(named); \(example)")
+            }
+            guard let host = host(of: identifier), !host.isEmpty else {
+                throw VaultError(.invalidInput, "\(what) has no host: give a URL like https://example.com/login")
+            }
+            guard hasValidPort(identifier) else {
+                throw VaultError(.invalidInput, "\(what) has a port that is not a number (the text after the host's \":\"): \(example)")
+            }
+            return Parsed(service: ServiceIdentifier(identifier: identifier, type: .url), removedUserInfo: removed)
         }
         var domain = trimmed.lowercased()
         if domain.hasSuffix(".") { domain.removeLast() }
-        guard !domain.isEmpty, !domain.contains(where: { $0.isWhitespace || "/:@?#".contains($0) }) else {
-            throw VaultError(.invalidInput, "\(trimmed) is not a domain: give a domain like example.com or a URL like https://example.com/login")
+        if let bad = domain.first(where: { $0.isWhitespace || "/:@?#".contains($0) }) {
+            let named = bad.isWhitespace ? "a space" : "\"\(bad)\""
+            throw VaultError(.invalidInput, "\(what) is not a domain: it contains \(named) and no http(s):// scheme; \(example)")
         }
-        return ServiceIdentifier(identifier: domain, type: .domain)
+        guard !domain.isEmpty else { throw VaultError(.invalidInput, "\(what) is not a domain: \(example)") }
+        return Parsed(service: ServiceIdentifier(identifier: domain, type: .domain), removedUserInfo: nil)
+    }
+
+    /// Whether `text` has the shape of a URL scheme (RFC 3986: a letter, then letters, digits, +, -
+    /// or .), short enough to name in a message.
+    static func isScheme(_ text: String) -> Bool {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, scalars.count <= 32, ("a"..."z").contains(first) else { return false }
+        return scalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) }
+    }
+
+    /// Whether a URL identifier without user information has no port or a port of digits.
+    static func hasValidPort(_ identifier: String) -> Bool {
+        var rest = Substring(identifier)
+        if let schemeEnd = rest.firstRange(of: "://") { rest = rest[schemeEnd.upperBound...] }
+        if let end = rest.firstIndex(where: { "/?#".contains($0) }) { rest = rest[..<end] }
+        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") { rest = rest[rest.index(after: close)...] }
+        guard let colon = rest.lastIndex(of: ":") else { return true }
+        return rest[rest.index(after: colon)...].allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// The lowercased host of a domain or URL identifier (without user info, port or trailing dot).
