@@ -71,8 +71,10 @@ struct FillCommand: AsyncParsableCommand {
                     try engine.suggestions(for: query, kinds: [type.identityKind])
                 }
                 guard !candidates.isEmpty else {
-                    let listHint = type == .otp ? "autofill fill --list --type otp \(service)" : "autofill fill --list \(service)"
-                    throw FillFailure.nothingToFill("No suggestions for \(service); `\(listHint)` opens a provider's full list.")
+                    // The parsed name, never the input as typed: `https://alice:pw@…` carries a password.
+                    let site = query.name.description
+                    let listHint = type == .otp ? "autofill fill --list --type otp \(site)" : "autofill fill --list \(site)"
+                    throw FillFailure.nothingToFill("No suggestions for \(site); `\(listHint)` opens a provider's full list.")
                 }
                 let choice: FillPick = pick.map { .position($0) } ?? user.map { .user($0) } ?? .interactive
                 result = try await router.fill(candidates, for: query, pick: choice, fallback: fallback)

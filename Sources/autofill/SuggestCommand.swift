@@ -98,7 +98,8 @@ struct SuggestionReport: Encodable {
     let suggestions: [Entry]
 
     init(input: String, query: ServiceQuery, suggestions: [Suggestion]) {
-        self.query = Query(input: input, serviceIdentifiers: query.serviceIdentifiers, registrableDomain: query.registrableDomain)
+        self.query = Query(input: query.name.description,  // as parsed: never a user:password@ typed before the host
+                            serviceIdentifiers: query.serviceIdentifiers, registrableDomain: query.registrableDomain)
         self.suggestions = suggestions.enumerated().map { index, suggestion in
             Entry(position: index + 1, provider: .init(id: suggestion.providerID, displayName: suggestion.providerName),
                   kind: suggestion.identity.kind.rawValue, user: suggestion.identity.displayUser,

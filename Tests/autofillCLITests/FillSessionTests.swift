@@ -97,6 +97,18 @@ struct FillSessionTests {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func messagesNeverRepeatAPasswordFromTheCommandLineOrAUIScript() throws {
+        let typed = try fill(["https://alice:pw-in-url@nothing-here.example/login"])
+        #expect(typed.status == 1, "\(typed.stderr)")
+        #expect(typed.stderr.contains("No suggestions for https://nothing-here.example/login"), "\(typed.stderr)")
+        #expect(!typed.stderr.contains("pw-in-url"))
+        // A script line that forgot its `secret ` is the secret itself.
+        let script = try fill(["example.com"], script: "hunter2-in-script\n")
+        #expect(script.status == 65, "\(script.stderr)")
+        #expect(script.stderr.contains("line 1 does not start with an answer word"))
+        #expect(!script.stderr.contains("hunter2-in-script"))
+    }
+
     @Test func withoutATerminalOrScriptAUIRequestFailsClearly() throws {
         let result = try CLI.run(["fill", "example.com", "--config", config], home: home.path)
         #expect(result.status == 21)

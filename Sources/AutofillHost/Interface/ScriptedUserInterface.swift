@@ -60,7 +60,8 @@ public final class ScriptedUserInterface: ProviderUserInterface {
             case "ack": answers.append((line, .acknowledge))
             case "cancel": answers.append((line, .cancel))
             default:
-                throw AutofillError(.invalidData, "\(path) line \(line): unknown answer `\(word)`; use secret, text, choose, confirm, ack or cancel")
+                // The word is not repeated: a line missing its `secret ` is the secret itself.
+                throw AutofillError(.invalidData, "\(path) line \(line) does not start with an answer word (not shown: it may be a secret); use secret, text, choose, confirm, ack or cancel")
             }
         }
         return answers
