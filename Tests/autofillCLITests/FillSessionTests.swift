@@ -21,6 +21,7 @@ struct FillSessionTests {
         ]
         config = "\(home.path)/config.plist"
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        try home.trust(["org.t.work", "org.t.home"], config: config)
         #expect(try CLI.run(["providers", "sync", "--config", config], home: home.path).status == 0)
     }
 
@@ -33,6 +34,7 @@ struct FillSessionTests {
     /// The shell command that runs autofill in the tmux pane, its stdout to a file.
     func shell(_ arguments: String, output: String) -> String {
         "env HOME=\(home.path) XDG_CONFIG_HOME=\(home.path)/.config XDG_DATA_HOME=\(home.path)/.local/share "
+            + "XDG_STATE_HOME=\(home.path)/.local/state "
             + "\(CLI.binary) \(arguments) --config \(config) > \(output); echo EXIT=$? >> \(output)"
     }
 
