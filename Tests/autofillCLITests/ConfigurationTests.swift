@@ -148,7 +148,7 @@ struct ConfigurationTests {
     }
 
     @Test func aNearMissInsideADictionaryIsAnErrorToo() throws {
-        let config = try write(["UserAuthentication": ["Polcy": "none"]])
+        let config = try write(["UserAuthentication": ["Policy": "none", "Polcy": "pam"]])
         let list = try CLI.run(["providers", "list", "--config", config], home: home.path)
         #expect(list.status == 78)
         #expect(list.stderr.contains("UserAuthentication.Polcy is not a key of UserAuthentication; did you mean UserAuthentication.Policy? As written it is ignored: spell it Policy"))

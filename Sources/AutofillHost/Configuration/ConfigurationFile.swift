@@ -89,13 +89,15 @@ public struct ConfigurationFile: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AutofillError(.io, "cannot read the configuration \(path): check it exists and is readable")
         }
+        // Misspelt keys first: they often explain what decoding finds missing.
+        let keys = ConfigurationKeys.problems(in: data)
         let configuration: HostConfiguration
         do {
             configuration = try PropertyListDecoder().decode(HostConfiguration.self, from: data)
         } catch {
-            throw AutofillError(.configuration, "the configuration \(path) is invalid: \(describeDecodingError(error))")
+            let problems = keys.errors + [describeDecodingError(error)]
+            throw AutofillError(.configuration, "the configuration \(path) is invalid: \(problems.joined(separator: "; "))")
         }
-        let keys = ConfigurationKeys.problems(in: data)
         let problems = keys.errors + configuration.problems()
         guard problems.isEmpty else {
             throw AutofillError(.configuration, "the configuration \(path) is invalid: \(problems.joined(separator: "; "))")
