@@ -89,14 +89,18 @@ public struct ConfigurationFile: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AutofillError(.io, "cannot read the configuration \(path): check it exists and is readable")
         }
-        // Misspelt keys first: they often explain what decoding finds missing.
-        let keys = ConfigurationKeys.problems(in: data)
         let configuration: HostConfiguration
+        let keys: (errors: [String], warnings: [String])
         do {
-            configuration = try PropertyListDecoder().decode(HostConfiguration.self, from: data)
-        } catch {
-            let problems = keys.errors + [describeDecodingError(error)]
+            let document = try PropertyListDecoder().decode(ConfigurationDocument.self, from: data)
+            configuration = document.configuration
+            keys = ConfigurationKeys.problems(document.keys)
+        } catch let failure as ConfigurationDocument.Failure {
+            // Misspelt keys first: they often explain what decoding finds missing.
+            let problems = ConfigurationKeys.problems(failure.keys).errors + [describeDecodingError(failure.underlying)]
             throw AutofillError(.configuration, "the configuration \(path) is invalid: \(problems.joined(separator: "; "))")
+        } catch {
+            throw AutofillError(.configuration, "the configuration \(path) is invalid: \(describeDecodingError(error))")
         }
         let problems = keys.errors + configuration.problems()
         guard problems.isEmpty else {

@@ -1,5 +1,3 @@
-internal import FoundationEssentials
-
 /// The keys a host configuration may hold, checked the way capability keys are: a near miss of a known
 /// key (`EnabledProvider` for `EnabledProviders`) is an error naming the key meant, since as written the
 /// setting would silently not apply; any other unknown key is a warning, and ignored.
@@ -8,42 +6,69 @@ internal import FoundationEssentials
 /// moment it is decoded. Free-form dictionaries (`ProviderSettings`, `ProviderIsolation.Providers`:
 /// provider ids and their settings) are not checked.
 enum ConfigurationKeys {
-    /// The dictionaries whose keys are checked: their key path, their keys, and the checked dictionaries inside.
-    struct Level {
-        let path: String
-        let keys: [String]
-        let nested: [String: Level]
-    }
+    /// The dictionaries whose keys are checked, by key path ("" is the top level), with their known keys.
+    static let known: [String: [String]] = [
+        "": HostConfiguration.CodingKeys.allCases.map(\.rawValue),
+        "UserAuthentication": UserAuthenticationSettings.CodingKeys.allCases.map(\.rawValue),
+        "Quarantine": QuarantineSettings.CodingKeys.allCases.map(\.rawValue),
+        "ProviderIsolation": ProviderIsolationSettings.CodingKeys.allCases.map(\.rawValue),
+    ]
 
-    static let root = Level(path: "", keys: HostConfiguration.CodingKeys.allCases.map(\.rawValue), nested: [
-        "UserAuthentication": Level(path: "UserAuthentication", keys: UserAuthenticationSettings.CodingKeys.allCases.map(\.rawValue), nested: [:]),
-        "Quarantine": Level(path: "Quarantine", keys: QuarantineSettings.CodingKeys.allCases.map(\.rawValue), nested: [:]),
-        "ProviderIsolation": Level(path: "ProviderIsolation", keys: ProviderIsolationSettings.CodingKeys.allCases.map(\.rawValue), nested: [:]),
-    ])
-
-    /// The unknown keys of the property list in `data`: near misses (errors) and others (warnings), as
-    /// sentences naming the key path. Data that is not a property list has none here (decoding reports it).
-    static func problems(in data: Data) -> (errors: [String], warnings: [String]) {
-        guard let value = try? PlistValue.read(contentsOf: data), case .dictionary(let dictionary) = value else { return ([], []) }
+    /// The unknown keys among `present` (key path → the keys found there): near misses (errors) and
+    /// others (warnings), as sentences naming the key path.
+    static func problems(_ present: [String: [String]]) -> (errors: [String], warnings: [String]) {
         var errors: [String] = [], warnings: [String] = []
-        check(dictionary, at: root, errors: &errors, warnings: &warnings)
-        return (errors, warnings)
-    }
-
-    private static func check(_ dictionary: [String: PlistValue], at level: Level, errors: inout [String], warnings: inout [String]) {
-        let known = Set(level.keys)
-        let prefix = level.path.isEmpty ? "" : "\(level.path)."
-        let what = level.path.isEmpty ? "a configuration key" : "a key of \(level.path)"
-        for key in dictionary.keys.sorted() {
-            if known.contains(key) {
-                if let nested = level.nested[key], case .dictionary(let inner)? = dictionary[key] {
-                    check(inner, at: nested, errors: &errors, warnings: &warnings)
+        for path in present.keys.sorted() {
+            guard let keys = known[path] else { continue }
+            let prefix = path.isEmpty ? "" : "\(path)."
+            let what = path.isEmpty ? "a configuration key" : "a key of \(path)"
+            for key in (present[path] ?? []).sorted() where !keys.contains(key) {
+                if let meant = keys.first(where: { KeySpelling.isNearMiss(key, $0) }) {
+                    errors.append("\(prefix)\(key) is not \(what); did you mean \(prefix)\(meant)? As written it is ignored: spell it \(meant)")
+                } else {
+                    warnings.append("\(prefix)\(key) is not \(what); ignored (the keys are \(keys.joined(separator: ", ")))")
                 }
-            } else if let meant = level.keys.first(where: { KeySpelling.isNearMiss(key, $0) }) {
-                errors.append("\(prefix)\(key) is not \(what); did you mean \(prefix)\(meant)? As written it is ignored: spell it \(meant)")
-            } else {
-                warnings.append("\(prefix)\(key) is not \(what); ignored (the keys are \(level.keys.joined(separator: ", ")))")
             }
         }
+        return (errors, warnings)
+    }
+}
+
+/// A configuration file's contents: the configuration, and the keys present in the dictionaries
+/// ``ConfigurationKeys`` checks, read in the same pass (the file is parsed once).
+struct ConfigurationDocument: Decodable {
+    /// Decoding failed; `keys` were read before it did (a misspelt key often explains a missing one).
+    struct Failure: Error {
+        var keys: [String: [String]]
+        var underlying: any Error
+    }
+
+    var configuration: HostConfiguration
+    /// Key path ("" for the top level) → the keys present there.
+    var keys: [String: [String]]
+
+    init(from decoder: any Decoder) throws {
+        var keys: [String: [String]] = [:]
+        if let top = try? decoder.container(keyedBy: AnyKey.self) {
+            keys[""] = top.allKeys.map(\.stringValue)
+            for path in ConfigurationKeys.known.keys where !path.isEmpty {
+                if let nested = try? top.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(stringValue: path)) {
+                    keys[path] = nested.allKeys.map(\.stringValue)
+                }
+            }
+        }
+        do {
+            configuration = try HostConfiguration(from: decoder)
+        } catch {
+            throw Failure(keys: keys, underlying: error)
+        }
+        self.keys = keys
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }
