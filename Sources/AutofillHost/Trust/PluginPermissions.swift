@@ -15,7 +15,7 @@ internal import Glibc
 ///   gets no such exemption: in a sticky folder anyone may still *add* a bundle;
 /// * a symbolic link is followed, and its target checked the same way (along its real path).
 ///
-/// The host's own files get the same rule (``problems(hostPath:what:contents:)``): the configuration,
+/// The host's own files get the same rule (``problems(hostPath:what:folder:contents:)``): the configuration,
 /// the identity-store folder, the trust and fault records, a `PAMConfigurationDirectory` and the files
 /// in it. Whoever could write those could make autofill run or trust what the user never approved.
 public enum PluginPermissions {
@@ -67,7 +67,7 @@ public enum PluginPermissions {
         let role: Role = info.st_mode & S_IFMT == S_IFDIR ? .hostFolder(what) : .hostFile(what)
         checker.check(absolute, role: role)
         if let real = realPath(absolute), real != absolute { checker.check(real, role: role) }
-        if contents && role == .hostFolder(what) { checker.checkContents(of: absolute, depth: 0) }
+        if contents && role.isHostFolder { checker.checkContents(of: absolute, depth: 0) }
         return checker.problems
     }
 
@@ -78,6 +78,11 @@ public enum PluginPermissions {
         case hostFile(String)
         /// A folder of the host's own ("the identity-store folder"); strict, no sticky exemption.
         case hostFolder(String)
+
+        var isHostFolder: Bool {
+            if case .hostFolder = self { return true }
+            return false
+        }
     }
 
     struct Checker {
@@ -169,7 +174,7 @@ public enum PluginPermissions {
             let fix =
                 role == .searchFolder && sticky
                 ? "keep plugin bundles in a folder only you can write (`mkdir -m 700 FOLDER`) and list it in PluginSearchPaths"
-                : role == .hostFolder(subject) && sticky
+                : role.isHostFolder && sticky
                 ? "use a folder only you can write (`mkdir -m 700 FOLDER`) instead"
                 : "`chmod go-w \(shellQuoted(path))`"
             problems.append(PluginProblem(
