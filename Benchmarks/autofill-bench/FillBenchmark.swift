@@ -36,6 +36,8 @@ struct FillBenchmark {
         let environment = ["HOME=\(home)", "XDG_CONFIG_HOME=\(home)/.config", "XDG_DATA_HOME=\(home)/.local/share",
                            "XDG_RUNTIME_DIR=\(runtime)", "AUTOFILL_CONFIG=\(config)", "PATH=/usr/bin:/bin"]
 
+        // The configuration lists the samples by hand: approve their files first, as a user would.
+        try shell("\(autofill) providers trust org.autofill.vault org.autofill.netrc org.autofill.authenticator", environment)
         try shell("\(autofill) providers sync", environment)
         try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault unlock --vault \(vault) --password-stdin", environment)
         try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault sync --vault \(vault) --password-stdin", environment)

@@ -120,6 +120,9 @@ struct IsolationBenchmark {
             try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
             configs[isolation] = config
         }
+        // Both configurations list the same bundles by hand: approving their files once serves both.
+        try shell("\(bin)/autofill providers trust org.autofill.vault org.autofill.netrc org.autofill.authenticator --config \(configs[.inProcess]!)",
+                  environment)
         try shell("\(bin)/autofill providers sync --config \(configs[.inProcess]!)", environment)
         try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault sync --vault \(vault) --password-stdin --identity-stores \(home)/stores", environment)
         waitUntilPluginsSettle(in: "\(repositoryRoot)/.build/plugins")
@@ -299,9 +302,10 @@ private struct Fixtures {
         ]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
         let file = try ConfigurationFile.locate(option: config, environment: ["HOME": home])
-        var setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]),
-                                  logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() })
+        var setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: [:]),
+                                  records: HostRecords(path: "\(home)/records"), logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() })
         setup.notify = { _ in }
+        for id in ["org.bench.alpha", "org.bench.beta"] { _ = try setup.trust(id) }  // listed by hand: approve the files
         setup.onProviderFault = { _, _ in }  // no fault ledger: a benchmark crashes on purpose, again and again
         for (id, user, rank) in [("org.bench.alpha", alphaUser, 10), ("org.bench.beta", "ok", 5)] {
             try setup.store(for: id)?.save([.password(PasswordCredentialIdentity(

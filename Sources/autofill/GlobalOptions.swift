@@ -24,20 +24,29 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 
-    /// The configuration, found in lookup order.
-    func configurationFile() throws(AutofillError) -> ConfigurationFile {
-        try ConfigurationFile.locate(option: config, environment: ProcessInfo.processInfo.environment)
+    /// The configuration, found in lookup order. With `announcing` (commands that use its providers or
+    /// change it), its warnings (unknown keys) and, for the built-in demo, the notice that the demo is
+    /// in use go to stderr.
+    func configurationFile(announcing: Bool = false) throws(AutofillError) -> ConfigurationFile {
+        let file = try ConfigurationFile.locate(option: config, environment: ProcessInfo.processInfo.environment)
+        guard announcing else { return file }
+        for warning in file.warnings { printError("autofill: warning: the configuration \(file.path): \(warning)") }
+        if let notice = file.demoNotice { printError("autofill: note: \(notice)") }
+        return file
     }
 
-    /// The configuration, the plugins found and the identity stores.
+    /// The configuration, the plugins found, the identity stores and the user's trust and fault records
+    /// (`$XDG_STATE_HOME/autofill`, whatever the configuration says). A provider the user never approved
+    /// is asked about at the terminal, or refused.
     func setup() throws(AutofillError) -> ProviderSetup {
-        let file = try configurationFile()
+        let environment = ProcessInfo.processInfo.environment
+        let file = try configurationFile(announcing: true)
         var setup = ProviderSetup(
-            catalog: ProviderCatalog(file: file),
-            stores: file.identityStores(environment: ProcessInfo.processInfo.environment),
-            logger: Logger(label: "autofill.provider"))
+            catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: environment),
+            records: HostRecords(environment: environment), logger: Logger(label: "autofill.provider"))
         setup.notify = { printError("autofill: note: \($0)") }
         for warning in setup.catalog.warnings { printError("autofill: warning: \(warning)") }
+        setup.unapprovedProviders = .askAtTerminal
         return setup
     }
 }

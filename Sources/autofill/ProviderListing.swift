@@ -28,7 +28,7 @@ struct ProviderListing: Encodable {
     struct Trust: Encodable {
         /// `trusted`, `notRecorded`, `changed`, `quarantined`, `unsafe` or `unreadable`.
         let state: String
-        /// When the files were recorded, and how (`enabled`, `trusted`, `firstUse`).
+        /// When the files were recorded, and how (`enabled`, `trusted`, `confirmed`).
         let recorded: String?
         let origin: String?
         /// `changed`: the files that differ.
@@ -117,7 +117,10 @@ struct ProviderListing: Encodable {
             }
         var lines = ["Configuration: \(Self.printable(configuration.path)) (\(source))"]
         guard !providers.isEmpty else {
-            lines.append("No providers: put .afprovider bundles in \(configuration.searchPaths.joined(separator: ", ")) or run `autofill providers enable PATH`.")
+            let folders =
+                configuration.searchPaths.isEmpty
+                ? "a folder listed in PluginSearchPaths (the configuration lists none)" : configuration.searchPaths.joined(separator: ", ")
+            lines.append("No providers: put .afprovider bundles in \(folders) or run `autofill providers enable PATH`.")
             return lines.joined(separator: "\n")
         }
         let table = providers.map { p in
@@ -135,12 +138,8 @@ struct ProviderListing: Encodable {
                     return store.supportsIncrementalUpdates ? count : "\(count), waiting for the provider's full list (autofill providers sync)"
                 } ?? "no identity store yet (autofill providers sync)"))
             }
-            if let trust = provider.trust {
-                if let reason = trust.reason {
-                    lines.append("   ! \(Self.printable(reason).replacingNewlines("\n     "))")
-                } else if trust.state == "notRecorded" {
-                    lines.append("   files not recorded yet: trusted as they are when autofill first runs it")
-                }
+            if let trust = provider.trust, let reason = trust.reason {
+                lines.append("   ! \(Self.printable(reason).replacingNewlines("\n     "))")
             }
             for problem in provider.problems { lines.append("   ! \(Self.printable(problem).replacingNewlines("\n     "))") }
         }

@@ -15,9 +15,10 @@ struct ProvidersCommand: ParsableCommand {
             abstract: "List the plugins in the search folders and the enabled providers, in order.",
             discussion: """
                 Reads files only (Info.plist; the enabled providers' libraries for their SHA-256): no plugin code runs. TRUST says whether autofill would run an \
-                enabled provider: trusted, not recorded (trusted on first use), changed (since you enabled \
-                or trusted it), quarantined (after repeated crashes), unsafe (other users could change its \
-                files) or unreadable; the line below says what to do.
+                enabled provider: trusted, not recorded (listed by hand and never approved: autofill asks \
+                in a terminal, or run `autofill providers trust ID`), changed (since you approved it), \
+                quarantined (after repeated crashes), unsafe (other users could change its files) or \
+                unreadable; the line below says what to do.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -102,7 +103,7 @@ struct ProvidersCommand: ParsableCommand {
         func run() throws {
             global.bootstrapLogging()
             try reportingErrors {
-                var catalog = ProviderCatalog(file: try global.configurationFile())
+                var catalog = ProviderCatalog(file: try global.configurationFile(announcing: true))
                 try catalog.order(ids)
                 for (index, id) in catalog.enabledIDs.enumerated() { print("\(index + 1). \(id)") }
                 print("Saved \(catalog.file.path)")
@@ -146,42 +147,49 @@ struct ProvidersCommand: ParsableCommand {
 
     struct Trust: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Trust an enabled provider's files as they are now (after checking a changed plugin).",
+            abstract: "Approve enabled providers' files as they are now (a changed plugin you checked, or one listed by hand).",
             discussion: """
                 autofill records the SHA-256 of a provider's library and Info.plist when you enable it, and \
-                refuses to run it (exit 77) once they differ. After checking the change (an update you \
-                installed, say), this records the files as they are now and lifts a quarantine. It shows \
-                what changed first and runs none of the provider's code.
+                refuses to run it (exit 77) once they differ, or when you never approved them (a provider \
+                listed in the configuration by hand). After checking the plugin (an update you installed, \
+                say), this records the files as they are now and lifts a quarantine. It shows each file's \
+                digest first and runs none of the provider's code. The records are yours, whatever the \
+                configuration: $XDG_STATE_HOME/autofill/trust.json, one per provider id and bundle path.
                 """)
 
         @OptionGroup var global: GlobalOptions
-        @Argument(help: ArgumentHelp("The enabled provider's id.", valueName: "id")) var id: String
+        @Argument(help: ArgumentHelp("The enabled providers' ids.", valueName: "id")) var ids: [String]
+
+        func validate() throws {
+            guard !ids.isEmpty else { throw ValidationError("name at least one enabled provider id") }
+        }
 
         func run() throws {
             global.bootstrapLogging()
             try reportingErrors {
-                let change = try global.setup().trust(id)
-                let manifest = change.manifest
-                print("\(manifest.displayName) (\(manifest.identifier)): \(manifest.bundlePath)")
-                let previous = change.previous
-                for (name, before, now) in [(manifest.executable, previous?.fingerprint.library, change.current.fingerprint.library),
-                                            ("Info.plist", previous?.fingerprint.plist, change.current.fingerprint.plist)] {
-                    let label = name.padding(toLength: max(manifest.executable.count, 10) + 2)
-                    switch before {
-                    case nil: print("  \(label)SHA-256 \(now) (no earlier record)")
-                    case now?: print("  \(label)unchanged")
-                    case let before?: print("  \(label)changed: SHA-256 \(before) → \(now)")
-                    }
-                }
-                if let previous {
-                    let moved = previous.bundle == manifest.bundlePath ? "" : " at \(previous.bundle)"
-                    print("  recorded \(previous.recorded.autofillTimestamp) (\(previous.origin.rawValue))\(moved)")
-                }
-                if let lifted = change.liftedQuarantine { print("Lifted the quarantine (since \(lifted.since.autofillTimestamp): \(lifted.reason)).") }
-                print(change.changedFiles.isEmpty
-                      ? "Nothing changed; trusted \(manifest.displayName) again."
-                      : "Trusted \(manifest.displayName) as it is now.")
+                let setup = try global.setup()
+                for id in ids { Self.show(try setup.trust(id)) }
             }
+        }
+
+        static func show(_ change: TrustChange) {
+            let manifest = change.manifest
+            print("\(manifest.displayName) (\(manifest.identifier)): \(manifest.bundlePath)")
+            let previous = change.previous
+            for (name, before, now) in [(manifest.executable, previous?.fingerprint.library, change.current.fingerprint.library),
+                                        ("Info.plist", previous?.fingerprint.plist, change.current.fingerprint.plist)] {
+                let label = name.padding(toLength: max(manifest.executable.count, 10) + 2)
+                switch before {
+                case nil: print("  \(label)SHA-256 \(now) (no earlier record)")
+                case now?: print("  \(label)unchanged")
+                case let before?: print("  \(label)changed: SHA-256 \(before) → \(now)")
+                }
+            }
+            if let previous { print("  recorded \(previous.recorded.autofillTimestamp) (\(previous.origin.rawValue))") }
+            if let lifted = change.liftedQuarantine { print("Lifted the quarantine (since \(lifted.since.autofillTimestamp): \(lifted.reason)).") }
+            print(change.changedFiles.isEmpty
+                  ? "Nothing changed; trusted \(manifest.displayName) again."
+                  : "Trusted \(manifest.displayName) as it is now.")
         }
     }
 }

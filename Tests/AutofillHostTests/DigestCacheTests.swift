@@ -16,7 +16,7 @@ import Testing
     }
 
     func cache(settled: Bool = true) -> DigestCache {
-        DigestCache(folder: IdentityStoreDirectory(path: "\(folder.path)/stores"), settleTime: settled ? 0 : DigestCache.settleTime)
+        DigestCache(folder: HostRecords(path: "\(folder.path)/stores"), settleTime: settled ? 0 : DigestCache.settleTime)
     }
 
     @Test func anUnchangedFileIsNotHashedAgain() throws {

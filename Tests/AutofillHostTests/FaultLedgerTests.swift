@@ -10,13 +10,14 @@ struct FaultLedgerTests {
     let clock = TestClock()
     let files = PluginFingerprint(library: String(repeating: "a", count: 64), plist: String(repeating: "b", count: 64))
     let newFiles = PluginFingerprint(library: String(repeating: "c", count: 64), plist: String(repeating: "b", count: 64))
+    static let bundle = "/plugins/P.afprovider"
 
     init() throws {
         folder = try TemporaryFolder()
     }
 
     func ledger(faults: Int = 3, minutes: Double = 10) -> FaultLedger {
-        FaultLedger(folder: IdentityStoreDirectory(path: "\(folder.path)/stores"),
+        FaultLedger(folder: HostRecords(path: "\(folder.path)/stores"),
                     policy: QuarantinePolicy(faultCount: faults, windowSeconds: minutes * 60), now: clock.now)
     }
 
@@ -24,7 +25,7 @@ struct FaultLedgerTests {
     @discardableResult
     func crash(at minutes: Double, _ ledger: FaultLedger, fingerprint: PluginFingerprint? = nil, id: String = "org.t.p") throws -> ProviderQuarantine? {
         clock.set(minutes: minutes)
-        return try ledger.record(fault: .crashed, message: "SIGSEGV at \(minutes) min", fingerprint: fingerprint ?? files, for: id)
+        return try ledger.record(fault: .crashed, message: "SIGSEGV at \(minutes) min", fingerprint: fingerprint ?? files, for: id, bundle: Self.bundle)
     }
 
     @Test func threeFaultsWithinTenMinutesQuarantineFromTheThird() throws {
@@ -34,8 +35,8 @@ struct FaultLedgerTests {
         let quarantine = try #require(try crash(at: 9.5, ledger))
         #expect(quarantine.since == clock.start.addingTimeInterval(9.5 * 60))
         #expect(quarantine.reason == "it crashed or was killed 3 times within 10 minutes; the last time it crashed: SIGSEGV at 9.5 min")
-        #expect(try ledger.quarantine(for: "org.t.p", fingerprint: files) == quarantine)
-        #expect(try ledger.quarantine(for: "org.t.other", fingerprint: files) == nil)
+        #expect(try ledger.quarantine(for: "org.t.p", bundle: Self.bundle, fingerprint: files) == quarantine)
+        #expect(try ledger.quarantine(for: "org.t.other", bundle: Self.bundle, fingerprint: files) == nil)
     }
 
     @Test(arguments: [
@@ -48,59 +49,69 @@ struct FaultLedgerTests {
     func faultsCountOnlyWithinTheWindow(minutes: [Double], quarantined: Bool) throws {
         let ledger = ledger()
         for minute in minutes { try crash(at: minute, ledger) }
-        #expect((try ledger.quarantine(for: "org.t.p", fingerprint: files) != nil) == quarantined)
+        #expect((try ledger.quarantine(for: "org.t.p", bundle: Self.bundle, fingerprint: files) != nil) == quarantined)
     }
 
     @Test func aQuarantineOutlastsItsWindowUntilCleared() throws {
         let ledger = ledger()
         for minute in [0.0, 1, 2] { try crash(at: minute, ledger) }
         clock.set(minutes: 60 * 24 * 30)
-        #expect(try ledger.quarantine(for: "org.t.p", fingerprint: files) != nil)
-        #expect(try ledger.clear("org.t.p") != nil)
-        #expect(try ledger.quarantine(for: "org.t.p", fingerprint: files) == nil)
-        #expect(try ledger.faults(for: "org.t.p").isEmpty)
+        #expect(try ledger.quarantine(for: "org.t.p", bundle: Self.bundle, fingerprint: files) != nil)
+        #expect(try ledger.clear("org.t.p", bundle: Self.bundle) != nil)
+        #expect(try ledger.quarantine(for: "org.t.p", bundle: Self.bundle, fingerprint: files) == nil)
+        #expect(try ledger.faults(for: "org.t.p", bundle: Self.bundle).isEmpty)
         #expect(try crash(at: 60 * 24 * 30, ledger) == nil, "cleared faults do not count again")
     }
 
     @Test func otherFilesLiftTheQuarantineAndStartAFreshCount() throws {
         let ledger = ledger()
         for minute in [0.0, 1, 2] { try crash(at: minute, ledger) }
-        #expect(try ledger.quarantine(for: "org.t.p", fingerprint: newFiles) == nil, "changed files are not quarantined")
+        #expect(try ledger.quarantine(for: "org.t.p", bundle: Self.bundle, fingerprint: newFiles) == nil, "changed files are not quarantined")
         #expect(try crash(at: 3, ledger, fingerprint: newFiles) == nil, "earlier faults were of other files")
-        #expect(try ledger.faults(for: "org.t.p").map(\.fingerprint) == [newFiles])
-        #expect(try ledger.quarantine(for: "org.t.p", fingerprint: files) == nil, "the old quarantine went with the old files")
+        #expect(try ledger.faults(for: "org.t.p", bundle: Self.bundle).map(\.fingerprint) == [newFiles])
+        #expect(try ledger.quarantine(for: "org.t.p", bundle: Self.bundle, fingerprint: files) == nil, "the old quarantine went with the old files")
+    }
+
+    @Test func aFaultOfAnotherBundleWithTheSameIdLeavesTheQuarantineAlone() throws {
+        let ledger = ledger()
+        for minute in [0.0, 1, 2] { try crash(at: minute, ledger) }
+        clock.set(minutes: 3)
+        // Another configuration's bundle declaring the same id (other files) crashes: its own entry.
+        #expect(try ledger.record(fault: .crashed, message: "elsewhere", fingerprint: newFiles, for: "org.t.p", bundle: "/elsewhere/P.afprovider") == nil)
+        #expect(try ledger.quarantine(for: "org.t.p", bundle: Self.bundle, fingerprint: files) != nil, "still quarantined")
+        #expect(try ledger.faults(for: "org.t.p", bundle: "/elsewhere/P.afprovider").count == 1)
     }
 
     @Test func aPolicyOfOneQuarantinesOnTheFirstFault() throws {
         let ledger = ledger(faults: 1, minutes: 0.5)
         clock.set(minutes: 0)
-        let quarantine = try ledger.record(fault: .killedAfterDeadline, message: "no answer in 3 s", fingerprint: files, for: "org.t.p")
+        let quarantine = try ledger.record(fault: .killedAfterDeadline, message: "no answer in 3 s", fingerprint: files, for: "org.t.p", bundle: Self.bundle)
         #expect(quarantine?.reason == "it crashed or was killed once; the last time it was killed after missing its deadline: no answer in 3 s")
     }
 
     @Test func theLedgerIsKeptOnDiskPerFolderWithMode0600() throws {
         for minute in [0.0, 1] { try crash(at: minute, ledger()) }
         let reopened = ledger()
-        #expect(try reopened.faults(for: "org.t.p").map(\.message) == ["SIGSEGV at 0.0 min", "SIGSEGV at 1.0 min"])
+        #expect(try reopened.faults(for: "org.t.p", bundle: Self.bundle).map(\.message) == ["SIGSEGV at 0.0 min", "SIGSEGV at 1.0 min"])
         let attributes = try FileManager.default.attributesOfItem(atPath: reopened.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(reopened.path == "\(folder.path)/stores/faults.json")
-        let elsewhere = FaultLedger(folder: IdentityStoreDirectory(path: "\(folder.path)/other"))
-        #expect(try elsewhere.faults(for: "org.t.p").isEmpty)
+        let elsewhere = FaultLedger(folder: HostRecords(path: "\(folder.path)/other"))
+        #expect(try elsewhere.faults(for: "org.t.p", bundle: Self.bundle).isEmpty)
     }
 
     @Test func concurrentFaultsFromManyThreadsAreAllKept() async throws {
-        let ledger = FaultLedger(folder: IdentityStoreDirectory(path: "\(folder.path)/stores"),
+        let ledger = FaultLedger(folder: HostRecords(path: "\(folder.path)/stores"),
                                  policy: QuarantinePolicy(faultCount: 1000, windowSeconds: 3600))
         let files = files
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<24 {
                 group.addTask {
-                    _ = try? ledger.record(fault: .crashed, message: "fault \(index)", fingerprint: files, for: "org.t.p")
+                    _ = try? ledger.record(fault: .crashed, message: "fault \(index)", fingerprint: files, for: "org.t.p", bundle: Self.bundle)
                 }
             }
         }
-        #expect(try ledger.faults(for: "org.t.p").count == 24)
+        #expect(try ledger.faults(for: "org.t.p", bundle: Self.bundle).count == 24)
     }
 
     @Test func aDamagedLedgerIsAnErrorNamingTheFile() throws {
@@ -108,7 +119,7 @@ struct FaultLedgerTests {
         try crash(at: 0, ledger)
         try Data("{ not json".utf8).write(to: URL(fileURLWithPath: ledger.path))
         #expect {
-            try ledger.faults(for: "org.t.p")
+            try ledger.faults(for: "org.t.p", bundle: Self.bundle)
         } throws: { error in
             let error = error as! AutofillError
             return error.code == .io && error.message.contains(ledger.path) && error.message.contains("delete it")

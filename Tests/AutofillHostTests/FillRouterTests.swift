@@ -36,7 +36,7 @@ struct FillRouterTests {
                 "ProviderIsolation": ["Default": isolation.rawValue],
             ], to: config)
             let file = try ConfigurationFile.locate(option: config, environment: ["HOME": folder.path])
-            setups[isolation] = ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]), logger: log.logger)
+            setups[isolation] = try ProviderSetup.approving(file, records: "\(folder.path)/records", logger: log.logger)
         }
         self.setups = setups
         query = try ServiceQuery("https://example.com/login")

@@ -93,6 +93,10 @@ struct HelperProcessTests {
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.test.stuck"], "IdentityStoreDirectory": "stores",
             "ProviderIsolation": ["LoadDeadlineSeconds": 120],
         ], to: config)
+        // Listed by hand: approve its files first, as a user would (else it is refused before it starts).
+        let (approved, output) = try TestPlugins.run("\(Repository.root)/.build/debug/autofill", ["providers", "trust", "org.test.stuck", "--config", config],
+                                                     environment: ["HOME": folder.path, "PATH": "/usr/bin:/bin"])
+        #expect(approved == 0, "\(output)")
         let host = Process()
         host.executableURL = URL(fileURLWithPath: "\(Repository.root)/.build/debug/autofill")
         host.arguments = ["providers", "sync", "--config", config]

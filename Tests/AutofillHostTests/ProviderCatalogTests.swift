@@ -115,6 +115,11 @@ struct ProviderCatalogTests {
         #expect(embedded.path == "\(Repository.root)/Config/config.plist")
         #expect(embedded.writePath == "\(folder.path)/none/autofill/config.plist")
         #expect(embedded.configuration.enabledProviders == ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator"])
+        #expect(embedded.demoStores?.path == "\(folder.path)/.local/share/autofill/demo-stores")
+        #expect(try embedded.identityStores(environment: ["HOME": folder.path]).path == "\(folder.path)/.local/share/autofill/demo-stores",
+                "the demo never uses the user's stores")
+        #expect(embedded.demoNotice?.contains("using the built-in demo") == true)
+        #expect(try ConfigurationFile.locate(option: nil, environment: withoutEnv).demoNotice == nil)
     }
 
     @Test func aNamedConfigurationThatDoesNotExistIsAnError() {
@@ -134,6 +139,8 @@ struct ProviderCatalogTests {
         #expect(saved.source == .user)
         #expect(saved.configuration.pluginSearchPaths == ["\(Repository.root)/.build/plugins"])
         #expect(saved.settings(for: "org.autofill.netrc")["NetrcFile"] == "\(Repository.root)/Config/demo/netrc")
+        #expect(saved.configuration.identityStoreDirectory == "\(folder.path)/.local/share/autofill/demo-stores",
+                "the user's copy of the demo keeps the demo's own stores")
         let attributes = try FileManager.default.attributesOfItem(atPath: saved.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
@@ -147,6 +154,27 @@ struct ProviderCatalogTests {
             guard let error = error as? AutofillError else { return false }
             return error.code == .configuration && error.message.contains("EnabledProviders")
         }
+    }
+
+    @Test(arguments: [
+        (["EnabledProvider": ["org.a"]], "EnabledProvider is not a configuration key; did you mean EnabledProviders?"),
+        (["identitystoredirectory": "s"], "identitystoredirectory is not a configuration key; did you mean IdentityStoreDirectory?"),
+        (["Quarantine": ["FaultCounts": 2]], "Quarantine.FaultCounts is not a key of Quarantine; did you mean Quarantine.FaultCount?"),
+        (["ProviderIsolation": ["MemoryLimitMb": 100]], "ProviderIsolation.MemoryLimitMb is not a key of ProviderIsolation; did you mean ProviderIsolation.MemoryLimitMB?"),
+        (["UserAuthentication": ["Policy": "none", "PAMServce": "x"]], "UserAuthentication.PAMServce is not a key of UserAuthentication; did you mean UserAuthentication.PAMService?"),
+    ] as [([String: any Sendable], String)])
+    func aNearMissOfAConfigurationKeyIsAnError(extra: [String: any Sendable], message: String) throws {
+        let error = try #require(throws: AutofillError.self) { try configuration(extra: extra) }
+        #expect(error.code == .configuration)
+        #expect(error.message.contains("is invalid: \(message)"), "\(error.message)")
+    }
+
+    @Test func unknownKeysThatAreNoNearMissAreWarningsAndFreeFormDictionariesAreNotChecked() throws {
+        let file = try configuration(extra: [
+            "Comment": "mine", "ProviderSettings": ["org.a": ["AnyKey": "x"]],
+            "ProviderIsolation": ["Providers": ["org.whatever": "inProcess"]],
+        ])
+        #expect(file.warnings == ["Comment is not a configuration key; ignored (the keys are PluginSearchPaths, EnabledProviders, ProviderSettings, NoUIDeadlineSeconds, IdentityStoreDirectory, UserAuthentication, Quarantine, ProviderIsolation)"])
     }
 
     @Test func theNoUIDeadlineDefaultsToThreeSeconds() throws {

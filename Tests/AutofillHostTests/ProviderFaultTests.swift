@@ -36,7 +36,7 @@ struct ProviderFaultTests {
             "ProviderIsolation": ["MemoryLimitMB": 128, "LoadDeadlineSeconds": 2],
         ].merging(extra) { $1 }, to: config)
         let file = try ConfigurationFile.locate(option: config, environment: ["HOME": folder.path])
-        var setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]), logger: log.logger)
+        var setup = try ProviderSetup.approving(file, records: "\(folder.path)/records", logger: log.logger)
         setup.onProviderFault = faults.record
         return setup
     }

@@ -27,8 +27,9 @@ struct ProviderNamesTests {
         return try TestPlugins.fixture(in: "\(folder.path)/\(subfolder)", name: bundleName ?? id, plist: TestPlugins.plist(id: id, name: name), defines: defines)
     }
 
-    func setup(_ file: ConfigurationFile) -> ProviderSetup {
-        ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]), logger: Logger(label: "test"))
+    func setup(_ file: ConfigurationFile) throws -> ProviderSetup {
+        ProviderSetup(catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: [:]),
+                      records: HostRecords(path: "\(folder.path)/records"), logger: Logger(label: "test"))
     }
 
     @Test(arguments: [
@@ -97,7 +98,7 @@ struct ProviderNamesTests {
     @Test func anEnabledIDGoesToTheBundleWhoseFilesTheUserApproved() throws {
         let real = try plugin("org.test.netrc", name: "Netrc", bundleName: "Netrc")
         let file = try configuration(enabled: ["org.test.netrc"], searchPaths: ["plugins", "elsewhere"])
-        let approved = setup(file)
+        let approved = try setup(file)
         let manifest = try approved.catalog.manifest(for: "org.test.netrc")
         try approved.trustRecords.save(
             TrustRecord(fingerprint: try PluginFingerprint(of: manifest), bundle: real, executable: manifest.executable,
@@ -105,7 +106,7 @@ struct ProviderNamesTests {
             for: "org.test.netrc")
         // An impostor arrives in another search folder, declaring the same id.
         let impostor = try plugin("org.test.netrc", name: "Netrc", in: "elsewhere", bundleName: "AAA", defines: ["FIXTURE_PRINT_AT_LOAD"])
-        let later = setup(try configuration(enabled: ["org.test.netrc"], searchPaths: ["plugins", "elsewhere"]))
+        let later = try setup(try configuration(enabled: ["org.test.netrc"], searchPaths: ["plugins", "elsewhere"]))
         #expect(try later.catalog.manifest(for: "org.test.netrc").bundlePath == real)
         #expect(later.catalog.warnings == [
             "ignoring \(impostor): it declares org.test.netrc, the id of the enabled provider at \(real), whose files are the ones you approved; remove it",
@@ -116,7 +117,7 @@ struct ProviderNamesTests {
     @Test func withoutAnApprovedBundleADuplicatedIDStaysAmbiguousAndSaysSo() throws {
         let one = try plugin("org.test.dup", name: "Dup", bundleName: "One")
         let two = try plugin("org.test.dup", name: "Dup", bundleName: "Two")
-        let setup = setup(try configuration(enabled: ["org.test.dup"]))
+        let setup = try setup(try configuration(enabled: ["org.test.dup"]))
         #expect(setup.catalog.warnings.first?.contains("autofill cannot tell which one you approved") == true)
         do {
             _ = try setup.catalog.manifest(for: "org.test.dup")

@@ -35,12 +35,17 @@ struct ProviderTrustTests {
         plist.merge(extra) { $1 }
         try TestPlugins.write(plist, to: "\(folder.path)/config.plist")
         let file = try ConfigurationFile.locate(option: "\(folder.path)/config.plist", environment: ["HOME": folder.path])
-        var setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]), logger: log.logger)
+        var setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: [:]),
+                                  records: records, logger: log.logger)
         setup.notify = { [notes] text in notes.append(text) }
         return setup
     }
 
-    func library(_ name: String) -> String { "\(folder.path)/plugins/\(name).afprovider/libFixture.so" }
+    /// The user's trust and fault records in these tests.
+    var records: HostRecords { HostRecords(path: "\(folder.path)/records") }
+
+    func bundle(_ name: String) -> String { "\(folder.path)/plugins/\(name).afprovider" }
+    func library(_ name: String) -> String { "\(bundle(name))/libFixture.so" }
 
     /// Whether this process has mapped `path` (the dynamic loader's view, not ours).
     static func isMapped(_ path: String) throws -> Bool {
@@ -64,7 +69,7 @@ struct ProviderTrustTests {
     @Test func enablingRecordsTheFilesAndAChangedLibraryIsRefusedUntilTrusted() throws {
         var setup = try setup("copy", enabled: false)
         _ = try setup.enable("org.trust.copy")
-        let record = try #require(try setup.trustRecords.record(for: "org.trust.copy"))
+        let record = try #require(try setup.trustRecords.record(for: "org.trust.copy", bundle: bundle("copy")))
         #expect(record.origin == .enabled)
         #expect(record.executable == "libFixture.so")
         try Self.append(0, to: library("copy"))
@@ -94,15 +99,50 @@ struct ProviderTrustTests {
         #expect(try changed.store(for: "org.trust.untouched")?.count() == 0, "its entry function never ran")
     }
 
-    @Test func aProviderEnabledByHandIsTrustedOnFirstUseWithANotice() throws {
+    @Test func aProviderListedByHandIsRefusedNamingTheCommandUntilApproved() throws {
         let setup = try setup("handmade", enabled: true)
-        #expect(setup.trustState(of: try setup.catalog.manifest(for: "org.trust.handmade")) == .notRecorded)
+        let manifest = try setup.catalog.manifest(for: "org.trust.handmade")
+        #expect(setup.trustState(of: manifest) == .notRecorded)
+        #expect(setup.unapprovedProviders == .refuse, "a library user gets no question unless it asks for one")
+        #expect {
+            try launch(setup, "handmade")
+        } throws: { error in
+            let error = error as! AutofillError
+            return error.code == .refused && error.exitStatus == 77
+                && error.message == "handmade (org.trust.handmade) is enabled, but you have not approved its files (\(bundle("handmade"))): run `autofill providers trust org.trust.handmade` to see their SHA-256 and approve them, or run autofill in a terminal to be asked"
+        }
+        #expect(try !Self.isMapped(library("handmade")), "nothing of a provider nobody approved is loaded")
+        #expect(try setup.trustRecords.record(for: "org.trust.handmade", bundle: bundle("handmade")) == nil, "and nothing is recorded")
+        #expect(try setup.trust("org.trust.handmade").current.origin == .trusted)
         _ = try launch(setup, "handmade")
-        #expect(try setup.trustRecords.record(for: "org.trust.handmade")?.origin == .firstUse)
-        #expect(notes.all.count == 1)
-        #expect(notes.all.first?.hasPrefix("trusting handmade (org.trust.handmade) as it is now: it was enabled without `autofill providers enable`") == true)
-        _ = try launch(setup, "handmade")
-        #expect(notes.all.count == 1, "the notice comes once")
+        #expect(try Self.isMapped(library("handmade")))
+    }
+
+    @Test func theRecordsAreTheUsersWhateverStoreFolderTheConfigurationNames() throws {
+        var setup = try setup("moved", enabled: false)
+        _ = try setup.enable("org.trust.moved")
+        try Self.append(0, to: library("moved"))
+        // The same plugin, through a configuration with a fresh identity-store folder.
+        let fresh = try configured("moved", enabled: true, extra: ["IdentityStoreDirectory": "fresh-stores"])
+        #expect(fresh.stores.path == "\(folder.path)/fresh-stores")
+        #expect(fresh.trustState(of: try fresh.catalog.manifest(for: "org.trust.moved")).name == "changed")
+        let refusal = try #require(throws: AutofillError.self) { try launch(fresh, "moved") }
+        #expect(refusal.message.hasPrefix("moved (org.trust.moved) changed since you enabled it: libFixture.so differs"))
+    }
+
+    @Test func anotherBundleDeclaringAnApprovedIdIsNotApproved() throws {
+        var setup = try setup("original", enabled: false)
+        _ = try setup.enable("org.trust.original")
+        // A copy of the approved bundle, same id and same files, in another folder a configuration names.
+        try FileManager.default.createDirectory(atPath: "\(folder.path)/other", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: bundle("original"), toPath: "\(folder.path)/other/original.afprovider")
+        try TestPlugins.write([
+            "PluginSearchPaths": ["other"], "EnabledProviders": ["org.trust.original"], "IdentityStoreDirectory": "stores",
+            "ProviderIsolation": ["Default": "inProcess"],
+        ], to: "\(folder.path)/other.plist")
+        let file = try ConfigurationFile.locate(option: "\(folder.path)/other.plist", environment: ["HOME": folder.path])
+        let other = ProviderSetup(catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: [:]), records: records, logger: log.logger)
+        #expect(other.trustState(of: try other.catalog.manifest(for: "org.trust.original")) == .notRecorded)
     }
 
     @Test func anUnsafeBundleIsRefusedNamingThePathAndTheFix() throws {
@@ -116,7 +156,7 @@ struct ProviderTrustTests {
                 && error.problems.map(\.file) == [library("open")] && error.description.contains("fix: `chmod go-w \(library("open"))`")
         }
         #expect(try !Self.isMapped(library("open")))
-        #expect(try setup.trustRecords.record(for: "org.trust.open") == nil, "nothing is recorded for an unsafe bundle")
+        #expect(try setup.trustRecords.record(for: "org.trust.open", bundle: bundle("open")) == nil, "nothing is recorded for an unsafe bundle")
     }
 
     @Test func repeatedFaultsQuarantineUntilReEnabled() throws {
@@ -153,18 +193,22 @@ struct ProviderTrustTests {
         #expect(setup.trustState(of: manifest).name == "trusted")
     }
 
-    @Test func disablingForgetsTheRecordAndTheFaults() throws {
-        var setup = try setup("forgotten", enabled: false)
-        _ = try setup.enable("org.trust.forgotten")
-        setup.recordFault(try setup.catalog.manifest(for: "org.trust.forgotten"), kind: .crashed, message: "x")
-        try setup.disable("org.trust.forgotten")
-        #expect(try setup.trustRecords.record(for: "org.trust.forgotten") == nil)
-        #expect(try setup.faultLedger.faults(for: "org.trust.forgotten").isEmpty)
+    @Test func disablingKeepsTheUsersRecordsAndEnablingRecordsAfresh() throws {
+        var setup = try setup("kept", enabled: false, extra: ["Quarantine": ["FaultCount": 1]])
+        _ = try setup.enable("org.trust.kept")
+        let manifest = try setup.catalog.manifest(for: "org.trust.kept")
+        #expect(setup.recordFault(manifest, kind: .crashed, message: "x") != nil)
+        try setup.disable("org.trust.kept")
+        // Another configuration may list the same bundle: its approval and its quarantine stay.
+        #expect(try setup.trustRecords.record(for: "org.trust.kept", bundle: bundle("kept"))?.origin == .enabled)
+        #expect(try setup.faultLedger.quarantine(for: "org.trust.kept", bundle: bundle("kept"), fingerprint: PluginFingerprint(of: manifest)) != nil)
         #expect {
-            try setup.trust("org.trust.forgotten")
+            try setup.trust("org.trust.kept")
         } throws: { error in
             (error as? AutofillError)?.code == .usage
         }
+        _ = try setup.enable("org.trust.kept")
+        #expect(setup.trustState(of: manifest).name == "trusted", "enabling lifts the quarantine")
     }
 
     @Test func quarantineSettingsAreChecked() throws {
@@ -187,7 +231,8 @@ struct ProviderTrustTests {
         ], to: "\(folder.path)/config.plist")
         try Self.append(0, to: library("first"))
         let file = try ConfigurationFile.locate(option: "\(folder.path)/config.plist", environment: ["HOME": folder.path])
-        let both = ProviderSetup(catalog: ProviderCatalog(file: file), stores: file.identityStores(environment: [:]), logger: log.logger)
+        let both = ProviderSetup(catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: [:]), records: records, logger: log.logger)
+        _ = try both.trust("org.trust.second")  // listed by hand: approved as `providers trust` does
         for id in ["org.trust.first", "org.trust.second"] {
             try #require(try both.store(for: id)).save([.password(.init(serviceIdentifier: .init(identifier: "example.com", type: .domain), user: "ok"))])
         }

@@ -1,5 +1,6 @@
 import AutofillTestSupport
 import Foundation
+import Testing
 
 /// Runs the built `autofill` binary, as a user would.
 enum CLI {
@@ -19,6 +20,7 @@ enum CLI {
     static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:]) throws -> Result {
         let environment = [
             "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
+            "XDG_STATE_HOME": "\(home)/.local/state",
             "XDG_RUNTIME_DIR": "\(home)/run",
             "PATH": "/usr/bin:/bin", "COLUMNS": "100",
         ].merging(extra) { $1 }
@@ -94,6 +96,14 @@ final class TemporaryHome: Sendable {
                 .write(to: URL(fileURLWithPath: "\(folder)/\(service)"))
         }
         return folder
+    }
+
+    /// Approves the files of providers listed in `config` by hand, as a user does (a provider nobody
+    /// approved is refused, exit 77): `autofill providers trust ID…`. The records go to this home's
+    /// `.local/state/autofill`.
+    func trust(_ ids: [String], config: String) throws {
+        let result = try CLI.run(["providers", "trust"] + ids + ["--config", config], home: path)
+        #expect(result.status == 0, "providers trust: \(result.stderr)")
     }
 
     /// A configuration file searching `plugins/` with these providers enabled.

@@ -28,6 +28,7 @@ struct FillSessionTests {
         plist["UserAuthentication"] = ["Policy": "confirm"]
         confirmConfig = "\(home.path)/confirm.plist"
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: confirmConfig))
+        try home.trust(["org.t.work", "org.t.home"], config: config)
         #expect(try CLI.run(["providers", "sync", "--config", config], home: home.path).status == 0)
     }
 
@@ -40,6 +41,7 @@ struct FillSessionTests {
     /// The shell command that runs autofill in the tmux pane (the `confirm` policy), its stdout to a file.
     func shell(_ arguments: String, output: String) -> String {
         "env HOME=\(home.path) XDG_CONFIG_HOME=\(home.path)/.config XDG_DATA_HOME=\(home.path)/.local/share "
+            + "XDG_STATE_HOME=\(home.path)/.local/state "
             + "\(CLI.binary) \(arguments) --config \(confirmConfig) > \(output); echo EXIT=$? >> \(output)"
     }
 

@@ -30,6 +30,7 @@ struct PasskeyTests {
             try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
                 .write(to: URL(fileURLWithPath: "\(home.path)/\(name).plist"))
         }
+        try home.trust(["org.autofill.vault"], config: "\(home.path)/pam.plist")  // the three share the bundle, so its record
         #expect(try autofill(["providers", "sync"]).status == 0)
     }
 

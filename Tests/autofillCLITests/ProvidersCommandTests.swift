@@ -21,11 +21,12 @@ struct ProvidersCommandTests {
         #expect((json["configuration"] as? [String: Any])?["source"] as? String == "option")
     }
 
-    @Test func listFallsBackToTheBuiltInDemo() throws {
+    @Test func listFallsBackToTheBuiltInDemoAndSaysSo() throws {
         let result = try CLI.run(["providers", "list"], home: home.path)
         #expect(result.status == 0)
         #expect(result.stdout.contains("(the built-in demo)"))
         #expect(result.stdout.contains("1  org.autofill.vault"))
+        #expect(result.stderr.hasPrefix("autofill: note: no configuration at \(home.path)/.config/autofill/config.plist: using the built-in demo"))
     }
 
     @Test func aFourthProviderIsRefusedWithExit78NamingTheThree() throws {
@@ -89,6 +90,10 @@ struct ProvidersCommandTests {
         let list = try CLI.run(["providers", "list"], home: home.path)
         #expect(list.stdout.contains("(your configuration)"))
         #expect(list.stdout.contains("-  org.autofill.authenticator"))
+        #expect(list.stderr.isEmpty, "no demo notice: the configuration is the user's now")
+        // It keeps the demo's own stores: the demo's providers answer for demo data only.
+        let saved = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: userConfig)), format: nil) as! [String: Any]
+        #expect(saved["IdentityStoreDirectory"] as? String == "\(home.path)/.local/share/autofill/demo-stores")
     }
 
     @Test func aMissingConfigurationIsExit66() throws {

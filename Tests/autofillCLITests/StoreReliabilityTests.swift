@@ -16,6 +16,7 @@ struct StoreReliabilityTests {
         home = try TemporaryHome()
         _ = try home.sample("NetrcProvider", as: Self.provider)
         config = try home.config(enabled: [Self.provider], settings: [Self.provider: ["NetrcFile": "/nonexistent"]])
+        try home.trust([Self.provider], config: config)
         #expect(try CLI.run(["providers", "sync", "--config", config], home: home.path).status == 0)
     }
 

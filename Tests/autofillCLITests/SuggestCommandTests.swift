@@ -21,6 +21,7 @@ struct SuggestCommandTests {
         let netrc = try home.file("netrc", "machine example.com login carol password pw\nmachine www.example.com login dave password pw2\n")
         config = try home.config(enabled: ["org.t.vault", "org.t.netrc"],
                                  settings: ["org.t.netrc": ["NetrcFile": netrc], "org.t.vault": ["NetrcFile": vault]])
+        try home.trust(["org.t.vault", "org.t.netrc"], config: config)
         let sync = try CLI.run(["providers", "sync", "--config", config], home: home.path)
         #expect(sync.stdout == "org.t.vault: 3 identities\norg.t.netrc: 2 identities\n", "\(sync.stderr)")
     }

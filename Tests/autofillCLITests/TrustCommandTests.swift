@@ -25,6 +25,8 @@ struct TrustCommandTests {
 
     var library: String { "\(bundle)/libNetrcProvider.so" }
     var stores: String { "\(home.path)/.local/share/autofill/stores" }
+    /// The user's trust and fault records: `$XDG_STATE_HOME/autofill` (here, HOME/.local/state/autofill).
+    var records: String { "\(home.path)/.local/state/autofill" }
 
     /// With `loads`, the dynamic loader's trace of every process (autofill's and its provider
     /// helpers') is appended to the result's stderr.
@@ -57,13 +59,30 @@ struct TrustCommandTests {
         try handle.close()
     }
 
-    /// Faults recorded the way the transport records them: the ledger of this configuration, the files as they are.
+    /// Faults recorded the way the transport records them: the user's ledger, the files as they are.
     func recordFaults(_ count: Int) throws {
         let manifest = try #require(ManifestReader.read(bundle: bundle).manifest)
-        let ledger = FaultLedger(folder: IdentityStoreDirectory(path: stores))
+        let ledger = FaultLedger(folder: HostRecords(path: records))
         for index in 1...count {
-            try ledger.record(fault: .crashed, message: "SIGSEGV #\(index)", fingerprint: try PluginFingerprint(of: manifest), for: "org.t.net")
+            try ledger.record(fault: .crashed, message: "SIGSEGV #\(index)", fingerprint: try PluginFingerprint(of: manifest),
+                              for: "org.t.net", bundle: bundle)
         }
+    }
+
+    /// Alice's identity in Net's store, written as a companion program writes it: no plugin code runs.
+    func saveAlice() throws {
+        let file = try home.file("alice.json", """
+            { "identities": [ { "kind": "password", "serviceIdentifier": { "identifier": "example.com", "type": "domain" }, "user": "alice" } ] }
+            """)
+        let saved = try autofill(["identities", "save", "--provider", "org.t.net", "--file", file])
+        #expect(saved.status == 0, "\(saved.stderr)")
+    }
+
+    /// Rewrites the configuration with `change` applied.
+    func editConfiguration(_ change: (inout [String: Any]) -> Void) throws {
+        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as! [String: Any]
+        change(&plist)
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
     }
 
     @Test func aChangedLibraryIsRefusedWithExit77AndNotLoadedUntilTrusted() throws {
@@ -184,32 +203,111 @@ struct TrustCommandTests {
         #expect(lifted.stdout.hasSuffix("Nothing changed; trusted Net again.\n"))
     }
 
-    @Test func aHandEditedConfigurationIsTrustedOnFirstUseWithOneNotice() throws {
-        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as! [String: Any]
-        plist["EnabledProviders"] = ["org.t.net"]
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
-        #expect(try listJSON()["state"] as? String == "notRecorded")
-        #expect(try autofill(["providers", "list"]).stdout.contains("   files not recorded yet: trusted as they are when autofill first runs it"))
-        let first = try autofill(["providers", "sync"])
-        #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stderr == "autofill: note: trusting Net (org.t.net) as it is now: it was enabled without `autofill providers enable` (the SHA-256 of libNetrcProvider.so and Info.plist are recorded in \(stores)/trust.json)\n")
-        let second = try autofill(["providers", "sync"])
-        #expect(second.stderr.isEmpty)
+    @Test func aProviderListedByHandIsRefusedWithoutATerminalNamingTheCommand() throws {
+        try editConfiguration { $0["EnabledProviders"] = ["org.t.net"] }
         let trust = try listJSON()
-        #expect(trust["state"] as? String == "trusted")
-        #expect(trust["origin"] as? String == "firstUse")
-        try Self.append(0, to: library)
-        #expect(try autofill(["fill", "example.com", "--pick", "1"]).stderr.contains("changed since autofill first ran it"))
+        #expect(trust["state"] as? String == "notRecorded")
+        #expect((trust["reason"] as? String)?.contains("run `autofill providers trust org.t.net`") == true)
+        let refusal = "autofill: Net (org.t.net) is enabled, but you have not approved its files (\(bundle)): run `autofill providers trust org.t.net` to see their SHA-256 and approve them, or run autofill in a terminal to be asked\n"
+        let sync = try autofill(["providers", "sync"], loads: true)
+        #expect(sync.status == 77)
+        #expect(sync.stderr.contains("autofill: org.t.net: " + refusal.dropFirst("autofill: ".count)))
+        #expect(!loaded(sync), "nothing of a provider nobody approved runs")
+        // A UI script answers providers' questions, never this one.
+        try saveAlice()
+        let script = try home.file("yes.ui", "confirm yes\nconfirm yes\n")
+        let fill = try autofill(["fill", "example.com", "--pick", "1", "--ui-script", script], loads: true)
+        #expect(fill.status == 77)
+        #expect(fill.stderr.contains(refusal))
+        #expect(!loaded(fill))
+        #expect(!FileManager.default.fileExists(atPath: "\(records)/trust.json"), "nothing was recorded")
+
+        let approved = try autofill(["providers", "trust", "org.t.net"], loads: true)
+        #expect(approved.status == 0, "\(approved.stderr)")
+        #expect(!loaded(approved))
+        #expect(approved.stdout.contains("  libNetrcProvider.so  SHA-256 "))
+        #expect(approved.stdout.contains(" (no earlier record)\n"))
+        #expect(try listJSON()["origin"] as? String == "trusted")
+        #expect(try autofill(["fill", "example.com", "--pick", "1"]).stdout == "alice-pw\n")
     }
 
-    @Test func aConfigurationWithItsOwnStoresKeepsItsOwnRecords() throws {
-        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as! [String: Any]
-        plist["IdentityStoreDirectory"] = "own-stores"
-        plist["Quarantine"] = ["FaultCount": 5, "WindowMinutes": 2]
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+    @Test func aProviderListedByHandIsApprovedOnlyByAnswerAtTheTerminal() throws {
+        try editConfiguration { $0["EnabledProviders"] = ["org.t.net"] }
+        try saveAlice()
+        let script = try home.file("no.ui", "confirm no\n")
+        let output = "\(home.path)/fill.out"
+        let command = "env HOME=\(home.path) XDG_CONFIG_HOME=\(home.path)/.config XDG_DATA_HOME=\(home.path)/.local/share "
+            + "XDG_STATE_HOME=\(home.path)/.local/state XDG_RUNTIME_DIR=\(home.path)/run "
+            + "\(CLI.binary) fill example.com --pick 1 --ui-script \(script) --config \(config) > \(output) 2>&1; echo EXIT=$? >> \(output)"
+        // No: refused, nothing recorded; the UI script's "confirm no" was not what answered.
+        let refused = try TmuxSession(command)
+        let question = try refused.waitFor("Approve these files and run Net? [y/n, q cancels]:")
+        #expect(question.contains("[autofill] Approve a provider"))
+        #expect(question.contains("Net (org.t.net) is enabled in /"), "the configuration's path follows (the pane wraps it)")
+        #expect(question.contains("  libNetrcProvider.so  SHA-256 "))
+        try refused.send("n", "Enter")
+        let no = try Self.waitForFile(output, containing: "EXIT=")
+        #expect(no.contains("autofill: Net (org.t.net) was not run: you did not approve its files; `autofill providers trust org.t.net` approves them"))
+        #expect(no.contains("EXIT=77"))
+        #expect(try listJSON()["state"] as? String == "notRecorded")
+        try FileManager.default.removeItem(atPath: output)
+
+        let approving = try TmuxSession(command)
+        try approving.waitFor("Approve these files and run Net?")
+        try approving.send("y", "Enter")
+        let yes = try Self.waitForFile(output, containing: "EXIT=")
+        #expect(yes.hasPrefix("alice-pw\n"), "\(yes)")
+        #expect(yes.contains("EXIT=0"))
+        let trust = try listJSON()
+        #expect(trust["state"] as? String == "trusted")
+        #expect(trust["origin"] as? String == "confirmed")
+        try Self.append(0, to: library)
+        #expect(try autofill(["fill", "example.com", "--pick", "1"]).stderr.contains("Net (org.t.net) changed since you approved it"))
+    }
+
+    static func waitForFile(_ path: String, containing text: String) throws -> String {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let contents = try? String(contentsOfFile: path, encoding: .utf8), contents.contains(text) { return contents }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TmuxTimeout(expected: text, screen: (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+    }
+
+    @Test func aConfigurationWithItsOwnStoresMeetsTheUsersRecords() throws {
         try enable()
-        #expect(FileManager.default.fileExists(atPath: "\(home.path)/own-stores/trust.json"))
-        #expect(!FileManager.default.fileExists(atPath: "\(stores)/trust.json"), "the user's records are untouched")
+        try Self.append(0, to: library)
+        // Pointing IdentityStoreDirectory at a new folder does not make the changed library trusted.
+        try editConfiguration { $0["IdentityStoreDirectory"] = "own-stores" }
+        let sync = try autofill(["providers", "sync"], loads: true)
+        #expect(sync.status == 77)
+        #expect(sync.stderr.contains("Net (org.t.net) changed since you enabled it: libNetrcProvider.so differs"))
+        #expect(!loaded(sync))
+        #expect(FileManager.default.fileExists(atPath: "\(records)/trust.json"))
+        #expect(!FileManager.default.fileExists(atPath: "\(home.path)/own-stores/trust.json"), "records never live with a configuration's stores")
+        #expect(!FileManager.default.fileExists(atPath: "\(stores)/trust.json"))
+    }
+
+    @Test func aQuarantineHoldsWhateverStoreFolderTheConfigurationNames() throws {
+        try enable()
+        try recordFaults(3)
+        try editConfiguration { $0["IdentityStoreDirectory"] = "fresh-stores" }
+        let sync = try autofill(["providers", "sync"], loads: true)
+        #expect(sync.status == 77)
+        #expect(sync.stderr.contains("Net (org.t.net) is quarantined since"))
+        #expect(!loaded(sync))
+    }
+
+    @Test func recordsOthersCouldChangeAreRefused() throws {
+        try enable()
+        chmod(records, 0o777)
+        let fill = try autofill(["fill", "example.com", "--pick", "1"], loads: true)
+        #expect(fill.status == 77)
+        #expect(!loaded(fill))
+        #expect(fill.stderr.contains("\(records): the folder of autofill's records is writable by every user (mode 0777): users other than you could add or replace files in it"))
+        #expect(fill.stderr.contains("fix: `chmod go-w \(records)`"))
+        chmod(records, 0o700)
+        #expect(try autofill(["fill", "example.com", "--pick", "1"]).stdout == "alice-pw\n")
     }
 
     @Test func badQuarantineSettingsAreAConfigurationError() throws {

@@ -21,6 +21,7 @@ struct VaultSessionTests {
         ]
         config = "\(home.path)/config.plist"
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        try home.trust(["org.autofill.vault"], config: config)
         #expect(try CLI.run(["providers", "sync", "--config", config], home: home.path).status == 0)
     }
 

@@ -30,6 +30,13 @@ public struct ConfigurationFile: Sendable {
     public var writePath: String
     /// The user's home folder, for `~/` settings.
     public var home: String
+    /// Unknown keys in the file that are not near misses of known ones: ignored, worth a warning.
+    public var warnings: [String] = []
+    /// For the built-in demo (set by ``locate(option:environment:)``): its own identity stores,
+    /// `$XDG_DATA_HOME/autofill/demo-stores`, used unless it sets `IdentityStoreDirectory`. The demo's
+    /// providers answer for demo data only, so they must never meet the user's stores: a fill against
+    /// the demo vault would otherwise wipe the user's real Vault identities (`credentialIdentityNotFound`).
+    public var demoStores: IdentityStoreDirectory?
 
     /// The folder relative paths are resolved against.
     public var directory: String { Self.directory(of: path) }
@@ -56,7 +63,10 @@ public struct ConfigurationFile: Sendable {
         if FileManager.default.fileExists(atPath: userPath) {
             return try read(path: userPath, source: .user, writePath: userPath, home: home)
         }
-        return try read(path: embeddedDefaultPath, source: .embeddedDefault, writePath: userPath, home: home)
+        var demo = try read(path: embeddedDefaultPath, source: .embeddedDefault, writePath: userPath, home: home)
+        demo.demoStores = IdentityStoreDirectory(
+            path: directory(of: IdentityStoreDirectory(environment: environment).path) + "/demo-stores")
+        return demo
     }
 
     /// The repository's `Config/config.plist`, found from this source file's location at build time.
@@ -66,31 +76,81 @@ public struct ConfigurationFile: Sendable {
         return url.appendingPathComponent("Config").appendingPathComponent(fileName).path
     }
 
-    /// Reads one configuration file.
+    /// Reads one configuration file. Refuses (`refused`, exit 77) a file that users other than the user
+    /// and root could change, and a `PAMConfigurationDirectory` they could change; refuses
+    /// (`configuration`, exit 78) a file that breaks a rule or misspells a key.
     public static func read(path: String, source: Source, writePath: String, home: String) throws(AutofillError)
         -> ConfigurationFile
     {
+        let unsafe = PluginPermissions.problems(hostPath: path, what: "the configuration")
+        guard unsafe.isEmpty else {
+            throw AutofillError(.refused, "autofill does not use the configuration \(path): users other than you could change it:", problems: unsafe)
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AutofillError(.io, "cannot read the configuration \(path): check it exists and is readable")
         }
         let configuration: HostConfiguration
+        let keys: (errors: [String], warnings: [String])
         do {
             try PlistGuard.check(data)  // size, format, nesting, cycles: before Foundation decodes anything
-            configuration = try PropertyListDecoder().decode(HostConfiguration.self, from: data)
+            let document = try PropertyListDecoder().decode(ConfigurationDocument.self, from: data)
+            configuration = document.configuration
+            keys = ConfigurationKeys.problems(document.keys)
+        } catch let failure as ConfigurationDocument.Failure {
+            // Misspelt keys first: they often explain what decoding finds missing.
+            let problems = ConfigurationKeys.problems(failure.keys).errors + [describeDecodingError(failure.underlying)]
+            throw AutofillError(.configuration, "the configuration \(path) is invalid: \(problems.joined(separator: "; "))")
         } catch {
             throw AutofillError(.configuration, "the configuration \(path) is invalid: \(describeDecodingError(error))")
         }
-        let problems = configuration.problems()
+        let problems = keys.errors + configuration.problems()
         guard problems.isEmpty else {
             throw AutofillError(.configuration, "the configuration \(path) is invalid: \(problems.joined(separator: "; "))")
         }
-        return ConfigurationFile(path: path, source: source, configuration: configuration, writePath: writePath, home: home)
+        var file = ConfigurationFile(path: path, source: source, configuration: configuration, writePath: writePath, home: home)
+        file.warnings = keys.warnings
+        try file.checkPAMConfigurationDirectory()
+        return file
     }
 
-    /// The identity stores' folder: the configuration's `IdentityStoreDirectory`, else the environment's.
-    public func identityStores(environment: [String: String]) -> IdentityStoreDirectory {
-        configuration.identityStoreDirectory.map { IdentityStoreDirectory(path: resolve($0)) }
-            ?? IdentityStoreDirectory(environment: environment)
+    /// Refuses a `PAMConfigurationDirectory` (with the service files in it) that users other than the
+    /// user and root could change: whoever writes a PAM service file decides what "authenticated" means
+    /// (`pam_permit`), and `pam_exec` runs any command.
+    func checkPAMConfigurationDirectory() throws(AutofillError) {
+        guard let settings = configuration.userAuthentication, settings.policy == .pam,
+            let folder = settings.pamConfigurationDirectory.map(resolve)
+        else { return }
+        let problems = PluginPermissions.problems(hostPath: folder, what: "the PAM configuration folder", contents: true)
+        guard problems.isEmpty else {
+            throw AutofillError(
+                .refused,
+                "autofill does not use the configuration \(path): its PAMConfigurationDirectory \(folder) could be changed by users other than you:",
+                problems: problems)
+        }
+    }
+
+    /// The identity stores' folder: the configuration's `IdentityStoreDirectory`, else the environment's
+    /// (`$XDG_DATA_HOME/autofill/stores`); for the built-in demo, a folder of the demo's own
+    /// (``demoStores``), so the demo never touches the user's stores. Refuses (`refused`,
+    /// exit 77) a folder that users other than the user and root could change.
+    public func identityStores(environment: [String: String]) throws(AutofillError) -> IdentityStoreDirectory {
+        let stores =
+            configuration.identityStoreDirectory.map { IdentityStoreDirectory(path: resolve($0)) }
+            ?? demoStores ?? IdentityStoreDirectory(environment: environment)
+        let problems = PluginPermissions.problems(hostPath: stores.path, what: "the identity-store folder")
+        guard problems.isEmpty else {
+            throw AutofillError(
+                .refused, "autofill does not use the identity stores in \(stores.path): users other than you could change them:", problems: problems)
+        }
+        return stores
+    }
+
+    /// For the built-in demo: the notice every command prints on stderr, saying the demo is in use and
+    /// that it keeps to stores of its own. Nil for any other configuration.
+    public var demoNotice: String? {
+        guard source == .embeddedDefault, let demoStores else { return nil }
+        let stores = configuration.identityStoreDirectory.map(resolve) ?? demoStores.path
+        return "no configuration at \(writePath): using the built-in demo (\(path)), with identity stores of its own in \(stores); your stores are not touched. Write your configuration there to use your providers (docs/CONFIGURATION.md)"
     }
 
     /// The user authenticator the configuration asks for (default: `confirm`).
@@ -127,12 +187,15 @@ public struct ConfigurationFile: Sendable {
 
     /// Writes the configuration to `writePath` atomically (a temporary file, fsync, rename), mode 0600.
     /// When the configuration came from the embedded default, relative paths are made absolute first,
-    /// so the user's copy still finds the same plugins.
+    /// so the user's copy still finds the same plugins, and it names the demo's own identity stores
+    /// (``demoStores``), so the demo's providers stay off the user's stores.
     public mutating func save() throws(AutofillError) {
         var toWrite = configuration
         if writePath != path {
             toWrite.pluginSearchPaths = searchPaths
-            toWrite.identityStoreDirectory = configuration.identityStoreDirectory.map(resolve)
+            toWrite.identityStoreDirectory =
+                configuration.identityStoreDirectory.map(resolve)
+                ?? demoStores?.path
             toWrite.userAuthentication?.pamConfigurationDirectory = configuration.userAuthentication?.pamConfigurationDirectory.map(resolve)
             toWrite.providerSettings = Dictionary(uniqueKeysWithValues: configuration.providerSettings.keys.map { ($0, settings(for: $0)) })
         }
@@ -149,6 +212,7 @@ public struct ConfigurationFile: Sendable {
             path = writePath
             source = .user
             configuration = toWrite
+            demoStores = nil
         }
     }
 

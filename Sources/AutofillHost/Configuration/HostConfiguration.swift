@@ -14,7 +14,7 @@ public struct UserAuthenticationSettings: Codable, Equatable, Sendable {
     /// A PAM configuration directory instead of `/etc/pam.d` (relative to the configuration file).
     public var pamConfigurationDirectory: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case policy = "Policy"
         case pamService = "PAMService"
         case pamConfigurationDirectory = "PAMConfigurationDirectory"
@@ -54,7 +54,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     /// How providers run: in helper processes (the default) or in process (docs/CONFIGURATION.md).
     public var providerIsolation: ProviderIsolationSettings?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case pluginSearchPaths = "PluginSearchPaths"
         case enabledProviders = "EnabledProviders"
         case providerSettings = "ProviderSettings"

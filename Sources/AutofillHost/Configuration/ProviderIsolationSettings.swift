@@ -31,7 +31,7 @@ public struct ProviderIsolationSettings: Codable, Equatable, Sendable {
     /// How long a helper may take to start and load its plugin.
     public var loadDeadlineSeconds: Double?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case defaultMode = "Default"
         case providers = "Providers"
         case memoryLimitMB = "MemoryLimitMB"

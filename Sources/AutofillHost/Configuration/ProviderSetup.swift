@@ -12,19 +12,29 @@ public struct ProviderSetup: Sendable {
     public private(set) var catalog: ProviderCatalog
     /// Where the identity stores live.
     public let stores: IdentityStoreDirectory
+    /// Where the user's trust and fault records live: one per-user folder, never the configuration's
+    /// choice (``HostRecords``).
+    public let records: HostRecords
     /// Where providers' log lines go.
     public let logger: Logger
-    /// Where one-line notices for the user go (a provider trusted on first use); nil: the logger, as warnings.
+    /// Where one-line notices for the user go (a quarantine that starts); nil: the logger, as warnings.
     public var notify: (@Sendable (String) -> Void)?
+    /// What happens to an enabled provider whose files the user never approved (listed in the
+    /// configuration by hand): refused, naming the command that approves it (the default), or a
+    /// question at the controlling terminal. Never a UI script's answer.
+    public var unapprovedProviders: UnapprovedProviders = .refuse
     /// Hears every fault of a provider's helper process (crash, kill at a deadline, memory ceiling,
     /// protocol violation); nil logs them as warnings. Quarantine plugs in here.
     public var onProviderFault: (@Sendable (PluginManifest, ProviderFault) -> Void)?
 
-    /// Creates the setup. An enabled id that several bundles declare goes to the one whose files the
-    /// user approved (``ProviderCatalog/preferApprovedBundles(_:)``; the catalog's warnings say so).
-    public init(catalog: ProviderCatalog, stores: IdentityStoreDirectory, logger: Logger) {
+    /// Creates the setup: the configuration's providers and stores, the user's records in `records`
+    /// (``HostRecords/init(environment:)`` for the real ones; tests give a folder of their own). An enabled
+    /// id that several bundles declare goes to the one whose files the user approved
+    /// (``ProviderCatalog/preferApprovedBundles(_:)``; the catalog's warnings say so).
+    public init(catalog: ProviderCatalog, stores: IdentityStoreDirectory, records: HostRecords, logger: Logger) {
         self.catalog = catalog
         self.stores = stores
+        self.records = records
         self.logger = logger
         let setup = self
         self.catalog.preferApprovedBundles { manifest in
@@ -74,7 +84,7 @@ public struct ProviderSetup: Sendable {
             wasEnabled = try store.state().isEnabled
             try store.setEnabled(true)
         } catch {
-            if recorded { restoreTrust(previousTrust, for: id) }
+            if recorded { restoreTrust(previousTrust, for: manifest) }
             throw AutofillError(error)
         }
         let connection: any ProviderConnection
@@ -82,24 +92,27 @@ public struct ProviderSetup: Sendable {
             connection = try launch(manifest, store: store, userInterface: userInterface)
         } catch {
             if !wasEnabled && !catalog.enabledIDs.contains(id) { try? store.setEnabled(false) }
-            if recorded { restoreTrust(previousTrust, for: id) }
+            if recorded { restoreTrust(previousTrust, for: manifest) }
             throw error
         }
         let isNew: Bool
         do {
             isNew = try catalog.enable(manifest)
         } catch {
-            if recorded { restoreTrust(previousTrust, for: id) }
+            if recorded { restoreTrust(previousTrust, for: manifest) }
             throw error
         }
         return (manifest, isNew, connection)
     }
 
     /// Disables provider `id` and wipes its identity store. Returns how many identities were wiped.
+    ///
+    /// The user's trust and fault records of it stay: they are per user and bundle, shared by every
+    /// configuration, so disabling in one configuration neither withdraws an approval another relies on
+    /// nor lifts a quarantine. Enabling again records the files anew.
     @discardableResult
     public mutating func disable(_ id: String) throws(AutofillError) -> Int {
         try catalog.disable(id)
-        forgetTrust(id)
         do {
             guard let store = try SQLiteIdentityStore.openIfExists(providerID: id, in: stores) else { return 0 }
             let count = try store.count()

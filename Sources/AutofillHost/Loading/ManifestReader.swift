@@ -206,7 +206,7 @@ private struct PlistChecker {
             if ManifestReader.knownButUnsupportedKeys.contains(key) {
                 problem(.unknownKey, path, "Apple's \(key) is not supported by autofill yet; ignored", severity: .warning,
                         fix: "nothing to do; the provider is offered only what autofill routes")
-            } else if let intended = Capability.allCases.map(\.plistKey).first(where: { Self.isNearMiss(key, $0) }) {
+            } else if let intended = Capability.allCases.map(\.plistKey).first(where: { KeySpelling.isNearMiss(key, $0) }) {
                 problem(.unknownKey, path, "not a capability key; did you mean \(intended)? As written, \(intended) is off",
                         fix: "spell it \(intended)")
             } else {
@@ -307,21 +307,6 @@ private struct PlistChecker {
     ) {
         problems.append(PluginProblem(code, severity: severity, file: file, keyPath: keyPath.isEmpty ? nil : keyPath,
                                       message: message, fix: fix))
-    }
-
-    /// True when `key` differs from `known` by at most two edits, ignoring case (a likely typo).
-    static func isNearMiss(_ key: String, _ known: String) -> Bool {
-        let a = Array(key.lowercased()), b = Array(known.lowercased())
-        guard a != b, abs(a.count - b.count) <= 2 else { return a == b && key != known }
-        var previous = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count] <= 2
     }
 
     static func isBundleIdentifier(_ text: String) -> Bool {

@@ -81,7 +81,7 @@ extension FillRouter {
             throw .declined(["no enabled provider declares SupportsConditionalPasskeyRegistration"])
         }
         var reasons: [String] = []
-        let fills = RecentFills(folder: setup.stores)
+        let fills = RecentFills(folder: setup.records)
         let account = "\(request.identity.userName) at \(request.parameters.relyingParty)"
         for manifest in providers {
             guard fills.contains(providerID: manifest.identifier, user: request.identity.userName, relyingParty: request.parameters.relyingParty) else {

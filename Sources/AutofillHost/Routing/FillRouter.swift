@@ -365,7 +365,7 @@ public final class FillRouter: Sendable {
     func recordDelivery(_ result: FillResult, at host: String?) {
         guard case .password(let credential) = result.credential, let host, !host.isEmpty else { return }
         do {
-            try RecentFills(folder: setup.stores).record(providerID: result.providerID, user: credential.user, host: host)
+            try RecentFills(folder: setup.records).record(providerID: result.providerID, user: credential.user, host: host)
         } catch {
             setup.logger.warning("the fill was not recorded, so no automatic passkey upgrade will follow it: \(error)")
         }

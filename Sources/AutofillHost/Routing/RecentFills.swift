@@ -1,4 +1,3 @@
-public import AutofillStore
 internal import AutofillMatching
 internal import Crypto
 internal import FoundationEssentials
@@ -7,7 +6,8 @@ internal import FoundationEssentials
 /// registration) requires, so that only fills the host completed count. A password a provider
 /// handed out but the user declined at the host's authentication is never recorded.
 ///
-/// `fills.json` next to the trust records (0600, replaced atomically under a lock, like them).
+/// `fills.json` in the user's records folder (``HostRecords``: whatever the configuration says), 0600,
+/// replaced atomically under a lock, like the trust records.
 /// Each record is a time and a tag: SHA-256 of the provider id, the user name and one host the
 /// password was filled for, once per parent domain down to the registrable domain, so a lookup by
 /// relying party id (`example.com` for a fill at `login.example.com`) finds it without the file
@@ -28,20 +28,20 @@ public struct RecentFills: Sendable {
     public static let window: Double = 300
     /// The most records kept (the newest).
     static let maximumRecords = 256
-    /// The file name inside the identity-store folder.
+    /// The file name inside the records folder.
     public static let fileName = "fills.json"
 
     private let file: StateFile<Document>
     private let now: @Sendable () -> Double
 
     /// The records kept in `folder`.
-    public init(folder: IdentityStoreDirectory) {
+    public init(folder: HostRecords) {
         self.init(folder: folder, now: { Date().timeIntervalSince1970 })
     }
 
     /// The records kept in `folder`, with a clock of the caller's (tests).
-    init(folder: IdentityStoreDirectory, now: @escaping @Sendable () -> Double) {
-        file = StateFile(path: "\(folder.path)/\(Self.fileName)", what: "the recent fills", empty: { Document() })
+    init(folder: HostRecords, now: @escaping @Sendable () -> Double) {
+        file = StateFile(path: folder.file(Self.fileName), what: "the recent fills", empty: { Document() })
         self.now = now
     }
 

@@ -1,8 +1,8 @@
-internal import AutofillStore
 internal import Glibc
 
 /// SHA-256 digests of plugin files, remembered with each file's `stat` stamp so that a launch hashes
-/// a library again only when it changed (`digests.json` next to the identity stores).
+/// a library again only when it changed (`digests.json` in ``HostRecords``, beside the trust records:
+/// a configuration cannot point at a cache of its own making either).
 ///
 /// Why a stamp is enough: any write to a file, or any change of its mode or owner, sets its ctime to
 /// the current time, and only the kernel sets ctime (`utimensat` can forge mtime, not ctime). The
@@ -51,10 +51,9 @@ struct DigestCache: Sendable {
     private let file: StateFile<Document>
     private let settleTime: Int64
 
-    /// The cache of a configuration whose identity stores are in `folder`; files changed less than
-    /// `settleTime` nanoseconds ago are not remembered.
-    init(folder: IdentityStoreDirectory, settleTime: Int64 = DigestCache.settleTime) {
-        file = StateFile(path: "\(folder.path)/\(Self.fileName)", what: "the plugin digest cache", empty: { Document() })
+    /// The cache kept in `folder`; files changed less than `settleTime` nanoseconds ago are not remembered.
+    init(folder: HostRecords, settleTime: Int64 = DigestCache.settleTime) {
+        file = StateFile(path: folder.file(Self.fileName), what: "the plugin digest cache", empty: { Document() })
         self.settleTime = settleTime
     }
 

@@ -1,4 +1,3 @@
-public import AutofillStore
 public import FoundationEssentials
 
 /// How a provider failed in a way that counts towards quarantine.
@@ -57,7 +56,9 @@ public struct ProviderQuarantine: Codable, Equatable, Sendable {
     }
 }
 
-/// The persistent fault ledger of one configuration: `faults.json` in its identity-store folder.
+/// The user's persistent fault ledger: `faults.json` in ``HostRecords`` (one per-user folder, whatever
+/// the configuration says, so a configuration cannot point at an empty ledger to escape a quarantine),
+/// one entry per provider id and bundle path.
 ///
 /// Each fault is appended with its time, kind, message and the plugin's fingerprint. When
 /// `policy.faultCount` faults with the same fingerprint fall within `policy.windowSeconds`, the
@@ -71,11 +72,12 @@ public struct FaultLedger: Sendable {
     }
 
     struct Document: Codable, Sendable {
-        var version = 1
-        var providers: [String: Entry] = [:]
+        /// 2: entries keyed by id, then bundle path (version 1 was keyed by id, next to the identity stores).
+        var version = 2
+        var providers: [String: [String: Entry]] = [:]
     }
 
-    /// The file name inside the identity-store folder.
+    /// The file name inside the records folder.
     public static let fileName = "faults.json"
     /// At most this many faults are kept per provider.
     static let keptFaults = 100
@@ -92,16 +94,16 @@ public struct FaultLedger: Sendable {
     public var path: String { file.path }
 
     /// The ledger kept in `folder`, quarantining by `policy`, stamping faults with `now()`.
-    public init(folder: IdentityStoreDirectory, policy: QuarantinePolicy = QuarantinePolicy(), now: @escaping @Sendable () -> Date = { Date() }) {
-        file = StateFile(path: "\(folder.path)/\(Self.fileName)", what: "the fault ledger", empty: { Document() })
+    public init(folder: HostRecords, policy: QuarantinePolicy = QuarantinePolicy(), now: @escaping @Sendable () -> Date = { Date() }) {
+        file = StateFile(path: folder.file(Self.fileName), what: "the fault ledger", empty: { Document() })
         self.policy = policy
         self.now = now
     }
 
-    /// Appends a fault of provider `id` (stamped now) and returns the provider's quarantine if it is
-    /// quarantined now, for these files.
+    /// Appends a fault of provider `id` at bundle path `bundle` (stamped now) and returns the provider's
+    /// quarantine if it is quarantined now, for these files.
     @discardableResult
-    public func record(fault kind: ProviderFaultKind, message: String, fingerprint: PluginFingerprint?, for id: String)
+    public func record(fault kind: ProviderFaultKind, message: String, fingerprint: PluginFingerprint?, for id: String, bundle: String)
         throws(AutofillError) -> ProviderQuarantine?
     {
         let message = message.count > Self.messageLimit ? String(message.prefix(Self.messageLimit)) + "…" : message
@@ -110,7 +112,7 @@ public struct FaultLedger: Sendable {
         let fault = FaultRecord(time: time, kind: kind, message: message, fingerprint: fingerprint)
         let policy = policy
         return try file.update { (document: inout Document) throws(AutofillError) -> ProviderQuarantine? in
-            var entry = document.providers[id] ?? Entry()
+            var entry = document.providers[id]?[bundle] ?? Entry()
             // Faults of other files, or too old to share a window with this one or a later one, no longer count.
             entry.faults.removeAll { $0.fingerprint != fault.fingerprint || fault.time.timeIntervalSince($0.time) >= policy.windowSeconds }
             entry.faults.append(fault)
@@ -125,28 +127,32 @@ public struct FaultLedger: Sendable {
                     reason: "it crashed or was killed \(times)\(within); the last time it \(kind.sentence): \(message)",
                     fingerprint: fault.fingerprint)
             }
-            document.providers[id] = entry
+            document.providers[id, default: [:]][bundle] = entry
             return entry.quarantine
         }
     }
 
-    /// Provider `id`'s quarantine, if it is quarantined with the files `fingerprint` describes.
-    public func quarantine(for id: String, fingerprint: PluginFingerprint?) throws(AutofillError) -> ProviderQuarantine? {
-        guard let quarantine = try file.read().providers[id]?.quarantine, quarantine.fingerprint == fingerprint else { return nil }
+    /// The quarantine of provider `id` at `bundle`, if it is quarantined with the files `fingerprint` describes.
+    public func quarantine(for id: String, bundle: String, fingerprint: PluginFingerprint?) throws(AutofillError) -> ProviderQuarantine? {
+        guard let quarantine = try file.read().providers[id]?[bundle]?.quarantine, quarantine.fingerprint == fingerprint else { return nil }
         return quarantine
     }
 
-    /// Provider `id`'s faults that still count (same files, within the window of the last one), oldest first.
-    public func faults(for id: String) throws(AutofillError) -> [FaultRecord] {
-        try file.read().providers[id]?.faults ?? []
+    /// The faults of provider `id` at `bundle` that still count (same files, within the window of the
+    /// last one), oldest first.
+    public func faults(for id: String, bundle: String) throws(AutofillError) -> [FaultRecord] {
+        try file.read().providers[id]?[bundle]?.faults ?? []
     }
 
-    /// Forgets provider `id`'s faults and lifts its quarantine. Returns the quarantine lifted, if any.
+    /// Forgets the faults of provider `id` at `bundle` and lifts its quarantine. Returns the quarantine
+    /// lifted, if any.
     @discardableResult
-    public func clear(_ id: String) throws(AutofillError) -> ProviderQuarantine? {
-        guard try file.read().providers[id] != nil else { return nil }
+    public func clear(_ id: String, bundle: String) throws(AutofillError) -> ProviderQuarantine? {
+        guard try file.read().providers[id]?[bundle] != nil else { return nil }
         return try file.update { (document: inout Document) throws(AutofillError) -> ProviderQuarantine? in
-            document.providers.removeValue(forKey: id)?.quarantine
+            let lifted = document.providers[id]?.removeValue(forKey: bundle)?.quarantine
+            if document.providers[id]?.isEmpty == true { document.providers[id] = nil }
+            return lifted
         }
     }
 }

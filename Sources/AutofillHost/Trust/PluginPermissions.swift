@@ -14,6 +14,10 @@ internal import Glibc
 ///   delete it, so another user cannot swap the user's own folder below it. The search folder itself
 ///   gets no such exemption: in a sticky folder anyone may still *add* a bundle;
 /// * a symbolic link is followed, and its target checked the same way (along its real path).
+///
+/// The host's own files get the same rule (``problems(hostPath:what:folder:contents:)``): the configuration,
+/// the identity-store folder, the trust and fault records, a `PAMConfigurationDirectory` and the files
+/// in it. Whoever could write those could make autofill run or trust what the user never approved.
 public enum PluginPermissions {
     /// Every permission problem of the bundle at `bundlePath`; empty when only the user running autofill
     /// (its effective uid) and root can change it.
@@ -28,7 +32,7 @@ public enum PluginPermissions {
         let bundle = ManifestReader.normalized(ConfigurationFile.absolute(bundlePath))
         var info = stat()
         guard stat(bundle, &info) == 0 else { return [] }
-        var checker = Checker(owner: owner)
+        var checker = Checker(owner: owner, subject: Checker.pluginSubject)
         for path in Set([bundle, realPath(bundle)].compactMap { $0 }).sorted() {
             checker.checkFolders(above: path)
         }
@@ -37,24 +41,73 @@ public enum PluginPermissions {
         return checker.problems
     }
 
-    /// What a checked path is to the plugin, which decides the rule and the wording.
-    enum Role {
+    /// Every permission problem of the host's own file or folder at `path` (`what` names it in messages:
+    /// "the configuration"): the path itself must be owned by the user running autofill or root and
+    /// writable by neither group nor others (a private group excepted), and so must every folder above
+    /// it, where a sticky bit is allowed. With `folder`, the folder holding `path` gets the strict rule
+    /// too, named so (no sticky exemption: in a sticky folder anyone may still *add* a file). With
+    /// `contents`, every entry of a folder is checked as well (a PAM configuration folder: its service
+    /// files and what they include). A path that does not exist yet is not a problem; the folders above
+    /// it still are.
+    public static func problems(hostPath path: String, what: String, folder: String? = nil, contents: Bool = false) -> [PluginProblem] {
+        problems(hostPath: path, what: what, folder: folder, contents: contents, owner: geteuid())
+    }
+
+    /// The problems for user `owner` (tests).
+    static func problems(hostPath path: String, what: String, folder: String? = nil, contents: Bool = false, owner: uid_t) -> [PluginProblem] {
+        guard !path.isEmpty else { return [] }
+        let absolute = ManifestReader.normalized(ConfigurationFile.absolute(path))
+        var checker = Checker(owner: owner, subject: what)
+        for candidate in Set([absolute, realPath(absolute)].compactMap { $0 }).sorted() {
+            if let folder { checker.check(ConfigurationFile.directory(of: candidate), role: .hostFolder(folder)) }
+            checker.checkFolders(above: candidate, strictParent: false)
+        }
+        var info = stat()
+        guard stat(absolute, &info) == 0 else { return checker.problems }
+        let role: Role = info.st_mode & S_IFMT == S_IFDIR ? .hostFolder(what) : .hostFile(what)
+        checker.check(absolute, role: role)
+        if let real = realPath(absolute), real != absolute { checker.check(real, role: role) }
+        if contents && role.isHostFolder { checker.checkContents(of: absolute, depth: 0) }
+        return checker.problems
+    }
+
+    /// What a checked path is to the plugin (or to the host), which decides the rule and the wording.
+    enum Role: Hashable {
         case bundle, content, searchFolder, ancestor
+        /// A file of the host's own ("the configuration"); strict.
+        case hostFile(String)
+        /// A folder of the host's own ("the identity-store folder"); strict, no sticky exemption.
+        case hostFolder(String)
+
+        var isHostFolder: Bool {
+            if case .hostFolder = self { return true }
+            return false
+        }
     }
 
     struct Checker {
         let owner: uid_t
+        /// What the folders above are above, for messages ("the plugin bundle", "the configuration").
+        let subject: String
         var problems: [PluginProblem] = []
         var checked: Set<String> = []
+        var strictlyChecked: Set<String> = []
 
-        init(owner: uid_t) {
+        init(owner: uid_t, subject: String) {
             self.owner = owner
+            self.subject = subject
         }
 
-        /// The search folder holding `path` (strict) and every folder above it (sticky allowed).
-        mutating func checkFolders(above path: String) {
+        static let pluginSubject = "the plugin bundle"
+
+        /// Whether the checked paths are a plugin's (the wording differs from the host's own files).
+        var isPlugin: Bool { subject == Self.pluginSubject }
+
+        /// The search folder holding `path` (strict, unless `strictParent` is false) and every folder
+        /// above it (sticky allowed).
+        mutating func checkFolders(above path: String, strictParent: Bool = true) {
             var folder = ConfigurationFile.directory(of: path)
-            check(folder, role: .searchFolder)
+            check(folder, role: strictParent ? .searchFolder : .ancestor)
             while folder != "/" {
                 folder = ConfigurationFile.directory(of: folder)
                 check(folder, role: .ancestor)
@@ -87,14 +140,20 @@ public enum PluginPermissions {
         }
 
         mutating func check(_ path: String, role: Role) {
+            // A folder checked by a strict rule needs no second, laxer look (nor a second message).
+            if role == .ancestor && strictlyChecked.contains(path) { return }
             guard checked.insert("\(role)|\(path)").inserted else { return }
+            if role != .ancestor { strictlyChecked.insert(path) }
             var info = stat()
             guard stat(path, &info) == 0 else { return }
             if info.st_uid != owner && info.st_uid != 0 {
+                let chown = "run `chown \(Self.userName(owner, bare: true)) \(shellQuoted(path))` as root"
                 problems.append(PluginProblem(
                     .unsafePermissions, file: path,
-                    message: "\(what(role)) belongs to \(Self.userName(info.st_uid)), not to you or root: that user could change the plugin",
-                    fix: "install the plugin in a folder of your own (and add it to PluginSearchPaths), or, if you trust it, run `chown \(Self.userName(owner, bare: true)) \(shellQuoted(path))` as root"))
+                    message: "\(what(role)) belongs to \(Self.userName(info.st_uid)), not to you or root: that user could change \(isPlugin ? "the plugin" : subject)",
+                    fix: isPlugin
+                        ? "install the plugin in a folder of your own (and add it to PluginSearchPaths), or, if you trust it, \(chown)"
+                        : "use a file or folder of your own, or, if you trust that user, \(chown)"))
             }
             var writable = info.st_mode & (S_IWGRP | S_IWOTH)
             if writable & S_IWGRP != 0 && Self.isPrivateGroup(info.st_gid, of: info.st_uid) { writable &= ~S_IWGRP }
@@ -103,12 +162,20 @@ public enum PluginPermissions {
             let group = "the group \(Self.groupName(info.st_gid))"
             let who = writable == S_IWGRP ? group : writable == S_IWOTH ? "every user" : "\(group) and every user"
             let mode = "0" + String(info.st_mode & 0o7777, radix: 8)
-            let consequence =
-                role == .searchFolder || role == .ancestor
-                ? "users other than you could add or replace plugins in it" : "users other than you could change the plugin"
+            let consequence: String =
+                switch role {
+                case .searchFolder: "users other than you could add or replace plugins in it"
+                case .ancestor where isPlugin: "users other than you could add or replace plugins in it"
+                case .ancestor: "users other than you could replace what is below it"
+                case .hostFolder: "users other than you could add or replace files in it"
+                case .hostFile(let what): "users other than you could change \(what)"
+                case .bundle, .content: "users other than you could change the plugin"
+                }
             let fix =
                 role == .searchFolder && sticky
                 ? "keep plugin bundles in a folder only you can write (`mkdir -m 700 FOLDER`) and list it in PluginSearchPaths"
+                : role.isHostFolder && sticky
+                ? "use a folder only you can write (`mkdir -m 700 FOLDER`) instead"
                 : "`chmod go-w \(shellQuoted(path))`"
             problems.append(PluginProblem(
                 .unsafePermissions, file: path, message: "\(what(role)) is writable by \(who) (mode \(mode)): \(consequence)", fix: fix))
@@ -117,9 +184,10 @@ public enum PluginPermissions {
         func what(_ role: Role) -> String {
             switch role {
             case .bundle: "the plugin bundle"
-            case .content: "this file of the plugin"
+            case .content: isPlugin ? "this file of the plugin" : "this file in \(subject)"
             case .searchFolder: "the folder holding the plugin bundle"
-            case .ancestor: "a folder above the plugin bundle"
+            case .ancestor: "a folder above \(subject)"
+            case .hostFile(let what), .hostFolder(let what): what
             }
         }
 

@@ -1,23 +1,35 @@
+internal import AutofillCore
 internal import FoundationEssentials
+internal import Synchronization
+
+/// What happens to an enabled provider whose files the user never approved: one listed in the
+/// configuration by hand, with no record in the user's trust records.
+public enum UnapprovedProviders: Sendable, Equatable {
+    /// Refused (exit 77), naming `autofill providers trust ID`. Scripts and tests get this.
+    case refuse
+    /// The person at the controlling terminal (`/dev/tty`) is shown the files and asked yes/no; with no
+    /// terminal, refused as above. A UI script never answers it.
+    case askAtTerminal
+}
 
 /// Trust and quarantine: no code of a provider runs unless its files are the ones the user approved,
 /// only the user (or root) can change them, and it is not quarantined. See docs/ARCHITECTURE.md,
 /// "Trust and quarantine".
 extension ProviderSetup {
-    /// This configuration's trust records (`trust.json` next to its identity stores).
-    public var trustRecords: TrustStore { TrustStore(folder: stores) }
+    /// The user's trust records (`trust.json` in ``records``, whatever the configuration says).
+    public var trustRecords: TrustStore { TrustStore(folder: records) }
 
     /// Digests of plugin files by their stat stamp, so an unchanged library is not hashed at every launch.
-    var digestCache: DigestCache { DigestCache(folder: stores) }
+    var digestCache: DigestCache { DigestCache(folder: records) }
 
     /// The fingerprint of `manifest`'s files as they are now (unchanged files' digests from the cache).
     func currentFingerprint(of manifest: PluginManifest) throws(AutofillError) -> PluginFingerprint {
         try PluginFingerprint(of: manifest, cache: digestCache)
     }
 
-    /// This configuration's fault ledger (`faults.json` next to its identity stores), with its `Quarantine` policy.
+    /// The user's fault ledger (`faults.json` in ``records``), with this configuration's `Quarantine` policy.
     public var faultLedger: FaultLedger {
-        FaultLedger(folder: stores, policy: (catalog.file.configuration.quarantine ?? QuarantineSettings()).policy)
+        FaultLedger(folder: records, policy: (catalog.file.configuration.quarantine ?? QuarantineSettings()).policy)
     }
 
     /// Whether `manifest`'s provider would be launched now, and why not. Reads permissions, hashes the
@@ -33,21 +45,22 @@ extension ProviderSetup {
     }
 
     private func trustState(of manifest: PluginManifest, fingerprint: PluginFingerprint) throws(AutofillError) -> ProviderTrustState {
-        let record = try trustRecords.record(for: manifest.identifier)
+        let record = try trustRecords.record(for: manifest.identifier, bundle: manifest.bundlePath)
         if let record {
             let changed = fingerprint.changedFiles(since: record.fingerprint, executable: manifest.executable)
             if !changed.isEmpty { return .changed(files: changed, record: record) }
         }
-        if let quarantine = try faultLedger.quarantine(for: manifest.identifier, fingerprint: fingerprint) {
+        if let quarantine = try faultLedger.quarantine(for: manifest.identifier, bundle: manifest.bundlePath, fingerprint: fingerprint) {
             return .quarantined(quarantine)
         }
         return record.map { .trusted($0) } ?? .notRecorded
     }
 
     /// Refuses (`AutofillError.Code.refused`) to go on with `manifest`'s provider unless only the user or
-    /// root can change its files, they are the ones recorded, and it is not quarantined. A provider
-    /// enabled without a record (a hand-edited configuration) gets its files recorded now, with a notice
-    /// (trust on first use). Called first thing by ``launch(_:store:userInterface:)``.
+    /// root can change its files, they are the ones the user approved, and it is not quarantined. A
+    /// provider enabled without a record (listed in the configuration by hand) is refused too, unless
+    /// ``unapprovedProviders`` is `askAtTerminal` and the person at the terminal approves its files now.
+    /// Called first thing by ``launch(_:store:userInterface:)``.
     public func admit(_ manifest: PluginManifest) throws(AutofillError) {
         try checkPermissions(manifest)
         let fingerprint = try currentFingerprint(of: manifest)
@@ -56,20 +69,64 @@ extension ProviderSetup {
             if let refusal = state.refusal(for: manifest) { throw refusal }
             return
         }
-        let record = TrustRecord(fingerprint: fingerprint, bundle: manifest.bundlePath, executable: manifest.executable,
-                                 recorded: .wholeSecondsNow, origin: .firstUse)
-        let kept = try trustRecords.saveIfAbsent(record, for: manifest.identifier)
-        guard kept == record else {
-            // Another autofill recorded files in the meantime: those are the ones to compare with.
-            let changed = fingerprint.changedFiles(since: kept.fingerprint, executable: manifest.executable)
-            guard !changed.isEmpty, let refusal = ProviderTrustState.changed(files: changed, record: kept).refusal(for: manifest) else { return }
-            throw refusal
+        try approveAtTheTerminal(manifest, fingerprint: fingerprint)
+    }
+
+    /// Shows the person at the controlling terminal the files of a provider they never approved and asks
+    /// whether to run it; records them (origin `confirmed`) on yes. Refuses without a terminal, on no, or
+    /// when ``unapprovedProviders`` is `refuse`.
+    private func approveAtTheTerminal(_ manifest: PluginManifest, fingerprint: PluginFingerprint) throws(AutofillError) {
+        let refusal = ProviderTrustState.notRecorded.refusal(for: manifest, previousRecords: previousRecordsHint)!
+        guard unapprovedProviders == .askAtTerminal else { throw refusal }
+        // One question at a time, whichever thread admits a provider.
+        let answer = Self.terminalQuestion.withLock { _ -> Result<Bool, UserInterfaceError>? in
+            // The controlling terminal itself, never the command's UI (which may be a UI script).
+            guard let terminal = TerminalUserInterface.open() else { return nil }
+            let question = UserInterfaceRequest.confirm(title: "Approve a provider", message: approvalQuestion(manifest, fingerprint: fingerprint))
+            return Result { () throws(UserInterfaceError) -> Bool in
+                guard case .confirmed(let yes) = try terminal.present(question, providerName: "autofill") else { return false }
+                return yes
+            }
         }
-        notice("trusting \(Self.name(manifest)) as it is now: it was enabled without `autofill providers enable` (the SHA-256 of \(manifest.executable) and Info.plist are recorded in \(trustRecords.path))")
+        guard let answer else { throw refusal }
+        guard case .success(true) = answer else {
+            throw AutofillError(
+                .refused,
+                "\(Self.name(manifest)) was not run: you did not approve its files; `autofill providers trust \(manifest.identifier)` approves them")
+        }
+        let record = TrustRecord(fingerprint: fingerprint, bundle: manifest.bundlePath, executable: manifest.executable,
+                                 recorded: .wholeSecondsNow, origin: .confirmed)
+        let kept = try trustRecords.saveIfAbsent(record, for: manifest.identifier)
+        guard kept != record else { return }
+        // Another autofill recorded files in the meantime: those are the ones to compare with.
+        let changed = fingerprint.changedFiles(since: kept.fingerprint, executable: manifest.executable)
+        guard !changed.isEmpty, let refusal = ProviderTrustState.changed(files: changed, record: kept).refusal(for: manifest) else { return }
+        throw refusal
+    }
+
+    /// What the approval question says: the provider, where it is, and its files' SHA-256.
+    func approvalQuestion(_ manifest: PluginManifest, fingerprint: PluginFingerprint) -> String {
+        let lines = [
+            "\(Self.name(manifest)) is enabled in \(catalog.file.path), but you have not approved its files:",
+        ] + fingerprint.lines(of: manifest).map { "  \($0)" } + [
+            "autofill records them and refuses to run it if they change (then `autofill providers trust \(manifest.identifier)`).",
+            "Approve these files and run \(manifest.displayName)?",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Serialises questions at the terminal across threads.
+    private static let terminalQuestion = Mutex(())
+
+    /// A trust file of an earlier autofill beside the identity stores (no longer read), for messages.
+    private var previousRecordsHint: String? {
+        let old = "\(stores.path)/\(TrustStore.fileName)"
+        return FileManager.default.fileExists(atPath: old) ? old : nil
     }
 
     /// Re-records provider `id`'s files as they are now and lifts its quarantine: what the user does after
-    /// checking a changed plugin. Runs none of its code. The provider must be enabled and its files safe.
+    /// checking a changed plugin, or to approve one listed in the configuration by hand. Runs none of its
+    /// code. The provider must be enabled and its files safe.
     public func trust(_ id: String) throws(AutofillError) -> TrustChange {
         let enabled = catalog.enabledIDs
         guard enabled.contains(id) else {
@@ -82,11 +139,11 @@ extension ProviderSetup {
         let fingerprint = try PluginFingerprint(of: manifest)
         let current = TrustRecord(fingerprint: fingerprint, bundle: manifest.bundlePath, executable: manifest.executable,
                                   recorded: .wholeSecondsNow, origin: .trusted)
-        let previous = try trustRecords.record(for: id)
+        let previous = try trustRecords.record(for: id, bundle: manifest.bundlePath)
         // A quarantine of other files was lifted when they changed; report only one that applied.
-        let lifted = try faultLedger.quarantine(for: id, fingerprint: fingerprint)
+        let lifted = try faultLedger.quarantine(for: id, bundle: manifest.bundlePath, fingerprint: fingerprint)
         try trustRecords.save(current, for: id)
-        try faultLedger.clear(id)
+        try faultLedger.clear(id, bundle: manifest.bundlePath)
         return TrustChange(manifest: manifest, previous: previous, current: current, liftedQuarantine: lifted)
     }
 
@@ -99,7 +156,8 @@ extension ProviderSetup {
     public func recordFault(_ manifest: PluginManifest, kind: ProviderFaultKind, message: String) -> ProviderQuarantine? {
         let fingerprint = try? currentFingerprint(of: manifest)
         do {
-            let quarantine = try faultLedger.record(fault: kind, message: message, fingerprint: fingerprint, for: manifest.identifier)
+            let quarantine = try faultLedger.record(
+                fault: kind, message: message, fingerprint: fingerprint, for: manifest.identifier, bundle: manifest.bundlePath)
             logger.debug("\(Self.name(manifest)) \(kind.sentence): \(message)\(quarantine == nil ? "" : "; quarantined")")
             return quarantine
         } catch {
@@ -112,8 +170,8 @@ extension ProviderSetup {
     /// provider is new (or has no record). Returns the record to restore if enabling fails after all.
     func approveForEnable(_ manifest: PluginManifest, isEnabled: Bool) throws(AutofillError) -> (TrustRecord?, restore: Bool) {
         try checkPermissions(manifest)
-        try faultLedger.clear(manifest.identifier)
-        let previous = try trustRecords.record(for: manifest.identifier)
+        try faultLedger.clear(manifest.identifier, bundle: manifest.bundlePath)
+        let previous = try trustRecords.record(for: manifest.identifier, bundle: manifest.bundlePath)
         guard !isEnabled || previous == nil else { return (previous, false) }
         try trustRecords.save(
             TrustRecord(fingerprint: try PluginFingerprint(of: manifest), bundle: manifest.bundlePath, executable: manifest.executable,
@@ -123,17 +181,11 @@ extension ProviderSetup {
     }
 
     /// Puts back the record `approveForEnable` replaced.
-    func restoreTrust(_ previous: TrustRecord?, for id: String) {
-        if let previous { try? trustRecords.save(previous, for: id) } else { _ = try? trustRecords.remove(id) }
-    }
-
-    /// For `disable`: forgets the provider's record and faults (enabling it again records its files afresh).
-    func forgetTrust(_ id: String) {
-        do {
-            try trustRecords.remove(id)
-            try faultLedger.clear(id)
-        } catch {
-            logger.warning("\(id) is disabled, but its trust record or faults could not be removed: \(error)")
+    func restoreTrust(_ previous: TrustRecord?, for manifest: PluginManifest) {
+        if let previous {
+            try? trustRecords.save(previous, for: manifest.identifier)
+        } else {
+            _ = try? trustRecords.remove(manifest.identifier, bundle: manifest.bundlePath)
         }
     }
 
@@ -143,9 +195,14 @@ extension ProviderSetup {
         throw refusal
     }
 
-    private func notice(_ text: String) {
-        if let notify { notify(text) } else { logger.warning("\(text)") }
-    }
-
     static func name(_ manifest: PluginManifest) -> String { "\(manifest.displayName) (\(manifest.identifier))" }
+}
+
+extension PluginFingerprint {
+    /// The bundle and each file's SHA-256, one line each, names aligned: what the approval question shows.
+    public func lines(of manifest: PluginManifest) -> [String] {
+        let width = max(manifest.executable.count, "Info.plist".count, "bundle".count) + 2
+        func pad(_ text: String) -> String { text + String(repeating: " ", count: max(width - text.count, 1)) }
+        return [pad("bundle") + manifest.bundlePath, pad(manifest.executable) + "SHA-256 \(library)", pad("Info.plist") + "SHA-256 \(plist)"]
+    }
 }

@@ -5,8 +5,8 @@ public import FoundationEssentials
 public enum ProviderTrustState: Sendable, Equatable {
     /// The files are the ones recorded.
     case trusted(TrustRecord)
-    /// Enabled without `providers enable` (a hand-edited configuration): no record yet; the first
-    /// launch records the files (trust on first use).
+    /// Enabled without `providers enable` (listed in the configuration by hand): the user never approved
+    /// these files. Refused until `providers trust` (or a yes at the terminal, where autofill asks).
     case notRecorded
     /// The files differ from the ones recorded: refused until `providers trust`.
     case changed(files: [String], record: TrustRecord)
@@ -29,20 +29,29 @@ public enum ProviderTrustState: Sendable, Equatable {
         }
     }
 
-    /// Whether a launch goes ahead (`notRecorded` records the files first).
+    /// Whether a launch goes ahead without asking anyone.
     public var allowsLaunch: Bool {
         switch self {
-        case .trusted, .notRecorded: true
-        case .changed, .quarantined, .unsafe, .unreadable: false
+        case .trusted: true
+        case .notRecorded, .changed, .quarantined, .unsafe, .unreadable: false
         }
     }
 
-    /// Why the host refuses to launch `manifest`'s provider in this state, and what to do; nil when it launches.
-    public func refusal(for manifest: PluginManifest) -> AutofillError? {
+    /// Why the host refuses to launch `manifest`'s provider in this state, and what to do; nil when it
+    /// launches. `previousRecords`: a trust file of an earlier autofill, no longer read (named in the
+    /// `notRecorded` message, so that users upgrading know why they are asked again).
+    public func refusal(for manifest: PluginManifest, previousRecords: String? = nil) -> AutofillError? {
         let name = "\(manifest.displayName) (\(manifest.identifier))"
         switch self {
-        case .trusted, .notRecorded:
+        case .trusted:
             return nil
+        case .notRecorded:
+            let earlier = previousRecords.map {
+                " (autofill no longer reads the records in \($0): they were kept per configuration; see docs/CONFIGURATION.md, \"Trust\")"
+            } ?? ""
+            return AutofillError(
+                .refused,
+                "\(name) is enabled, but you have not approved its files (\(manifest.bundlePath)): run `autofill providers trust \(manifest.identifier)` to see their SHA-256 and approve them, or run autofill in a terminal to be asked\(earlier)")
         case .changed(let files, let record):
             let differ = files.count == 1 ? "\(files[0]) differs" : "\(files.joined(separator: " and ")) differ"
             return AutofillError(

@@ -11,7 +11,7 @@ public struct QuarantineSettings: Codable, Equatable, Sendable {
     /// `WindowMinutes`: default 10.
     public var windowMinutes: Double?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case faultCount = "FaultCount"
         case windowMinutes = "WindowMinutes"
     }

@@ -1,8 +1,12 @@
 internal import FoundationEssentials
 internal import Glibc
 
-/// A JSON document the host keeps per configuration (next to the identity stores): read freely, changed
-/// under an exclusive lock and replaced atomically (temporary file, fsync, rename; mode 0600).
+/// A JSON document of the host's records (``HostRecords``: one per-user folder, whatever the
+/// configuration says): read freely, changed under an exclusive lock and replaced atomically (temporary
+/// file, fsync, rename; mode 0600).
+///
+/// Neither is done when users other than the user (and root) could change the file or its folder: the
+/// records decide which plugin code runs, so they get the rule plugin bundles get (``PluginPermissions``).
 ///
 /// Readers take no lock: a rename replaces the whole file, so a reader sees the old or the new document.
 /// Writers serialise on `flock` of `<file>.lock`, across threads and processes (each `update` opens its
@@ -17,6 +21,7 @@ struct StateFile<Document: Codable & Sendable>: Sendable {
 
     /// The document, or `empty()` when the file does not exist.
     func read() throws(AutofillError) -> Document {
+        try checkPermissions()
         guard access(path, F_OK) == 0 else { return empty() }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AutofillError(.io, "cannot read \(what) \(path): check it is readable")
@@ -32,6 +37,7 @@ struct StateFile<Document: Codable & Sendable>: Sendable {
     /// Reads the document under the lock, lets `body` change it, and writes it back (unless `body` throws).
     @discardableResult
     func update<Result>(_ body: (inout Document) throws(AutofillError) -> Result) throws(AutofillError) -> Result {
+        try checkPermissions()
         let folder = ConfigurationFile.directory(of: path)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -55,6 +61,14 @@ struct StateFile<Document: Codable & Sendable>: Sendable {
         }
         try AtomicFile.write(data, to: path, mode: 0o600)
         return result
+    }
+
+    /// Refuses (`refused`, exit 77) a file or folder that users other than the user and root could change.
+    func checkPermissions() throws(AutofillError) {
+        let problems = HostRecords.problems(ofRecordFile: path)
+        guard problems.isEmpty else {
+            throw AutofillError(.refused, "autofill does not use \(what) \(path): users other than you could change them:", problems: problems)
+        }
     }
 
     static var encoder: JSONEncoder {

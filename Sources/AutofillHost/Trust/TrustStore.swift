@@ -1,4 +1,3 @@
-public import AutofillStore
 public import FoundationEssentials
 
 /// What the user approved of one provider: its files' SHA-256, where they were, when, and how.
@@ -9,8 +8,9 @@ public struct TrustRecord: Codable, Equatable, Sendable {
         case enabled
         /// `autofill providers trust`.
         case trusted
-        /// The provider was enabled in the configuration by hand and this host ran it first (trust on first use).
-        case firstUse
+        /// The provider was listed in the configuration by hand, and the user answered yes when autofill
+        /// asked at the terminal before running it the first time.
+        case confirmed
     }
 
     /// The digests of the library and the Info.plist.
@@ -33,25 +33,27 @@ public struct TrustRecord: Codable, Equatable, Sendable {
         self.origin = origin
     }
 
-    /// "since you enabled it", "since you trusted it", "since autofill first ran it".
+    /// "since you enabled it", "since you trusted it", "since you approved it".
     public var sinceWhat: String {
         switch origin {
         case .enabled: "since you enabled it"
         case .trusted: "since you trusted it"
-        case .firstUse: "since autofill first ran it"
+        case .confirmed: "since you approved it"
         }
     }
 }
 
-/// The trust records of one configuration: `trust.json` in its identity-store folder (so a throwaway
-/// configuration with its own `IdentityStoreDirectory` never touches the user's records).
+/// The user's trust records: `trust.json` in ``HostRecords`` (one per-user folder, whatever the
+/// configuration says), one record per provider id *and* bundle path. A configuration that points at
+/// another bundle declaring the same id finds no record for it, so nothing is trusted on its word.
 public struct TrustStore: Sendable {
     struct Document: Codable, Sendable {
-        var version = 1
-        var providers: [String: TrustRecord] = [:]
+        /// 2: records keyed by id, then bundle path (version 1 was keyed by id, next to the identity stores).
+        var version = 2
+        var providers: [String: [String: TrustRecord]] = [:]
     }
 
-    /// The file name inside the identity-store folder.
+    /// The file name inside the records folder.
     public static let fileName = "trust.json"
 
     private let file: StateFile<Document>
@@ -60,33 +62,37 @@ public struct TrustStore: Sendable {
     public var path: String { file.path }
 
     /// The records kept in `folder`.
-    public init(folder: IdentityStoreDirectory) {
-        file = StateFile(path: "\(folder.path)/\(Self.fileName)", what: "the trust records", empty: { Document() })
+    public init(folder: HostRecords) {
+        file = StateFile(path: folder.file(Self.fileName), what: "the trust records", empty: { Document() })
     }
 
-    /// The record of provider `id`, if any.
-    public func record(for id: String) throws(AutofillError) -> TrustRecord? {
-        try file.read().providers[id]
+    /// The record of provider `id` at bundle path `bundle`, if any.
+    public func record(for id: String, bundle: String) throws(AutofillError) -> TrustRecord? {
+        try file.read().providers[id]?[bundle]
     }
 
-    /// Records (replacing any earlier record) what the user approved of provider `id`.
+    /// Records (replacing any earlier record) what the user approved of provider `id` (at `record.bundle`).
     public func save(_ record: TrustRecord, for id: String) throws(AutofillError) {
-        try file.update { (document: inout Document) throws(AutofillError) in document.providers[id] = record }
+        try file.update { (document: inout Document) throws(AutofillError) in document.providers[id, default: [:]][record.bundle] = record }
     }
 
-    /// Records `record` for provider `id` unless it has one already; returns the record kept.
+    /// Records `record` for provider `id` unless it has one at that bundle path already; returns the record kept.
     public func saveIfAbsent(_ record: TrustRecord, for id: String) throws(AutofillError) -> TrustRecord {
         try file.update { (document: inout Document) throws(AutofillError) -> TrustRecord in
-            if let existing = document.providers[id] { return existing }
-            document.providers[id] = record
+            if let existing = document.providers[id]?[record.bundle] { return existing }
+            document.providers[id, default: [:]][record.bundle] = record
             return record
         }
     }
 
-    /// Forgets provider `id` (when it is disabled); returns the record it had.
+    /// Forgets the record of provider `id` at `bundle`; returns the record it had.
     @discardableResult
-    public func remove(_ id: String) throws(AutofillError) -> TrustRecord? {
-        guard try record(for: id) != nil else { return nil }
-        return try file.update { (document: inout Document) throws(AutofillError) in document.providers.removeValue(forKey: id) }
+    public func remove(_ id: String, bundle: String) throws(AutofillError) -> TrustRecord? {
+        guard try record(for: id, bundle: bundle) != nil else { return nil }
+        return try file.update { (document: inout Document) throws(AutofillError) -> TrustRecord? in
+            let removed = document.providers[id]?.removeValue(forKey: bundle)
+            if document.providers[id]?.isEmpty == true { document.providers[id] = nil }
+            return removed
+        }
     }
 }
