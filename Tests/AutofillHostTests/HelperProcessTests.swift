@@ -42,8 +42,8 @@ struct HelperProcessTests {
             let targets = descriptors.map { fd in (fd, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) ?? "?") }
             #expect(Array(descriptors.prefix(5)) == [0, 1, 2, 3, 4])
             #expect(targets[0].1 == "/dev/null")
-            #expect(targets[1].1.hasPrefix("pipe:") && targets[2].1.hasPrefix("pipe:") && targets[4].1.hasPrefix("pipe:"))
-            #expect(targets[3].1.hasPrefix("socket:"))
+            #expect(targets[1].1.hasPrefix("pipe:") && targets[2].1.hasPrefix("pipe:"))
+            #expect(targets[3].1.hasPrefix("socket:") && targets[4].1.hasPrefix("socket:"))
             // Anything else is the helper's own runtime (Dispatch's epoll, eventfd, timerfd): never a socket, pipe or file.
             for (fd, target) in targets where fd > 4 {
                 #expect(target.hasPrefix("anon_inode:"), "fd \(fd) -> \(target)")
@@ -165,10 +165,10 @@ struct HelperProcessTests {
     @Test func aHelperOfAnotherProtocolVersionIsRefusedAsAProblem() throws {
         let faults = Faults()
         let error = try #require(throws: AutofillError.self) {
-            try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: 2)), onFault: faults.record)
+            try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: 1)), onFault: faults.record)
         }
         #expect(error.code == .invalidPlugin)
-        #expect(error.problems.map(\.message) == ["the provider helper speaks protocol version 2 and C ABI version 1; this autofill speaks 1 and 1"])
+        #expect(error.problems.map(\.message) == ["the provider helper speaks protocol version 1 and C ABI version 1; this autofill speaks 2 and 1"])
         #expect(error.problems.first?.fix.hasPrefix("reinstall autofill") == true)
         #expect(faults.all.isEmpty, "not the plugin's fault")
     }
@@ -177,7 +177,7 @@ struct HelperProcessTests {
         let faults = Faults()
         // After a correct hello: a frame claiming 2 GB.
         let error = try #require(throws: AutofillError.self) {
-            try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: 1, after: [0, 0, 0, 0x80, 1])),
+            try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: HelperProtocol.version, after: [0, 0, 0, 0x80, 1])),
                        onFault: faults.record)
         }
         #expect(error.problems.first?.message.hasPrefix("the provider broke the helper protocol (a frame of 2147483648 bytes") == true,
