@@ -25,6 +25,39 @@ struct HelperProcessTests {
             options: options, onFault: onFault)
     }
 
+    /// A bundle of the fixture whose entry is `fixture_faults_entry` (the `FixtureFault` setting's behaviours).
+    func faultBundle(_ name: String = "alpha", defines: [String] = []) throws -> String {
+        try TestPlugins.fixture(in: folder.path, name: name,
+                                plist: TestPlugins.plist(id: "org.test.\(name)", name: name.capitalized, entry: "fixture_faults_entry"),
+                                defines: defines)
+    }
+
+    /// Launches `bundle` with `FixtureFault` = `fault`.
+    func launch(_ bundle: String, fault: String, options: HelperOptions = HelperOptions(),
+                onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil) throws -> HelperConnection {
+        try HelperConnection.launch(
+            bundle: bundle,
+            services: ProviderServices(store: InMemoryIdentityStore(), settings: ["FixtureName": "alpha", "FixtureFault": fault],
+                                       logger: log.logger),
+            options: options, onFault: onFault)
+    }
+
+    /// The pid the fixture logged as "forked child PID".
+    func forkedChild() throws -> Int32 {
+        let line = try #require(log.all.first { $0.contains("forked child ") })
+        return try #require(Int32(line.split(separator: " ").last ?? ""))
+    }
+
+    /// The process group of `pid` (the fifth field of /proc/PID/stat).
+    static func processGroup(of pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        return fields.count > 2 ? Int32(fields[2]) : nil
+    }
+
+    static let request = ProviderRequest.credentialWithoutUserInteraction(.password(PasswordCredentialIdentity(
+        serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: "ok")))
+
     static func isRunning(_ pid: Int32) -> Bool {
         // A zombie has been reaped by nobody yet; it runs no code.
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
@@ -201,5 +234,51 @@ struct HelperProcessTests {
         let core = try #require(limits.first { $0.hasPrefix("Max core file size") })
         #expect(address.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["314572800", "314572800"])
         #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"])
+    }
+
+    // MARK: The helper's end is its process ending, and its process group ends with it
+
+    @Test func aHelperLeadsAProcessGroupOfItsOwnAndWhatItForkedEndsWithIt() async throws {
+        var connection: HelperConnection? = try launch(try faultBundle(), fault: "fork-complete")
+        let helper = try #require(connection?.helperProcessID)
+        #expect(Self.processGroup(of: helper) == helper)
+        guard case .completed = await connection!.send(Self.request, deadline: .seconds(5)) else {
+            Issue.record("the fixture did not complete")
+            return
+        }
+        let child = try forkedChild()
+        #expect(Self.isRunning(child))
+        #expect(Self.processGroup(of: child) == helper, "the plugin's child is in its helper's group")
+        connection = nil
+        try await eventually { !Self.isRunning(child) && !Self.isRunning(helper) }
+        #expect(!Self.isRunning(helper))
+        #expect(!Self.isRunning(child), "the child the plugin forked outlived its helper")
+    }
+
+    @Test func aForkThenCrashDuringARequestIsACrashEvenWhileTheForkedChildHoldsTheSocket() async throws {
+        let faults = Faults()
+        let connection = try launch(try faultBundle(), fault: "fork-crash", onFault: faults.record)
+        let start = ContinuousClock.now
+        let outcome = await connection.send(Self.request, deadline: .seconds(20))
+        #expect(outcome == .failed(ProviderFailure(
+            .transport, "Alpha crashed (SIGSEGV) while answering provideCredentialWithoutUserInteraction(for:)")))
+        #expect(ContinuousClock.now - start < .seconds(10), "the host waited for the child, not for the helper")
+        #expect(faults.all.map(\.kind) == [.crashed(signal: SIGSEGV)])
+        let child = try forkedChild()
+        try await eventually { !Self.isRunning(child) }
+        #expect(!Self.isRunning(child), "the crashed helper's child lives on")
+    }
+
+    @Test func aForkThenCrashWhileLoadingIsReportedAtOnceNotAfterTheChildEnds() throws {
+        let faults = Faults()
+        let start = ContinuousClock.now
+        let error = try #require(throws: AutofillError.self) {
+            try launch(try faultBundle(defines: ["FIXTURE_FORK_THEN_CRASH_AT_LOAD"]), fault: "",
+                       options: HelperOptions(loadDeadline: .seconds(50)), onFault: faults.record)
+        }
+        #expect(ContinuousClock.now - start < .seconds(10), "the host waited for the forked child (60 s) or the load deadline (50 s)")
+        #expect(error.problems.map(\.message)
+            == ["the provider crashed (SIGSEGV) while its library libFixture.so was being loaded (in its constructors)"])
+        #expect(faults.all.map(\.kind) == [.crashed(signal: SIGSEGV)])
     }
 }
