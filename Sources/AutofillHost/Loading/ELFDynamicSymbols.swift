@@ -59,6 +59,7 @@ struct ELFDynamicSymbols {
     private init(file: Int32, size: UInt64) throws(Failure) {
         self.file = file
         self.size = size
+        guard size >= 16 else { throw Failure("has no ELF header (it is \(size) bytes long)") }
         let identification = try Self.bytes(file, size: size, at: 0, count: 16)
         guard identification[0..<4] == [0x7F, 0x45, 0x4C, 0x46] else { throw Failure("has no ELF header") }
         guard identification[4] == 1 || identification[4] == 2 else { throw Failure("has an unknown ELF class \(identification[4])") }
