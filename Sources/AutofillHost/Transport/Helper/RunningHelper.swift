@@ -283,7 +283,10 @@ final class RunningHelper: Sendable {
             let count = readSome(spawned.channel, into: buffer)
             guard count > 0, receive(count, from: buffer, into: &assembler) else { break }
         }
-        if ended { readLastFrames(into: &assembler, buffer: buffer) }
+        if ended {
+            state.withLock { $0.reaping = true }  // no new requests, no UI for it
+            readLastFrames(into: &assembler, buffer: buffer)
+        }
         finish(ended: ended, watch: watch, output: &output, buffer: buffer)
     }
 
@@ -330,16 +333,20 @@ final class RunningHelper: Sendable {
     }
 
     /// Reads what `descriptor` has into the output log; false at end-of-file.
+    /// At most 1 MB a time: a writer that never stops (a child the plugin forked) cannot hold the reader.
     private func drain(_ descriptor: Int32, into output: inout HelperOutputLog, stream: HelperOutputLog.Stream,
                        buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        while true {
+        var budget = 1 << 20
+        while budget > 0 {
             let count = readSome(descriptor, into: buffer)
             if count > 0 {
                 output.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), from: stream)
+                budget -= count
                 continue
             }
             return count < 0 && errno == EAGAIN
         }
+        return true
     }
 
     /// Handles one message from the helper; false to stop reading (the helper is being stopped).
@@ -422,6 +429,11 @@ final class RunningHelper: Sendable {
             untrack(request)
             reply = .status(status.rawValue)
         case .present(let request, let ui):
+            guard isRunning else {
+                // Its last frames, read after it ended: nobody is left to answer the user.
+                reply = .userInterface(.failure(.unavailable("the provider's helper ended")))
+                break
+            }
             let handler = self.handler, channel = self.channel
             DispatchQueue.global().async {
                 let answer: Result<UserInterfaceAnswer, UserInterfaceError>
