@@ -1,6 +1,7 @@
 import AutofillCore
 import AutofillHost
 import Foundation
+import Synchronization
 import Testing
 
 /// The helper process itself: what it inherits, that it dies with the host and with its
@@ -257,12 +258,19 @@ struct HelperProcessTests {
 
     @Test func aForkThenCrashDuringARequestIsACrashEvenWhileTheForkedChildHoldsTheSocket() async throws {
         let faults = Faults()
-        let connection = try launch(try faultBundle(), fault: "fork-crash", onFault: faults.record)
+        // When the fault was reported, timed on the host's reader thread (this test's own task may wait
+        // for a thread of the shared pool, busy with other tests, before it resumes).
+        let reported = Mutex<ContinuousClock.Instant?>(nil)
+        let connection = try launch(try faultBundle(), fault: "fork-crash", onFault: { manifest, fault in
+            reported.withLock { $0 = .now }
+            faults.record(manifest, fault)
+        })
         let start = ContinuousClock.now
         let outcome = await connection.send(Self.request, deadline: .seconds(20))
         #expect(outcome == .failed(ProviderFailure(
             .transport, "Alpha crashed (SIGSEGV) while answering provideCredentialWithoutUserInteraction(for:)")))
-        #expect(ContinuousClock.now - start < .seconds(10), "the host waited for the child, not for the helper")
+        let took = try #require(reported.withLock { $0 }) - start
+        #expect(took < .seconds(10), "the host waited for the child, not for the helper")
         #expect(faults.all.map(\.kind) == [.crashed(signal: SIGSEGV)])
         let child = try forkedChild()
         try await eventually { !Self.isRunning(child) }

@@ -81,6 +81,13 @@ struct UIWatchdogTests {
             == .failed(ProviderFailure(.timedOut, "Alpha did not answer within 1 s")))
     }
 
+    @Test func aHelperSaysWhenAUIEntryPointReturned() throws {
+        // Protocol version 2's one addition: `returned(id)`, helper to host.
+        let message = HelperMessage.returned(42)
+        #expect(try HelperMessage(body: Array(message.frame.dropFirst(4))) == message)
+        #expect(HelperProtocol.version == 2)
+    }
+
     @Test func theIdleTimeIsAConfigurationKeyCheckedLikeTheOthers() throws {
         let path = try folder.file("config.plist", "")
         try TestPlugins.write(["UIIdleTimeoutSeconds": 45], to: path)

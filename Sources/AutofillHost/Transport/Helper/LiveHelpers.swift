@@ -3,11 +3,12 @@ internal import Synchronization
 
 /// The helper processes of this process that are not reaped yet, so that none ends unreported.
 ///
-/// When the process exits (`exit`, or returning from `main`), every helper still running is stopped
-/// with its process group (the host is done with it: no fault), and every ending in progress is
-/// waited for, a few seconds at most: a helper that crashed just before is in the fault ledger
-/// before the command's exit status is. Without this, `PR_SET_PDEATHSIG` would end the helpers, but
-/// not what their plugins forked, and a fault being recorded would race the exit.
+/// When the process exits (`exit`, or returning from `main`), every helper still running is killed
+/// with its process group (the host is done with it: no fault; not waited for, so an exit costs one
+/// `kill` per helper), and every helper that ended on its own is waited for until its ending is
+/// reported, a few seconds at most: a helper that crashed just before is in the fault ledger before
+/// the command's exit status is. Without this, `PR_SET_PDEATHSIG` would end the helpers, but not what
+/// their plugins forked, and a fault being recorded would race the exit.
 enum LiveHelpers {
     private static let helpers = Mutex<[ObjectIdentifier: RunningHelper]>([:])
     /// How long the exit waits for endings in progress.
@@ -25,11 +26,11 @@ enum LiveHelpers {
         _ = helpers.withLock { $0.removeValue(forKey: ObjectIdentifier(helper)) }
     }
 
-    /// Stops every helper still running and waits, up to `timeout` in all, until each ending is reported.
+    /// Kills every helper still running, with its group, and waits, up to `timeout` in all, until the
+    /// ending of each helper that ended on its own is reported.
     static func endAll(within timeout: Duration) {
-        let all = helpers.withLock { Array($0.values) }
-        for helper in all { helper.stop(.released) }
+        let ending = helpers.withLock { Array($0.values) }.filter { $0.stopAtExit() }
         let deadline = ContinuousClock.now + timeout
-        for helper in all { helper.waitUntilReaped(timeout: max(.zero, deadline - .now)) }
+        for helper in ending { helper.waitUntilReaped(timeout: max(.zero, deadline - .now)) }
     }
 }

@@ -233,6 +233,19 @@ final class RunningHelper: Sendable {
         }
     }
 
+    /// For the process's exit: a helper still running is killed with its process group, as released
+    /// (no fault), and not waited for; true when its ending must be waited for instead, because it
+    /// ended on its own and its reader is (or is about to be) reporting it.
+    func stopAtExit() -> Bool {
+        state.withLock { state in
+            // Reaped or classified: its ending is being reported right now (until it leaves LiveHelpers).
+            if state.reaped || state.ending != nil || state.reaping || afh_has_ended(pid, 0) == 1 { return true }
+            if state.stopReason == nil { state.stopReason = .released }
+            afh_kill_group(pid)  // under the lock, not reaped: the group id is still the helper's
+            return false
+        }
+    }
+
     /// ``stop(_:answered:)``, then waits (a few seconds at most) until the ending is reported: a
     /// fault is in the ledger before the caller tells anyone about the request.
     func stopAndWait(_ reason: StopReason, answered id: UInt64? = nil) {
