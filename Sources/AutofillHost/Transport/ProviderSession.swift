@@ -39,6 +39,11 @@ public final class ProviderSession: HostServicesHandler {
     public let displayName: String
     private let services: ProviderServices
     private let state = Mutex(State())
+    /// Where deadlines and the watchdog fire. A serial queue of its own: its thread comes from
+    /// Dispatch's overcommitting pool, so a transport that waits there (a helper's kill being
+    /// reported) never holds one of the few threads of `DispatchQueue.global()`, whose timers the
+    /// other providers' deadlines need.
+    private let timers: DispatchQueue
 
     /// Creates the session for one provider.
     public init(providerID: String, displayName: String, services: ProviderServices) {
@@ -47,6 +52,7 @@ public final class ProviderSession: HostServicesHandler {
         var services = services
         services.logger[metadataKey: "provider"] = "\(providerID)"
         self.services = services
+        timers = DispatchQueue(label: "autofill.session.\(providerID)")
     }
 
     /// How many completions arrived for requests that were not pending.
@@ -69,7 +75,7 @@ public final class ProviderSession: HostServicesHandler {
     /// transport kills the helper there); `onExpiry` is not called when the request was answered.
     public func expire(_ id: UInt64, after deadline: Duration, onExpiry: (@Sendable () -> Void)? = nil) {
         let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+        timers.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
             guard let pending = take(id) else { return }
             services.logger.warning("no answer to \(pending.request.entryPoint) within \(deadline); gave up")
             onExpiry?()
@@ -101,7 +107,7 @@ public final class ProviderSession: HostServicesHandler {
     /// Fails request `id` when its idle clock still reads `clock` after the idle timeout.
     private func watchIdleness(_ id: UInt64, clock: UInt64) {
         let timeout = services.userInterfaceIdleTimeout
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
+        timers.asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
             let expired = state.withLock { state -> Pending? in
                 guard let pending = state.pending[id], pending.idleClock == clock, pending.userInterfaceCalls == 0 else { return nil }
                 return state.pending.removeValue(forKey: id)

@@ -79,6 +79,10 @@ final class RunningHelper: Sendable {
     private let settled = DispatchSemaphore(value: 0)  // loaded, or ended
     private let reaped = DispatchSemaphore(value: 0)
     private let onEnd: @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
+    /// Where the plugin's UI calls wait for the user, one at a time: a serial queue, so its thread
+    /// comes from Dispatch's overcommitting pool and a prompt that waits minutes holds none of the few
+    /// threads of `DispatchQueue.global()` (deadline timers need those).
+    private let userInterfaceQueue: DispatchQueue
 
     private init(spawned: SpawnedHelper, manifest: PluginManifest, options: HelperOptions, handler: any HostServicesHandler,
                  logger: Logger, onEnd: @escaping @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void) {
@@ -90,6 +94,7 @@ final class RunningHelper: Sendable {
         self.handler = handler
         self.logger = logger
         self.onEnd = onEnd
+        self.userInterfaceQueue = DispatchQueue(label: "autofill.helper.ui.\(manifest.identifier)")
     }
 
     // MARK: Starting
@@ -448,7 +453,7 @@ final class RunningHelper: Sendable {
                 break
             }
             let handler = self.handler, channel = self.channel
-            DispatchQueue.global().async {
+            userInterfaceQueue.async {
                 let answer: Result<UserInterfaceAnswer, UserInterfaceError>
                 do throws(UserInterfaceError) {
                     answer = .success(try handler.present(ui, forRequest: request))
