@@ -4,13 +4,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,7 +55,10 @@ static int spawn_now(afh_spawn_job *job) {
             sigemptyset(&none);
             posix_spawnattr_setsigdefault(&attributes, &all);
             posix_spawnattr_setsigmask(&attributes, &none);
-            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+            /* A process group of its own (its pgid is its pid): the host ends whatever the plugin
+             * forked along with it, and the terminal's signals (Ctrl-C) go to the host alone. */
+            posix_spawnattr_setpgroup(&attributes, 0);
+            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
             status = posix_spawn(&job->pid, job->path, &actions, &attributes, job->argv, job->envp);
             posix_spawnattr_destroy(&attributes);
         }
@@ -148,6 +154,53 @@ int afh_exit_status(int status) { return WEXITSTATUS(status); }
 int afh_signaled(int status) { return WIFSIGNALED(status); }
 int afh_term_signal(int status) { return WTERMSIG(status); }
 
+/* ---- Watching and reaping ---- */
+
+int afh_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int afh_has_ended(pid_t pid, int wait) {
+    siginfo_t info;
+    for (;;) {
+        memset(&info, 0, sizeof info);
+        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT | (wait ? 0 : WNOHANG)) == 0) return info.si_pid == pid ? 1 : 0;
+        if (errno != EINTR) return -1;
+    }
+}
+
+int afh_kill_group(pid_t group) {
+    if (group <= 1) {
+        errno = EINVAL;
+        return -1;
+    }
+    return kill(-group, SIGKILL);
+}
+
+uint64_t afh_address_space(pid_t pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char text[64];
+    ssize_t count = read(fd, text, sizeof text - 1);
+    close(fd);
+    uint64_t pages = 0;
+    for (ssize_t i = 0; i < count && text[i] >= '0' && text[i] <= '9'; i++) pages = pages * 10 + (uint64_t)(text[i] - '0');
+    return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+int afh_answer_fault(int fd) {
+    unsigned char answer = 1;
+    return send(fd, &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT) == 1 ? 0 : -1;
+}
+
 /* ---- Helper side ---- */
 
 int afh_die_with_parent(pid_t expected_parent) {
@@ -167,23 +220,22 @@ int afh_limit_resources(uint64_t memory_bytes) {
 
 static int fault_fd = -1;
 
-/* The first number of /proc/self/statm (pages of address space), with async-signal-safe calls only. */
-static uint64_t address_space_bytes(void) {
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char text[64];
-    ssize_t count = read(fd, text, sizeof text - 1);
-    close(fd);
-    uint64_t pages = 0;
-    for (ssize_t i = 0; i < count && text[i] >= '0' && text[i] <= '9'; i++) pages = pages * 10 + (uint64_t)(text[i] - '0');
-    return pages * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
+/* Tells the host a fatal signal arrived, and waits (2 s at most) until it answers: meanwhile the
+ * host reads this process's address space from /proc itself. Nothing this writes is believed: the
+ * note only asks the host to look. Async-signal-safe calls only. */
 static void report_fault(int signal_number) {
     int saved_errno = errno;
-    afh_fault_record record = {AFH_FAULT_MAGIC, signal_number, saved_errno, 0, address_space_bytes()};
-    ssize_t ignored = write(fault_fd, &record, sizeof record);
-    (void)ignored;
+    unsigned char note = (unsigned char)signal_number, answer;
+    while (recv(fault_fd, &answer, 1, MSG_DONTWAIT) > 0) {
+        /* answers to notes nobody waited for */
+    }
+    if (send(fault_fd, &note, 1, MSG_NOSIGNAL) == 1) {
+        struct pollfd reply = {fault_fd, POLLIN, 0};
+        if (poll(&reply, 1, 2000) > 0) {
+            ssize_t ignored = recv(fault_fd, &answer, 1, 0);
+            (void)ignored;
+        }
+    }
     errno = saved_errno;
     /* SA_RESETHAND restored the default action: returning re-runs the faulting instruction (or
      * abort() raises again), and the process dies of the signal, which the host sees in waitpid. */

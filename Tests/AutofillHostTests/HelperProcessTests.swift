@@ -1,6 +1,7 @@
 import AutofillCore
 import AutofillHost
 import Foundation
+import Synchronization
 import Testing
 
 /// The helper process itself: what it inherits, that it dies with the host and with its
@@ -25,6 +26,39 @@ struct HelperProcessTests {
             options: options, onFault: onFault)
     }
 
+    /// A bundle of the fixture whose entry is `fixture_faults_entry` (the `FixtureFault` setting's behaviours).
+    func faultBundle(_ name: String = "alpha", defines: [String] = []) throws -> String {
+        try TestPlugins.fixture(in: folder.path, name: name,
+                                plist: TestPlugins.plist(id: "org.test.\(name)", name: name.capitalized, entry: "fixture_faults_entry"),
+                                defines: defines)
+    }
+
+    /// Launches `bundle` with `FixtureFault` = `fault`.
+    func launch(_ bundle: String, fault: String, options: HelperOptions = HelperOptions(),
+                onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil) throws -> HelperConnection {
+        try HelperConnection.launch(
+            bundle: bundle,
+            services: ProviderServices(store: InMemoryIdentityStore(), settings: ["FixtureName": "alpha", "FixtureFault": fault],
+                                       logger: log.logger),
+            options: options, onFault: onFault)
+    }
+
+    /// The pid the fixture logged as "forked child PID".
+    func forkedChild() throws -> Int32 {
+        let line = try #require(log.all.first { $0.contains("forked child ") })
+        return try #require(Int32(line.split(separator: " ").last ?? ""))
+    }
+
+    /// The process group of `pid` (the fifth field of /proc/PID/stat).
+    static func processGroup(of pid: Int32) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        return fields.count > 2 ? Int32(fields[2]) : nil
+    }
+
+    static let request = ProviderRequest.credentialWithoutUserInteraction(.password(PasswordCredentialIdentity(
+        serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: "ok")))
+
     static func isRunning(_ pid: Int32) -> Bool {
         // A zombie has been reaped by nobody yet; it runs no code.
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
@@ -42,8 +76,8 @@ struct HelperProcessTests {
             let targets = descriptors.map { fd in (fd, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) ?? "?") }
             #expect(Array(descriptors.prefix(5)) == [0, 1, 2, 3, 4])
             #expect(targets[0].1 == "/dev/null")
-            #expect(targets[1].1.hasPrefix("pipe:") && targets[2].1.hasPrefix("pipe:") && targets[4].1.hasPrefix("pipe:"))
-            #expect(targets[3].1.hasPrefix("socket:"))
+            #expect(targets[1].1.hasPrefix("pipe:") && targets[2].1.hasPrefix("pipe:"))
+            #expect(targets[3].1.hasPrefix("socket:") && targets[4].1.hasPrefix("socket:"))
             // Anything else is the helper's own runtime (Dispatch's epoll, eventfd, timerfd): never a socket, pipe or file.
             for (fd, target) in targets where fd > 4 {
                 #expect(target.hasPrefix("anon_inode:"), "fd \(fd) -> \(target)")
@@ -169,10 +203,10 @@ struct HelperProcessTests {
     @Test func aHelperOfAnotherProtocolVersionIsRefusedAsAProblem() throws {
         let faults = Faults()
         let error = try #require(throws: AutofillError.self) {
-            try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: 2)), onFault: faults.record)
+            try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: 1)), onFault: faults.record)
         }
         #expect(error.code == .invalidPlugin)
-        #expect(error.problems.map(\.message) == ["the provider helper speaks protocol version 2 and C ABI version 1; this autofill speaks 1 and 1"])
+        #expect(error.problems.map(\.message) == ["the provider helper speaks protocol version 1 and C ABI version 1; this autofill speaks 2 and 1"])
         #expect(error.problems.first?.fix.hasPrefix("reinstall autofill") == true)
         #expect(faults.all.isEmpty, "not the plugin's fault")
     }
@@ -181,7 +215,7 @@ struct HelperProcessTests {
         let faults = Faults()
         // After a correct hello: a frame claiming 2 GB.
         let error = try #require(throws: AutofillError.self) {
-            try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: 1, after: [0, 0, 0, 0x80, 1])),
+            try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: HelperProtocol.version, after: [0, 0, 0, 0x80, 1])),
                        onFault: faults.record)
         }
         #expect(error.problems.first?.message.hasPrefix("the provider broke the helper protocol (a frame of 2147483648 bytes") == true,
@@ -205,5 +239,58 @@ struct HelperProcessTests {
         let core = try #require(limits.first { $0.hasPrefix("Max core file size") })
         #expect(address.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["314572800", "314572800"])
         #expect(core.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2) == ["0", "0"])
+    }
+
+    // MARK: The helper's end is its process ending, and its process group ends with it
+
+    @Test func aHelperLeadsAProcessGroupOfItsOwnAndWhatItForkedEndsWithIt() async throws {
+        var connection: HelperConnection? = try launch(try faultBundle(), fault: "fork-complete")
+        let helper = try #require(connection?.helperProcessID)
+        #expect(Self.processGroup(of: helper) == helper)
+        guard case .completed = await connection!.send(Self.request, deadline: .seconds(5)) else {
+            Issue.record("the fixture did not complete")
+            return
+        }
+        let child = try forkedChild()
+        #expect(Self.isRunning(child))
+        #expect(Self.processGroup(of: child) == helper, "the plugin's child is in its helper's group")
+        connection = nil
+        try await eventually { !Self.isRunning(child) && !Self.isRunning(helper) }
+        #expect(!Self.isRunning(helper))
+        #expect(!Self.isRunning(child), "the child the plugin forked outlived its helper")
+    }
+
+    @Test func aForkThenCrashDuringARequestIsACrashEvenWhileTheForkedChildHoldsTheSocket() async throws {
+        let faults = Faults()
+        // When the fault was reported, timed on the host's reader thread (this test's own task may wait
+        // for a thread of the shared pool, busy with other tests, before it resumes).
+        let reported = Mutex<ContinuousClock.Instant?>(nil)
+        let connection = try launch(try faultBundle(), fault: "fork-crash", onFault: { manifest, fault in
+            reported.withLock { $0 = .now }
+            faults.record(manifest, fault)
+        })
+        let start = ContinuousClock.now
+        let outcome = await connection.send(Self.request, deadline: .seconds(20))
+        #expect(outcome == .failed(ProviderFailure(
+            .transport, "Alpha crashed (SIGSEGV) while answering provideCredentialWithoutUserInteraction(for:)")))
+        let took = try #require(reported.withLock { $0 }) - start
+        #expect(took < .seconds(10), "the host waited for the child, not for the helper")
+        #expect(faults.all.map(\.kind) == [.crashed(signal: SIGSEGV)])
+        let child = try forkedChild()
+        try await eventually { !Self.isRunning(child) }
+        #expect(!Self.isRunning(child), "the crashed helper's child lives on")
+    }
+
+    @Test func aForkThenCrashWhileLoadingIsReportedAtOnceNotAfterTheChildEnds() throws {
+        let faults = Faults()
+        let start = ContinuousClock.now
+        let error = try #require(throws: AutofillError.self) {
+            try launch(try faultBundle(defines: ["FIXTURE_FORK_THEN_CRASH_AT_LOAD"]), fault: "",
+                       options: HelperOptions(loadDeadline: .seconds(50)), onFault: faults.record)
+        }
+        #expect(ContinuousClock.now - start < .seconds(10), "the host waited for the forked child (60 s) or the load deadline (50 s)")
+        #expect(error.problems.map(\.message)
+            == ["the provider crashed (SIGSEGV) while its library libFixture.so was being loaded (in its constructors)"])
+        #expect(faults.all.map(\.kind) == [.crashed(signal: SIGSEGV)])
     }
 }

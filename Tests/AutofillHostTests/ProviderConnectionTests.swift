@@ -94,13 +94,16 @@ struct ProviderConnectionTests {
 
     @Test(arguments: ProviderIsolation.allCases)
     func aCompletionThatIsNotUTF8IsRefusedAndNeverLeaksTheBytes(isolation: ProviderIsolation) async throws {
-        let outcome = try await load(isolation).send(passwordRequest("badutf8"), deadline: .seconds(3))
+        // Kept: released, a helper would be stopped before it sends its log line.
+        let connection = try load(isolation)
+        let outcome = await connection.send(passwordRequest("badutf8"), deadline: .seconds(3))
         guard case .failed(let failure) = outcome else { Issue.record("got \(outcome)"); return }
         #expect(failure.reason == .malformedCompletion)
         #expect(failure.message.contains("password: not valid UTF-8"))
         // In a helper, the plugin's log line after its completion may arrive after the outcome.
         try await eventually { log.contains("bad utf8 completion status -2") }
         #expect(log.contains("bad utf8 completion status -2"))
+        withExtendedLifetime(connection) {}
     }
 
     @Test(arguments: ProviderIsolation.allCases)

@@ -22,17 +22,19 @@ struct ProviderFaultTests {
     }
 
     /// Alpha (built with `alphaDefines`) and Beta (the plain fixture), both enabled, in helper processes.
-    func setup(alphaDefines: [String] = [], extra: [String: Any] = [:]) throws -> ProviderSetup {
+    /// With `alphaFault`, Alpha's entry is `fixture_faults_entry` with that `FixtureFault`.
+    func setup(alphaDefines: [String] = [], alphaFault: String? = nil, extra: [String: Any] = [:]) throws -> ProviderSetup {
         for (name, defines) in [("alpha", alphaDefines), ("beta", [])] {
+            let entry = name == "alpha" && alphaFault != nil ? "fixture_faults_entry" : "fixture_provider_entry"
             try TestPlugins.fixture(
                 in: "\(folder.path)/plugins", name: name,
-                plist: TestPlugins.plist(id: "org.test.\(name)", name: name.capitalized), defines: defines)
+                plist: TestPlugins.plist(id: "org.test.\(name)", name: name.capitalized, entry: entry), defines: defines)
         }
         let config = "\(folder.path)/config.plist"
         try TestPlugins.write([
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.test.alpha", "org.test.beta"],
             "IdentityStoreDirectory": "stores", "NoUIDeadlineSeconds": 0.5,
-            "ProviderSettings": ["org.test.alpha": ["FixtureName": "alpha"], "org.test.beta": ["FixtureName": "beta"]],
+            "ProviderSettings": ["org.test.alpha": ["FixtureName": "alpha", "FixtureFault": alphaFault ?? ""], "org.test.beta": ["FixtureName": "beta"]],
             "ProviderIsolation": ["MemoryLimitMB": 128, "LoadDeadlineSeconds": 2],
         ].merging(extra) { $1 }, to: config)
         let file = try ConfigurationFile.locate(option: config, environment: ["HOME": folder.path])
@@ -233,6 +235,38 @@ struct ProviderFaultTests {
         #expect(faults.all.count == 5)
     }
 
+    /// Faults that end a request (a crash, an exit, a kill at the deadline), each recorded slowly.
+    static let recordedFaults = ["segv", "exit:3", "never"]
+
+    @Test(arguments: recordedFaults)
+    func aFaultIsRecordedBeforeTheRequestThatMetItEnds(user: String) async throws {
+        // Recording takes 300 ms (a slow disk, a ledger another process holds locked): the request's
+        // outcome still comes only after it, so a command that prints and exits has recorded it.
+        let faults = Faults(recordingTime: .milliseconds(300))
+        let setup = try setup()
+        let connection = try HelperConnection.launch(
+            manifest: try setup.catalog.manifest(for: "org.test.alpha"),
+            services: ProviderServices(store: InMemoryIdentityStore(), settings: ["FixtureName": "alpha"], logger: log.logger),
+            onFault: faults.record)
+        let identity = PasswordCredentialIdentity(serviceIdentifier: .init(identifier: "example.com", type: .domain), user: user)
+        guard case .failed = await connection.send(.credentialWithoutUserInteraction(.password(identity)), deadline: .milliseconds(500)) else {
+            Issue.record("the request did not fail")
+            return
+        }
+        #expect(faults.all.count == 1, "the request ended before its fault was recorded")
+    }
+
+    @Test func aForgedFaultRecordAndAStuffedFaultSocketDoNotChangeWhatTheUserIsTold() async throws {
+        let setup = try setup(alphaFault: "forge-fault")
+        try identities(setup, alphaUser: "ok")
+        let notices = Notices()
+        #expect(try await fill(setup, notices: notices).credential == Self.beta)
+        #expect(notices.all.first?.hasPrefix(
+            "Alpha crashed (SIGSEGV) while answering provideCredentialWithoutUserInteraction(for:). Trying the next suggestion") == true,
+                "\(notices.all)")
+        #expect(faults.all.map(\.kind) == [.crashed(signal: SIGSEGV)])
+    }
+
     @Test func repeatedCrashesQuarantineTheProviderAndTheOthersStillServe() async throws {
         var setup = try setup(extra: ["Quarantine": ["FaultCount": 2, "WindowMinutes": 10]])
         setup.onProviderFault = nil  // the default: the fault ledger
@@ -253,8 +287,18 @@ struct ProviderFaultTests {
 /// Faults the setup reported, collected.
 final class Faults: Sendable {
     private let faults = Mutex<[ProviderFault]>([])
+    /// How long recording one takes (a slow disk, a ledger locked by another process).
+    let recordingTime: Duration
+
+    init(recordingTime: Duration = .zero) {
+        self.recordingTime = recordingTime
+    }
+
     var all: [ProviderFault] { faults.withLock { $0 } }
     var record: @Sendable (PluginManifest, ProviderFault) -> Void {
-        { _, fault in self.faults.withLock { $0.append(fault) } }
+        { _, fault in
+            if self.recordingTime > .zero { usleep(UInt32(self.recordingTime.components.seconds * 1_000_000 + self.recordingTime.components.attoseconds / 1_000_000_000_000)) }
+            self.faults.withLock { $0.append(fault) }
+        }
     }
 }

@@ -50,13 +50,15 @@ struct ProviderTextTests {
 
     @Test(arguments: ProviderIsolation.allCases, ["sizemax", "sizemaxuser"])
     func aLengthOfSizeMaxIsRefusedAndFailsTheRequest(isolation: ProviderIsolation, user: String) async throws {
-        let outcome = try await load(isolation).send(passwordRequest(user), deadline: .seconds(3))
+        let connection = try load(isolation)  // kept: released, a helper would be stopped before it logs
+        let outcome = await connection.send(passwordRequest(user), deadline: .seconds(3))
         guard case .failed(let failure) = outcome else { Issue.record("got \(outcome)"); return }
         #expect(failure.reason == .malformedCompletion)
         #expect(failure.message.hasPrefix("Hostile sent a malformed answer to provideCredentialWithoutUserInteraction(for:)"))
         #expect(failure.message.contains("18446744073709551615 bytes, over the limit of 65536"))
         try await eventually { log.contains("\(user) status -2") }
         #expect(log.contains("\(user) status -2"))
+        withExtendedLifetime(connection) {}
     }
 
     @Test(arguments: ProviderIsolation.allCases)

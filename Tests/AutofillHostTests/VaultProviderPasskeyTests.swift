@@ -33,7 +33,7 @@ struct VaultProviderPasskeyTests {
     func load(store: InMemoryIdentityStore = InMemoryIdentityStore(), ui: any ProviderUserInterface = UnavailableUserInterface(),
               settings: [String: String] = [:]) throws -> any ProviderConnection {
         try vault.load(in: folder, store: store, ui: ui,
-                       settings: ["VaultFile": vault.path, "UnlockTimeoutSeconds": "60"].merging(settings) { $1 }, log: log,
+                       settings: ["VaultFile": vault.path, "UnlockTimeoutSeconds": "3600"].merging(settings) { $1 }, log: log,
                        isolation: mode.value)
     }
 

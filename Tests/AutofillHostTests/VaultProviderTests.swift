@@ -207,7 +207,7 @@ final class VaultCopy: Sendable {
         try FileManager.default.createDirectory(atPath: copies, withIntermediateDirectories: true)
         let bundle = try TestPlugins.copyOfSample("VaultProvider", into: copies)
         return try Isolated.load(bundle, services: ProviderServices(
-            store: store, settings: settings ?? ["VaultFile": path, "UnlockTimeoutSeconds": "60"], userInterface: ui,
+            store: store, settings: settings ?? ["VaultFile": path, "UnlockTimeoutSeconds": "3600"], userInterface: ui,
             logger: log.logger), isolation: isolation)
     }
 }

@@ -24,6 +24,8 @@ struct HostIntegrityTextTests {
             "UserAuthentication": ["Policy": "none"], "ProviderIsolation": ["Default": isolation],
         ]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: path))
+        // Listed by hand: approved as a user does (a provider nobody approved is refused).
+        if !enabled.isEmpty { _ = try CLI.run(["providers", "trust"] + enabled + ["--config", path], home: home.path) }
         return path
     }
 

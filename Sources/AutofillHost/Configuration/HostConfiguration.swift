@@ -34,6 +34,8 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     public static let maximumEnabledProviders = 3
     /// The no-UI deadline when the configuration sets none (Apple's 3 seconds).
     public static let defaultNoUIDeadline: Duration = .seconds(3)
+    /// How long a UI request may sit idle when the configuration sets nothing (docs/CONFIGURATION.md says why 30 s).
+    public static let defaultUIIdleTimeout: Duration = .seconds(30)
 
     /// Folders searched for `*.afprovider` bundles; relative paths are relative to the configuration file.
     public var pluginSearchPaths: [String]
@@ -44,6 +46,8 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     public var providerSettings: [String: [String: String]]
     /// Seconds a provider gets to answer a no-UI request.
     public var noUIDeadlineSeconds: Double?
+    /// Seconds a UI request may sit idle (its entry point returned, no UI showing) before the host gives up.
+    public var uiIdleTimeoutSeconds: Double?
     /// How the host authenticates the user after a provider answered without UI.
     public var userAuthentication: UserAuthenticationSettings?
     /// The folder of the identity stores; default `$XDG_DATA_HOME/autofill/stores`. Relative paths are
@@ -59,6 +63,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         case enabledProviders = "EnabledProviders"
         case providerSettings = "ProviderSettings"
         case noUIDeadlineSeconds = "NoUIDeadlineSeconds"
+        case uiIdleTimeoutSeconds = "UIIdleTimeoutSeconds"
         case identityStoreDirectory = "IdentityStoreDirectory"
         case userAuthentication = "UserAuthentication"
         case quarantine = "Quarantine"
@@ -82,6 +87,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         enabledProviders = try container.decodeIfPresent([String].self, forKey: .enabledProviders) ?? []
         providerSettings = try container.decodeIfPresent([String: [String: String]].self, forKey: .providerSettings) ?? [:]
         noUIDeadlineSeconds = try container.decodeIfPresent(Double.self, forKey: .noUIDeadlineSeconds)
+        uiIdleTimeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .uiIdleTimeoutSeconds)
         identityStoreDirectory = try container.decodeIfPresent(String.self, forKey: .identityStoreDirectory)
         userAuthentication = try container.decodeIfPresent(UserAuthenticationSettings.self, forKey: .userAuthentication)
         quarantine = try container.decodeIfPresent(QuarantineSettings.self, forKey: .quarantine)
@@ -91,6 +97,11 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     /// The no-UI deadline.
     public var noUIDeadline: Duration {
         noUIDeadlineSeconds.map { .milliseconds(Int64(($0 * 1000).rounded())) } ?? Self.defaultNoUIDeadline
+    }
+
+    /// The UI watchdog's idle time.
+    public var uiIdleTimeout: Duration {
+        uiIdleTimeoutSeconds.map { .milliseconds(Int64(($0 * 1000).rounded())) } ?? Self.defaultUIIdleTimeout
     }
 
     /// Problems that make the configuration unusable, as sentences.
@@ -106,6 +117,9 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         }
         if let seconds = noUIDeadlineSeconds, !(seconds > 0 && seconds <= 600) {
             problems.append("NoUIDeadlineSeconds is \(seconds); give a number of seconds above 0 and at most 600")
+        }
+        if let seconds = uiIdleTimeoutSeconds, !(seconds > 0 && seconds <= 3600) {
+            problems.append("UIIdleTimeoutSeconds is \(seconds); give a number of seconds above 0 and at most 3600")
         }
         problems += quarantine?.problems() ?? []
         problems += providerIsolation?.problems() ?? []

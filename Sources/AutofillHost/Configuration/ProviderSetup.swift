@@ -61,7 +61,8 @@ public struct ProviderSetup: Sendable {
     public func services(for manifest: PluginManifest, store: SQLiteIdentityStore,
                          userInterface: any ProviderUserInterface = UnavailableUserInterface()) -> ProviderServices {
         ProviderServices(store: store, settings: catalog.file.settings(for: manifest.identifier),
-                         userInterface: userInterface, logger: logger)
+                         userInterface: userInterface, logger: logger,
+                         userInterfaceIdleTimeout: catalog.file.configuration.uiIdleTimeout)
     }
 
     /// Enables the provider (by bundle path or id): records the SHA-256 of its files (when it is not
@@ -88,7 +89,11 @@ public struct ProviderSetup: Sendable {
             throw AutofillError(error)
         }
         let connection: any ProviderConnection
-        do {
+        do throws(AutofillError) {
+            // The host's own check of the entry symbol (ELF dynamic symbols), whatever the plugin's code says.
+            if let problem = PluginProblem.entrySymbolCheck(manifest) {
+                throw AutofillError(.invalidPlugin, "the plugin \(id) cannot be loaded:", problems: [problem])
+            }
             connection = try launch(manifest, store: store, userInterface: userInterface)
         } catch {
             if !wasEnabled && !catalog.enabledIDs.contains(id) { try? store.setEnabled(false) }

@@ -124,10 +124,7 @@ public enum PluginLoader {
                 fix: "`ldd \(manifest.libraryPath)` lists missing libraries and `ldd -r` undefined symbols; a Swift plugin must be built by this host's Swift toolchain"))
         }
         guard let symbol = library.symbol(manifest.entrySymbol) else {
-            return .failure(PluginProblem(
-                .missingEntrySymbol, file: manifest.libraryPath, keyPath: PluginManifest.entrySymbolKey,
-                message: "the library exports no function named \(manifest.entrySymbol)",
-                fix: "export it (AF_EXPORT in C, @c or @_cdecl in Swift), or name the exported one in \(PluginManifest.entrySymbolKey); `nm -D --defined-only \(manifest.libraryPath)` lists what it exports"))
+            return .failure(.missingEntrySymbol(manifest))
         }
         let hostServices: HostServicesTable
         do {

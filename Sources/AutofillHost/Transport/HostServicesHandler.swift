@@ -35,4 +35,11 @@ public protocol HostServicesHandler: Sendable {
         -> UserInterfaceAnswer
     /// Notes that the provider sent a call the host could not decode (bad UTF-8 in a log line, ...).
     func reportMalformedCall(_ service: String, _ problem: String)
+    /// The entry point called for request `request` returned (the UI watchdog starts from here).
+    func entryPointReturned(_ request: UInt64)
+}
+
+extension HostServicesHandler {
+    /// Nothing to do by default: only the host's ``ProviderSession`` watches UI requests.
+    public func entryPointReturned(_ request: UInt64) {}
 }

@@ -33,8 +33,11 @@ public final class InProcessConnection: ProviderConnection {
         return await withCheckedContinuation { continuation in
             let id = session.register(request, continuation: continuation)
             if let deadline { session.expire(id, after: deadline) }
-            let table = self.table
-            queue.async { table.call(request, id: id) }
+            let table = self.table, session = self.session
+            queue.async {
+                table.call(request, id: id)
+                session.entryPointReturned(id)  // the UI watchdog's clock may start now
+            }
         }
     }
 }

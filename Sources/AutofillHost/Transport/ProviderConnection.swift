@@ -23,7 +23,8 @@ public enum ProviderOutcome: Sendable, Equatable, CustomStringConvertible {
 public struct ProviderFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kinds of failure.
     public enum Reason: String, Sendable, Equatable {
-        /// No answer before the deadline (the no-UI deadline is 3 s by default).
+        /// No answer before the deadline (the no-UI deadline is 3 s by default), or, for a UI request,
+        /// none within the UI idle time after its entry point returned (`UIIdleTimeoutSeconds`).
         case timedOut
         /// The completion broke the ABI's rules (not UTF-8, NULL with a length, over a limit).
         case malformedCompletion

@@ -11,16 +11,21 @@ public struct ProviderServices: Sendable {
     public var userInterface: any ProviderUserInterface
     /// Where the provider's log lines go.
     public var logger: Logger
+    /// How long a UI request may sit idle, its entry point returned and no UI showing, before the
+    /// host gives up on it (`UIIdleTimeoutSeconds`; see ``ProviderSession``).
+    public var userInterfaceIdleTimeout: Duration
 
     /// Creates the services.
     public init(
         store: any CredentialIdentityStore, settings: [String: String] = [:],
-        userInterface: any ProviderUserInterface = UnavailableUserInterface(), logger: Logger
+        userInterface: any ProviderUserInterface = UnavailableUserInterface(), logger: Logger,
+        userInterfaceIdleTimeout: Duration = HostConfiguration.defaultUIIdleTimeout
     ) {
         self.store = store
         self.settings = settings
         self.userInterface = userInterface
         self.logger = logger
+        self.userInterfaceIdleTimeout = userInterfaceIdleTimeout
     }
 }
 

@@ -8,10 +8,23 @@ internal import Synchronization
 ///
 /// Request ids come from a counter, so they are never pointers and never reused:
 /// a second, late or forged completion finds nothing pending and is dropped.
+///
+/// **The UI watchdog.** A request of a UI entry point has no deadline: the user may take their
+/// time. But once its entry point has returned (the transport calls ``entryPointReturned(_:)``)
+/// and no `ui_*` call of it is in progress, the provider is doing nothing the user can see; if that
+/// lasts `services.userInterfaceIdleTimeout` (`UIIdleTimeoutSeconds`, 30 s by default) without a
+/// completion, the request fails (`timedOut`), naming the provider. Each `ui_*` call stops the clock;
+/// its end starts it again. A completion after that is a stray, as after any deadline.
 public final class ProviderSession: HostServicesHandler {
     private struct Pending {
         let request: ProviderRequest
         let continuation: CheckedContinuation<ProviderOutcome, Never>
+        /// The entry point returned (UI requests; the watchdog runs only then).
+        var returned = false
+        /// `ui_*` calls of this request in progress.
+        var userInterfaceCalls = 0
+        /// Changes whenever the idle clock starts or stops, so an old timer knows it is stale.
+        var idleClock: UInt64 = 0
     }
 
     private struct State {
@@ -27,6 +40,11 @@ public final class ProviderSession: HostServicesHandler {
     public let displayName: String
     private let services: ProviderServices
     private let state = Mutex(State())
+    /// Where deadlines and the watchdog fire. A serial queue of its own: its thread comes from
+    /// Dispatch's overcommitting pool, so a transport that waits there (a helper's kill being
+    /// reported) never holds one of the few threads of `DispatchQueue.global()`, whose timers the
+    /// other providers' deadlines need.
+    private let timers: DispatchQueue
 
     /// Creates the session for one provider.
     public init(providerID: String, displayName: String, services: ProviderServices) {
@@ -35,6 +53,7 @@ public final class ProviderSession: HostServicesHandler {
         var services = services
         services.logger[metadataKey: "provider"] = "\(providerID)"
         self.services = services
+        timers = DispatchQueue(label: "autofill.session.\(providerID)")
     }
 
     /// How many completions arrived for requests that were not pending.
@@ -57,12 +76,49 @@ public final class ProviderSession: HostServicesHandler {
     /// transport kills the helper there); `onExpiry` is not called when the request was answered.
     public func expire(_ id: UInt64, after deadline: Duration, onExpiry: (@Sendable () -> Void)? = nil) {
         let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+        timers.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
             guard let pending = take(id) else { return }
             services.logger.warning("no answer to \(pending.request.entryPoint) within \(deadline); gave up")
             onExpiry?()
             pending.continuation.resume(returning: .failed(ProviderFailure(
                 .timedOut, "\(displayName) did not answer within \(deadline.formattedSeconds)")))
+        }
+    }
+
+    /// The entry point called for `id` returned. For a request of a UI entry point that is still
+    /// pending, with no `ui_*` call in progress, this starts the idle clock of the UI watchdog.
+    public func entryPointReturned(_ id: UInt64) {
+        let clock = state.withLock { state -> UInt64? in
+            guard state.pending[id]?.request.entryPoint.allowsUserInterface == true else { return nil }
+            state.pending[id]?.returned = true
+            return Self.startIdleClock(id, &state)
+        }
+        if let clock { watchIdleness(id, clock: clock) }
+    }
+
+    /// Starts request `id`'s idle clock if its entry point returned and no UI is showing: the clock's
+    /// value, for ``watchIdleness(_:clock:)``, or nil.
+    private static func startIdleClock(_ id: UInt64, _ state: inout State) -> UInt64? {
+        guard var pending = state.pending[id], pending.returned, pending.userInterfaceCalls == 0 else { return nil }
+        pending.idleClock += 1
+        state.pending[id] = pending
+        return pending.idleClock
+    }
+
+    /// Fails request `id` when its idle clock still reads `clock` after the idle timeout.
+    private func watchIdleness(_ id: UInt64, clock: UInt64) {
+        let timeout = services.userInterfaceIdleTimeout
+        timers.asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
+            let expired = state.withLock { state -> Pending? in
+                guard let pending = state.pending[id], pending.idleClock == clock, pending.userInterfaceCalls == 0 else { return nil }
+                return state.pending.removeValue(forKey: id)
+            }
+            guard let expired else { return }
+            let entry = expired.request.entryPoint.appleName
+            services.logger.warning("\(entry) returned without completing its request, and nothing happened for \(timeout.formattedSeconds); gave up")
+            expired.continuation.resume(returning: .failed(ProviderFailure(
+                .timedOut,
+                "\(displayName) returned from \(entry) without completing the request and showed nothing for \(timeout.formattedSeconds); gave up (a provider must complete or cancel every request; UIIdleTimeoutSeconds in the configuration sets the wait)")))
         }
     }
 
@@ -145,6 +201,18 @@ public final class ProviderSession: HostServicesHandler {
         guard request.entryPoint.allowsUserInterface else {
             services.logger.warning("asked for UI during \(request.entryPoint.appleName), which allows none; refused")
             throw .unavailable("\(request.entryPoint.appleName) may not show UI")
+        }
+        // The watchdog's clock stops while the user is asked, and starts again after.
+        state.withLock { state in
+            state.pending[id]?.userInterfaceCalls += 1
+            state.pending[id]?.idleClock += 1
+        }
+        defer {
+            let clock = state.withLock { state -> UInt64? in
+                state.pending[id]?.userInterfaceCalls -= 1
+                return Self.startIdleClock(id, &state)
+            }
+            if let clock { watchIdleness(id, clock: clock) }
         }
         return try services.userInterface.present(ui.displaySafe, providerName: displayName)
     }

@@ -17,20 +17,7 @@
 
 /* The descriptors a helper finds open, besides 0 (/dev/null), 1 and 2 (pipes to the host's log). */
 #define AFH_CHANNEL_FD 3 /* the protocol: a stream socket to the host */
-#define AFH_FAULT_FD 4   /* write end of a pipe: one afh_fault_record when a fatal signal arrives */
-
-/* What the fault reporter writes before the helper dies of a fatal signal. */
-typedef struct afh_fault_record {
-    uint32_t magic;         /* AFH_FAULT_MAGIC */
-    int32_t signal;         /* the fatal signal */
-    int32_t saved_errno;    /* the faulting thread's errno (for diagnostics: glibc may leave a stale ENOMEM) */
-    uint32_t reserved;
-    uint64_t address_space; /* the helper's virtual memory size at the time, in bytes */
-} afh_fault_record;
-
-#define AFH_FAULT_MAGIC 0x41464846u /* "AFHF" */
-
-_Static_assert(sizeof(afh_fault_record) == 24, "afh_fault_record is part of the host-helper contract");
+#define AFH_FAULT_FD 4   /* a stream socket to the host: the fault reporter's note, the host's answer */
 
 /*
  * Host side. Spawns `path` with `argv` and `envp` (NULL-terminated) with posix_spawn, from one
@@ -38,10 +25,34 @@ _Static_assert(sizeof(afh_fault_record) == 24, "afh_fault_record is part of the 
  * *thread* that created the child exits, and a worker thread of the caller's pool may exit at any
  * time. In the child: fd 0 is /dev/null, 1 and 2 are `out_fd` and `err_fd`, 3 is `channel_fd`,
  * 4 is `fault_fd`; every other descriptor is closed. The caller's descriptors should all be
- * close-on-exec anyway. Returns 0 and sets *pid, or returns an errno value.
+ * close-on-exec anyway. The child leads a process group of its own (its pgid is its pid), so
+ * afh_kill_group ends it with everything it forked. Returns 0 and sets *pid, or returns an errno value.
  */
 int afh_spawn(const char *path, char *const argv[], char *const envp[], int channel_fd, int fault_fd, int out_fd,
               int err_fd, pid_t *pid);
+
+/*
+ * Host side: a descriptor that becomes readable (poll POLLIN) when child `pid` ends, whatever
+ * holds its sockets (pidfd_open, Linux 5.3). Close-on-exec. -1 with errno (ENOSYS on older kernels:
+ * the caller then polls afh_has_ended).
+ */
+int afh_pidfd_open(pid_t pid);
+
+/* Host side: 1 when child `pid` has ended (a zombie, not reaped: WNOWAIT), 0 when it still runs, -1
+ * with errno. With `wait`, blocks until it has ended. Retries EINTR. */
+int afh_has_ended(pid_t pid, int wait);
+
+/* Host side: the address space of process `pid` (the first number of /proc/PID/statm, in bytes), as
+ * the kernel counts it; 0 when it cannot be read (the process is gone). */
+uint64_t afh_address_space(pid_t pid);
+
+/* Host side: answers a fault note on the host's end of a helper's fault socket (one byte,
+ * non-blocking), so the fault reporter lets the helper die. 0, or -1 with errno. */
+int afh_answer_fault(int fd);
+
+/* Host side: SIGKILL to every process of process group `group` (a helper's pid, before it is
+ * reaped: until then no other group can have that id). 0, or -1 with errno; refuses groups 0 and 1. */
+int afh_kill_group(pid_t group);
 
 /* A connected AF_UNIX stream socket pair, both ends close-on-exec. 0, or -1 with errno. */
 int afh_socketpair(int fds[2]);
@@ -63,8 +74,10 @@ int afh_die_with_parent(pid_t expected_parent);
  * (RLIMIT_AS). 0, or -1 with errno. */
 int afh_limit_resources(uint64_t memory_bytes);
 
-/* Helper side: on SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE or SIGTRAP, write one afh_fault_record to
- * `fault_fd` (async-signal-safe) and die of the signal as before. 0, or -1 with errno. */
+/* Helper side: on SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE or SIGTRAP, send one byte (a note) on
+ * the socket `fault_fd` and wait, 2 s at most, for the host's answer, while the host reads this
+ * process's address space itself; then die of the signal as before. The note's content means
+ * nothing: the host believes only what it reads from /proc and waitpid. 0, or -1 with errno. */
 int afh_install_fault_reporter(int fault_fd);
 
 /* Sets close-on-exec on `fd`. 0, or -1 with errno. */

@@ -65,8 +65,12 @@
  * UI
  *   Entry points that allow UI may call the ui_* services synchronously,
  *   before they return: that is the intended use. Such calls block until the
- *   user answers, and UI requests have no deadline. No-UI entry points should
- *   return at once.
+ *   user answers, and UI requests have no deadline while the user is asked.
+ *   But once a UI entry point has returned without completing its request,
+ *   and no ui_* call of it is in progress, the host waits at most its UI idle
+ *   time (UIIdleTimeoutSeconds, 30 s by default) for the completion, then
+ *   fails the request naming the provider. No-UI entry points should return
+ *   at once.
  *
  * Why libffi is in the host
  *   No host service takes a context argument. The host builds one

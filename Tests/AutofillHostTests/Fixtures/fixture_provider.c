@@ -315,3 +315,120 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
 #endif
     return &table;
 }
+
+/* ==== Host integrity fixtures (issue 10: faults, process groups, the UI watchdog) ====
+ * Compile-time switches:
+ *   FIXTURE_FORK_THEN_CRASH_AT_LOAD  while the library loads (a constructor): fork a child that keeps
+ *                                    every descriptor (the helper's socket too) and sleeps 60 s, then crash
+ *   FIXTURE_FORGE_LOADED             while the library loads: write a forged `loaded` frame (no problems,
+ *                                    every entry point) straight onto the helper's protocol socket (fd 3)
+ * Entry function fixture_faults_entry (name it in AFProviderEntrySymbol): fixture_provider_entry, then
+ * the setting FixtureFault chooses what the entry points do:
+ *   "crash"           provide_credential_without_user_interaction crashes (SIGSEGV), every time
+ *   "fork-crash"      it forks a child as above, logs "forked child <pid>", then crashes
+ *   "fork-complete"   it forks a child as above, logs "forked child <pid>", then completes "ok"
+ *   "forge-fault"     it stuffs its fault socket (fd 4) with bytes and a forged fault record of the
+ *                     old format claiming a full address space, then crashes (SIGSEGV)
+ *   "ui-returns"      it answers userInteractionRequired; prepare_interface_to_provide_credential
+ *                     returns without completing and without showing anything
+ *   "ui-prompt-returns"  the same, but the UI entry point asks ui_prompt first, then returns
+ *   "ui-locked"       it answers userInteractionRequired; the UI entry point prompts and completes (as usual)
+ */
+#include <fcntl.h>
+#include <sys/socket.h>
+
+static char fault_mode[64] = "";
+
+static int fault_mode_is(const char *mode) { return strcmp(fault_mode, mode) == 0; }
+
+/* Forks a child that keeps every descriptor open and sleeps 60 s; returns its pid in the parent. */
+static pid_t fork_sleeping_child(void) {
+    pid_t child = fork();
+    if (child == 0) {
+        sleep(60);
+        _exit(0);
+    }
+    return child;
+}
+
+#ifdef FIXTURE_FORK_THEN_CRASH_AT_LOAD
+__attribute__((constructor)) static void fork_then_crash_while_loading(void) {
+    fork_sleeping_child();
+    crash();
+}
+#endif
+
+#ifdef FIXTURE_FORGE_LOADED
+__attribute__((constructor)) static void forge_loaded_frame(void) {
+    /* u32 length 10, tag 3 (loaded), u32 0 problems, presence 1, u32 entry points (all bits). */
+    static const unsigned char frame[] = {10, 0, 0, 0, 3, 0, 0, 0, 0, 1, 0xff, 0xff, 0, 0};
+    ssize_t ignored = send(3, frame, sizeof frame, MSG_NOSIGNAL);
+    (void)ignored;
+}
+#endif
+
+static void log_child(pid_t child) {
+    char line[64];
+    snprintf(line, sizeof line, "forked child %d", (int)child);
+    say(line);
+}
+
+/* Writes what the old fault reporter wrote (magic "AFHF", SIGSEGV, errno ENOMEM, an address space of
+ * 64 GB: a plugin's claim to have run out of memory), then fills descriptor 4 (the fault socket, a
+ * pipe in older hosts) with junk, without blocking. */
+static void forge_fault_record(void) {
+    struct { uint32_t magic; int32_t signal, saved_errno; uint32_t reserved; uint64_t address_space; } record = {
+        0x41464846u, SIGSEGV, 12, 0, (uint64_t)64 << 30};
+    fcntl(4, F_SETFL, fcntl(4, F_GETFL) | O_NONBLOCK);
+    ssize_t ignored = write(4, &record, sizeof record);
+    (void)ignored;
+    unsigned char junk[4096];
+    memset(junk, 0x41, sizeof junk);
+    for (int i = 0; i < 64 && write(4, junk, sizeof junk) > 0; i++) {
+    }
+}
+
+ENTRY void faults_provide(void *context, af_request_id request, const af_credential_request *credential_request) {
+    if (fault_mode_is("crash")) {
+        crash();
+    } else if (fault_mode_is("fork-crash")) {
+        log_child(fork_sleeping_child());
+        crash();
+    } else if (fault_mode_is("fork-complete")) {
+        log_child(fork_sleeping_child());
+        complete_ok(request);
+    } else if (fault_mode_is("forge-fault")) {
+        forge_fault_record();
+        crash();
+    } else if (strncmp(fault_mode, "ui-", 3) == 0) {
+        host->cancel_request(request, AF_ERROR_USER_INTERACTION_REQUIRED, NULL, 0);
+    } else {
+        provide(context, request, credential_request);
+    }
+}
+
+ENTRY void faults_provide_with_ui(void *context, af_request_id request, const af_credential_request *credential_request) {
+    if (fault_mode_is("ui-returns")) {
+        return;
+    } else if (fault_mode_is("ui-prompt-returns")) {
+        char answer[64];
+        size_t length = 0;
+        say_status("ui_prompt", host->ui_prompt(request, "Unlock", 6, "Master password", 15, AF_UI_PROMPT_SECRET, answer,
+                                                sizeof answer, &length));
+        return;
+    }
+    provide_with_ui(context, request, credential_request);
+}
+
+AF_EXPORT const af_provider *fixture_faults_entry(uint32_t host_abi_version, const af_host_services *services) {
+    const af_provider *provider = fixture_provider_entry(host_abi_version, services);
+    if (provider == NULL) return NULL;
+    size_t length = 0;
+    if (host->get_setting("FixtureFault", 12, fault_mode, sizeof fault_mode - 1, &length) == AF_OK) fault_mode[length] = '\0';
+#ifndef FIXTURE_NO_ENTRY_POINTS
+    table.provide_credential_without_user_interaction = faults_provide;
+    table.prepare_interface_to_provide_credential = faults_provide_with_ui;
+#endif
+    return provider;
+}
+/* ==== end of the host integrity fixtures ==== */

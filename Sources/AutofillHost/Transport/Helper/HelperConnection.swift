@@ -116,6 +116,8 @@ public final class HelperConnection: ProviderConnection {
 
     /// Checks the plugin at `bundle` the way ``PluginLoader/validate(bundle:services:)`` does, but
     /// loads it in a helper, so a plugin that crashes or hangs while loading is reported, not fatal.
+    /// The entry symbol is checked by the host itself first (``ELFDynamicSymbols``): a library
+    /// without it is invalid whatever its code would say, and none of its code runs.
     public static func validate(bundle: String, services: ProviderServices, options: HelperOptions = HelperOptions())
         -> PluginValidation
     {
@@ -123,6 +125,12 @@ public final class HelperConnection: ProviderConnection {
         var validation = PluginValidation(
             bundlePath: ManifestReader.normalized(bundle), manifest: manifest, entryPoints: nil, problems: plistProblems)
         guard let manifest else { return validation }
+        // The entry symbol, checked by the host in the library's dynamic symbol table before any of
+        // the plugin's code runs: what the helper later reports cannot make a library without it valid.
+        if let problem = PluginProblem.entrySymbolCheck(manifest) {
+            validation.problems.append(problem)
+            return validation
+        }
         let session = ProviderSession(providerID: manifest.identifier, displayName: manifest.displayName, services: services)
         var logger = services.logger
         logger[metadataKey: "provider"] = "\(manifest.identifier)"
@@ -170,8 +178,9 @@ public final class HelperConnection: ProviderConnection {
                 return
             }
             if let deadline {
+                // The kill is reported (and in the fault ledger) before the caller hears of the timeout.
                 session.expire(id, after: deadline) { [weak helper] in
-                    helper?.stop(.deadline(request.entryPoint, deadline), answered: id)
+                    helper?.stopAndWait(.deadline(request.entryPoint, deadline), answered: id)
                 }
             }
             do throws(FrameError) {
@@ -195,12 +204,15 @@ public final class HelperConnection: ProviderConnection {
     private func restart() -> Result<RunningHelper, ProviderFailure> {
         if let helper = current.withLock({ $0 }), helper.isRunning { return .success(helper) }
         let name = manifest.displayName
+        let manifest = self.manifest, onFault = self.onFault
         do {
             let (helper, load) = try RunningHelper.start(
                 manifest: manifest, options: options, handler: session, logger: logger,
                 onEnd: { [weak self] helper, ending, inFlight in
                     if let self {
                         self.ended(helper, ending, inFlight)
+                    } else if let fault = ending.fault {
+                        onFault(manifest, fault)  // released meanwhile: the fault still counts
                     }
                 })
             starts.withLock { $0 += 1 }
@@ -217,9 +229,12 @@ public final class HelperConnection: ProviderConnection {
         }
     }
 
-    /// A helper ended: fail what it held, report the fault, let the next request start another.
+    /// A helper ended: report the fault, fail what it held, let the next request start another. The
+    /// fault first: whoever waits for a request (a command about to print and exit) hears of it only
+    /// once the fault is recorded.
     private func ended(_ helper: RunningHelper, _ ending: RunningHelper.Ending, _ inFlight: [UInt64: EntryPoint]) {
         current.withLock { if $0 === helper { $0 = nil } }
+        if let fault = ending.fault { onFault(manifest, fault) }
         let name = manifest.displayName
         for (id, entryPoint) in inFlight.sorted(by: { $0.key < $1.key }) {
             let message: String
@@ -232,7 +247,6 @@ public final class HelperConnection: ProviderConnection {
             }
             session.fail(id, ProviderFailure(.transport, message))
         }
-        if let fault = ending.fault { onFault(manifest, fault) }
     }
 }
 

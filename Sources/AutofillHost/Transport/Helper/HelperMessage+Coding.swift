@@ -7,7 +7,7 @@ internal import CAutofillProvider
 
 extension HelperMessage {
     private enum Tag: UInt8 {
-        case hello = 1, loading, loaded, log, malformedCall, call
+        case hello = 1, loading, loaded, log, malformedCall, call, returned
         case load = 64, request, reply
     }
 
@@ -42,6 +42,10 @@ extension HelperMessage {
             var w = FrameWriter(tag: Tag.call.rawValue)
             w.u64(id)
             w.hostCall(call)
+            return w.frame
+        case .returned(let id):
+            var w = FrameWriter(tag: Tag.returned.rawValue)
+            w.u64(id)
             return w.frame
         case .load(let version, let abi, let bundlePath):
             var w = FrameWriter(tag: Tag.load.rawValue)
@@ -87,6 +91,8 @@ extension HelperMessage {
             self = .malformedCall(service: try r.text("malformedCall.service"), problem: try r.text("malformedCall.problem"))
         case .call:
             self = .call(try r.u64("call.id"), try r.hostCall())
+        case .returned:
+            self = .returned(try r.u64("returned.id"))
         case .load:
             self = .load(protocolVersion: try r.u32("load.protocolVersion"), abiVersion: try r.u32("load.abiVersion"),
                          bundlePath: try r.text("load.bundlePath"))

@@ -29,7 +29,7 @@ public enum HelperPrestart {
             defer { slot = Started(spawned: spawned, executable: executable, memoryLimit: options.memoryLimitBytes) }
             return slot
         }
-        if let previous { discard(previous.spawned) }
+        if let previous { HelperSpawn.discard(previous.spawned) }
     }
 
     /// The process id of the helper waiting, if one is (diagnostics and tests).
@@ -44,12 +44,5 @@ public enum HelperPrestart {
             slot = nil
             return started.spawned
         }
-    }
-
-    private static func discard(_ spawned: SpawnedHelper) {
-        kill(spawned.pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(spawned.pid, &status, 0)
-        for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
     }
 }

@@ -2,16 +2,18 @@ internal import AutofillCore
 
 /// The protocol between the host and a provider helper process (`autofill-provider-helper`).
 ///
-/// Version 1. One stream socket on the helper's descriptor 3 carries frames both ways:
+/// Version 2. One stream socket on the helper's descriptor 3 carries frames both ways:
 /// `u32 length` + `u8 tag` + fields (``FrameWriter``). The helper speaks first (`hello`: its
 /// protocol and C ABI versions); the host checks both, then sends `load` with its own; the helper
 /// checks them, reads and loads the plugin with the in-process loader's checks, reporting each
 /// stage (`loading`), and answers `loaded` with the problems found and the entry points offered.
 /// Afterwards the host sends `request`s; the helper sends the plugin's host-service calls (`call`,
-/// answered by `reply` where the C call returns something; `log` and `malformedCall` are one-way).
+/// answered by `reply` where the C call returns something; `log` and `malformedCall` are one-way),
+/// and `returned` when a UI entry point returned (the host's UI watchdog starts from there).
+/// Version 2 added `returned`.
 public enum HelperProtocol {
     /// The version this build speaks; both sides refuse any other.
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
     /// The largest frame either side accepts (a `store_replace` of many identities is the big one).
     public static let maximumFrameBytes = 64 << 20
     /// The largest string or byte field (the C ABI's own limit for byte buffers, `AF_MAX_BYTES_LENGTH`).
@@ -84,6 +86,8 @@ enum HelperMessage: Sendable, Equatable {
     case log(ProviderLogLevel, String)
     case malformedCall(service: String, problem: String)
     case call(UInt64, HostCall)
+    /// The entry point called for this request returned (sent for UI entry points only).
+    case returned(UInt64)
     // Host → helper.
     case load(protocolVersion: UInt32, abiVersion: UInt32, bundlePath: String)
     case request(UInt64, ProviderRequest)

@@ -6,7 +6,7 @@ struct SpawnedHelper {
     let pid: pid_t
     /// The protocol socket.
     let channel: Int32
-    /// The read end of the fault pipe (non-blocking).
+    /// The host's end of the fault socket (non-blocking): the fault reporter's notes arrive here.
     let fault: Int32
     /// The read ends of the helper's stdout and stderr (non-blocking).
     let output: Int32
@@ -54,8 +54,10 @@ enum HelperSpawn {
         }
         guard afh_socketpair(&socket) == 0 else { throw fail("socketpair") }
         opened += socket
-        guard afh_pipe(&fault, 1) == 0 else { throw fail("pipe") }
+        guard afh_socketpair(&fault) == 0 else { throw fail("socketpair") }
         opened += fault
+        let flags = fcntl(fault[0], F_GETFL)
+        guard flags >= 0, fcntl(fault[0], F_SETFL, flags | O_NONBLOCK) == 0 else { throw fail("fcntl") }
         guard afh_pipe(&output, 1) == 0 else { throw fail("pipe") }
         opened += output
         guard afh_pipe(&errorOutput, 1) == 0 else { throw fail("pipe") }
@@ -86,6 +88,14 @@ enum HelperSpawn {
             throw AutofillError(.internal, "cannot start the provider helper \(executable): posix_spawn failed (\(String(cString: strerror(status))))")
         }
         return SpawnedHelper(pid: pid, channel: socket[0], fault: fault[0], output: output[0], errorOutput: errorOutput[0])
+    }
+
+    /// Ends a helper that never served (its process group, as every helper's) and closes the host's ends.
+    static func discard(_ spawned: SpawnedHelper) {
+        afh_kill_group(spawned.pid)  // before reaping: the group id is still the helper's
+        var status: Int32 = 0
+        while waitpid(spawned.pid, &status, 0) < 0 && errno == EINTR {}
+        for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
     }
 
     /// Calls `body` with a NULL-terminated `char *[]` of `strings`, valid during the call.

@@ -102,7 +102,7 @@ public enum ProviderHelper {
                 queue.async { self.call(request, id: id) }
             case .reply(let id, let reply):
                 guard services.deliver(reply, to: id) else { throw FrameError("a reply to no call") }
-            case .hello, .loading, .loaded, .log, .malformedCall, .call:
+            case .hello, .loading, .loaded, .log, .malformedCall, .call, .returned:
                 throw FrameError("a helper message from the host")
             }
         }
@@ -123,6 +123,8 @@ public enum ProviderHelper {
                 return
             }
             bound.table.call(request, id: id)
+            // The host's UI watchdog starts once a UI entry point returned (no-UI requests have a deadline).
+            if request.entryPoint.allowsUserInterface { send(.returned(id)) }
         }
     }
 }

@@ -11,8 +11,12 @@ internal import Synchronization
 ///
 /// The reader thread serves the plugin's host-service calls through `handler` (the provider's
 /// ``ProviderSession``) in the order they arrive; only UI calls, which wait for the user, are
-/// answered from another thread. When the channel ends, the reader reaps the process, classifies
-/// the ending (``ProviderFault``) and reports it once through `onEnd` with the requests in flight.
+/// answered from another thread. The helper's end is its *process* ending, which the reader watches
+/// (a pidfd), not the end of its socket: a child the plugin forked may hold the socket open for as
+/// long as it likes. When the process ends (or the channel does), the reader ends the helper's
+/// process group (whatever the plugin forked), reaps the process, classifies the ending
+/// (``ProviderFault``) from what the host itself saw, and reports it once through `onEnd` with the
+/// requests in flight.
 final class RunningHelper: Sendable {
     /// Why the host ended a helper.
     enum StopReason: Sendable {
@@ -55,7 +59,12 @@ final class RunningHelper: Sendable {
         var load: LoadResult?
         var inFlight: [UInt64: EntryPoint] = [:]
         var stopReason: StopReason?
+        /// The helper's address space when its fault reporter last sent a note, as the host read it from /proc.
+        var addressSpaceAtFault: UInt64?
+        /// The reader is ending it: it takes no more requests.
         var reaping = false
+        /// Its pid is released (reaped): nothing may signal it any more.
+        var reaped = false
         var ending: Ending?
     }
 
@@ -70,6 +79,10 @@ final class RunningHelper: Sendable {
     private let settled = DispatchSemaphore(value: 0)  // loaded, or ended
     private let reaped = DispatchSemaphore(value: 0)
     private let onEnd: @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
+    /// Where the plugin's UI calls wait for the user, one at a time: a serial queue, so its thread
+    /// comes from Dispatch's overcommitting pool and a prompt that waits minutes holds none of the few
+    /// threads of `DispatchQueue.global()` (deadline timers need those).
+    private let userInterfaceQueue: DispatchQueue
 
     private init(spawned: SpawnedHelper, manifest: PluginManifest, options: HelperOptions, handler: any HostServicesHandler,
                  logger: Logger, onEnd: @escaping @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void) {
@@ -81,6 +94,7 @@ final class RunningHelper: Sendable {
         self.handler = handler
         self.logger = logger
         self.onEnd = onEnd
+        self.userInterfaceQueue = DispatchQueue(label: "autofill.helper.ui.\(manifest.identifier)")
     }
 
     // MARK: Starting
@@ -111,11 +125,10 @@ final class RunningHelper: Sendable {
             spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes)
         }
         let helper = RunningHelper(spawned: spawned, manifest: manifest, options: options, handler: handler, logger: logger, onEnd: onEnd)
+        LiveHelpers.add(helper)
         guard startDetachedThread({ helper.readLoop() }) else {
-            kill(spawned.pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(spawned.pid, &status, 0)
-            for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
+            LiveHelpers.remove(helper)
+            HelperSpawn.discard(spawned)
             throw AutofillError(.internal, "cannot start a thread to talk to the provider helper of \(manifest.displayName)")
         }
         return helper
@@ -152,8 +165,20 @@ final class RunningHelper: Sendable {
     /// After a stop, waits for the reader to reap the process, so its ending is known.
     private func reapedIfEnding() {
         guard state.withLock({ $0.stopReason != nil || $0.ending != nil }) else { return }
-        reaped.wait()
+        waitUntilReaped()
+    }
+
+    /// Waits until the reader has reaped the process and reported its ending (`onEnd` returned), at
+    /// most `timeout`. True when it has.
+    @discardableResult
+    func waitUntilReaped(timeout: Duration? = nil) -> Bool {
+        if let timeout {
+            guard reaped.wait(timeout: .now() + timeout.dispatchInterval) == .success else { return false }
+        } else {
+            reaped.wait()
+        }
         reaped.signal()
+        return true
     }
 
     /// The load's result: the helper's own, or a problem saying how it ended while loading.
@@ -201,15 +226,38 @@ final class RunningHelper: Sendable {
     }
 
     /// Ends the helper with SIGKILL for `reason` (the first reason given wins); `id` is a request the
-    /// caller already ended, left out of the in-flight ones that fail.
+    /// caller already ended, left out of the in-flight ones that fail. A helper that had already
+    /// ended on its own keeps its own ending (a crash stays a crash, even at a deadline).
     func stop(_ reason: StopReason, answered id: UInt64? = nil) {
-        let shouldKill = state.withLock { state -> Bool in
+        state.withLock { state in
             if let id { state.inFlight.removeValue(forKey: id) }
-            if state.stopReason == nil && state.ending == nil { state.stopReason = reason }
-            return !state.reaping && state.ending == nil
+            guard !state.reaped, state.ending == nil else { return }
+            if state.stopReason == nil && afh_has_ended(pid, 0) != 1 { state.stopReason = reason }
+            // Under the lock: the reader reaps (releases the pid) only while holding it, so this pid is still the helper's.
+            kill(pid, SIGKILL)
         }
-        // Safe: the reader reaps only after `reaping` is set, so the pid is still this helper's.
-        if shouldKill { kill(pid, SIGKILL) }
+    }
+
+    /// For the process's exit: a helper still running is killed with its process group, as released
+    /// (no fault), and not waited for; true when its ending must be waited for instead, because it
+    /// ended on its own and its reader is (or is about to be) reporting it.
+    func stopAtExit() -> Bool {
+        state.withLock { state in
+            // Reaped or classified: its ending is being reported right now (until it leaves LiveHelpers).
+            if state.reaped || state.ending != nil || state.reaping || afh_has_ended(pid, 0) == 1 { return true }
+            if state.stopReason == nil { state.stopReason = .released }
+            afh_kill_group(pid)  // under the lock, not reaped: the group id is still the helper's
+            return false
+        }
+    }
+
+    /// ``stop(_:answered:)``, then waits (a few seconds at most) until the ending is reported: a
+    /// fault is in the ledger before the caller tells anyone about the request.
+    func stopAndWait(_ reason: StopReason, answered id: UInt64? = nil) {
+        stop(reason, answered: id)
+        if !waitUntilReaped(timeout: .seconds(5)) {
+            logger.error("the helper of \(manifest.displayName) (pid \(pid)) was not reaped within 5 s of being stopped")
+        }
     }
 
     // MARK: The reader thread
@@ -219,13 +267,20 @@ final class RunningHelper: Sendable {
         var assembler = FrameAssembler()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
         defer { buffer.deallocate() }
+        // Readable when the process ends, whoever else holds its socket; -1 before Linux 5.3, where
+        // the loop asks waitid every 50 ms instead.
+        let watch = afh_pidfd_open(pid)
+        defer { if watch >= 0 { close(watch) } }
         var descriptors = [
             pollfd(fd: spawned.channel, events: Int16(POLLIN), revents: 0),
             pollfd(fd: spawned.output, events: Int16(POLLIN), revents: 0),
             pollfd(fd: spawned.errorOutput, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: watch, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: spawned.fault, events: Int16(POLLIN), revents: 0),
         ]
-        reading: while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+        var ended = false
+        while true {
+            let ready = poll(&descriptors, nfds_t(descriptors.count), watch >= 0 ? -1 : 50)
             if ready < 0 {
                 if errno == EINTR { continue }
                 break
@@ -235,33 +290,81 @@ final class RunningHelper: Sendable {
                     descriptors[index].fd = -1  // end-of-file: the plugin closed it; the protocol goes on
                 }
             }
-            guard descriptors[0].revents != 0 else { continue }
-            let count = readSome(spawned.channel, into: buffer)
-            guard count > 0 else { break }
-            assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            do {
-                while let body = try assembler.next() {
-                    guard handle(try HelperMessage(body: body)) else { break reading }
-                }
-            } catch {
-                stop(.violation(error.message))
+            if descriptors[4].fd >= 0 && descriptors[4].revents != 0 && !noteFault(buffer: buffer) {
+                descriptors[4].fd = -1  // end-of-file
+            }
+            if watch >= 0 ? descriptors[3].revents != 0 : afh_has_ended(pid, 0) == 1 {
+                ended = true
                 break
             }
+            guard descriptors[0].revents != 0 else { continue }
+            let count = readSome(spawned.channel, into: buffer)
+            guard count > 0, receive(count, from: buffer, into: &assembler) else { break }
         }
-        finish(output: &output, buffer: buffer)
+        if ended {
+            state.withLock { $0.reaping = true }  // no new requests, no UI for it
+            readLastFrames(into: &assembler, buffer: buffer)
+        }
+        finish(ended: ended, watch: watch, output: &output, buffer: buffer)
+    }
+
+    /// The fault reporter says a fatal signal arrived and waits: read the helper's address space
+    /// (the kernel's figure, not anything the helper wrote), then let it die. What the note says is
+    /// never read: at most it makes the host look. False at end-of-file.
+    private func noteFault(buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        let count = readSome(spawned.fault, into: buffer)
+        guard count != 0 else { return false }
+        guard count > 0 else { return true }  // EAGAIN
+        state.withLock { state in
+            guard !state.reaped else { return }
+            state.addressSpaceAtFault = afh_address_space(pid)
+        }
+        _ = afh_answer_fault(spawned.fault)
+        return true
+    }
+
+    /// Handles the frames `count` bytes of `buffer` complete; false to stop reading (the helper is being stopped).
+    private func receive(_ count: Int, from buffer: UnsafeMutableRawBufferPointer, into assembler: inout FrameAssembler) -> Bool {
+        assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        do {
+            while let body = try assembler.next() {
+                guard handle(try HelperMessage(body: body)) else { return false }
+            }
+            return true
+        } catch {
+            stop(.violation(error.message))
+            return false
+        }
+    }
+
+    /// After the process ended: the frames it sent before (a completion, a last log line), as far as
+    /// they are in the socket now. At most 4 MB: more is a forked child still writing, not the helper.
+    private func readLastFrames(into assembler: inout FrameAssembler, buffer: UnsafeMutableRawBufferPointer) {
+        let flags = fcntl(spawned.channel, F_GETFL)
+        guard flags >= 0, fcntl(spawned.channel, F_SETFL, flags | O_NONBLOCK) == 0 else { return }
+        var budget = 4 << 20
+        while budget > 0 {
+            let count = readSome(spawned.channel, into: buffer)
+            guard count > 0, receive(count, from: buffer, into: &assembler) else { return }
+            budget -= count
+        }
     }
 
     /// Reads what `descriptor` has into the output log; false at end-of-file.
+    /// At most 1 MB a time: a writer that never stops (a child the plugin forked) cannot hold the reader.
     private func drain(_ descriptor: Int32, into output: inout HelperOutputLog, stream: HelperOutputLog.Stream,
                        buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        while true {
+        var budget = 1 << 20
+        while budget > 0 {
             let count = readSome(descriptor, into: buffer)
             if count > 0 {
                 output.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), from: stream)
+                budget -= count
                 continue
             }
             return count < 0 && errno == EAGAIN
         }
+        return true
     }
 
     /// Handles one message from the helper; false to stop reading (the helper is being stopped).
@@ -297,6 +400,8 @@ final class RunningHelper: Sendable {
             handler.reportMalformedCall(service, problem)
         case .call(let id, let call):
             serve(call, id: id)
+        case .returned(let id):
+            handler.entryPointReturned(id)
         case .load, .request, .reply:
             stop(.violation("it sent a host message"))
             return false
@@ -342,8 +447,13 @@ final class RunningHelper: Sendable {
             untrack(request)
             reply = .status(status.rawValue)
         case .present(let request, let ui):
+            guard isRunning else {
+                // Its last frames, read after it ended: nobody is left to answer the user.
+                reply = .userInterface(.failure(.unavailable("the provider's helper ended")))
+                break
+            }
             let handler = self.handler, channel = self.channel
-            DispatchQueue.global().async {
+            userInterfaceQueue.async {
                 let answer: Result<UserInterfaceAnswer, UserInterfaceError>
                 do throws(UserInterfaceError) {
                     answer = .success(try handler.present(ui, forRequest: request))
@@ -372,35 +482,35 @@ final class RunningHelper: Sendable {
 
     // MARK: Ending
 
-    /// Reaps the process, classifies how it ended, and reports it.
-    private func finish(output: inout HelperOutputLog, buffer: UnsafeMutableRawBufferPointer) {
+    /// Ends the helper's process group, reaps the process, classifies how it ended, and reports it.
+    /// `ended`: the process had ended (else the channel did, and the process gets a moment to follow).
+    private func finish(ended: Bool, watch: Int32, output: inout HelperOutputLog, buffer: UnsafeMutableRawBufferPointer) {
         state.withLock { $0.reaping = true }
         channel.close()
-        var status: Int32 = 0
-        // The channel ends as the process exits; give it a moment to become a zombie before killing.
-        var exited = false
-        for _ in 0..<50 {
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid || (result < 0 && errno != EINTR) { exited = true; break }
-            usleep(2000)
-        }
-        if !exited {
+        if !ended && !waitForEnd(watch: watch, milliseconds: 100) {
             state.withLock { state in
                 if state.stopReason == nil { state.stopReason = .violation("it closed its protocol channel") }
             }
-            kill(pid, SIGKILL)
+        }
+        // Its process group (whatever the plugin forked, and the helper itself if it still runs),
+        // before reaping: until then no other process group can have its id.
+        afh_kill_group(pid)
+        _ = afh_has_ended(pid, 1)
+        var status: Int32 = 0
+        state.withLock { state in
+            // Under the lock, so `stop` never signals the pid once it is released.
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            state.reaped = true
         }
         for (descriptor, stream) in [(spawned.output, HelperOutputLog.Stream.stdout), (spawned.errorOutput, .stderr)] {
             _ = drain(descriptor, into: &output, stream: stream, buffer: buffer)
             close(descriptor)
         }
         output.finish()
-        let record = faultRecord()
         close(spawned.fault)
 
         let (ending, inFlight) = state.withLock { state -> (Ending, [UInt64: EntryPoint]) in
-            let ending = classify(status: status, record: record, state: state)
+            let ending = classify(status: status, state: state)
             state.ending = ending
             let inFlight = state.inFlight
             state.inFlight = [:]
@@ -408,18 +518,33 @@ final class RunningHelper: Sendable {
         }
         if let fault = ending.fault { logger.warning("\(fault.message)") }
         onEnd(self, ending, inFlight)
+        LiveHelpers.remove(self)
         reaped.signal()
         settled.signal()
     }
 
-    private func faultRecord() -> afh_fault_record? {
-        var record = afh_fault_record()
-        let count = withUnsafeMutableBytes(of: &record) { readSome(spawned.fault, into: $0) }
-        guard count == MemoryLayout<afh_fault_record>.size, record.magic == AFH_FAULT_MAGIC else { return nil }
-        return record
+    /// Waits up to `milliseconds` for the process to end; true when it has.
+    private func waitForEnd(watch: Int32, milliseconds: Int32) -> Bool {
+        if watch >= 0 {
+            var descriptor = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
+            while true {
+                let ready = poll(&descriptor, 1, milliseconds)
+                if ready < 0 && errno == EINTR { continue }
+                return ready > 0
+            }
+        }
+        for _ in 0..<(milliseconds / 2) {
+            if afh_has_ended(pid, 0) != 0 { return true }
+            usleep(2000)
+        }
+        return afh_has_ended(pid, 0) != 0
     }
 
-    private func classify(status: Int32, record: afh_fault_record?, state: State) -> Ending {
+    /// How the helper ended, from what the host saw: its wait status, the reason the host stopped it,
+    /// the address space it read when the fault reporter asked it to look, and what it was doing
+    /// (the host's own request list; while loading, the last stage the helper named, which can only
+    /// choose between the host's phrases for the stages).
+    private func classify(status: Int32, state: State) -> Ending {
         let name = manifest.displayName
         let stage = state.load == nil ? state.stage ?? .readingPlist : nil
         // What the helper was doing: loading, answering a request, or nothing.
@@ -453,11 +578,13 @@ final class RunningHelper: Sendable {
         }
         if afh_signaled(status) != 0 {
             let signal = afh_term_signal(status)
-            // At its ceiling: less than 1/16 of it (at least 16 MB) of address space left when it died.
-            // Not the faulting thread's errno: glibc leaves a stale ENOMEM behind whenever it fails to
-            // reserve a thread arena under a tight ceiling, and then falls back without harm.
+            // At its ceiling: less than 1/16 of it (at least 16 MB) of address space left when the fault
+            // reporter asked the host to look. The figure is the kernel's (/proc, read by the host);
+            // the helper's note only made the host look, so a forged one can at most make the host read
+            // a true figure. Not the faulting thread's errno: glibc leaves a stale ENOMEM behind
+            // whenever it fails to reserve a thread arena under a tight ceiling.
             let limit = options.memoryLimitBytes
-            if limit > 0, let record, record.address_space + max(16 << 20, limit / 16) >= limit {
+            if limit > 0, let space = state.addressSpaceAtFault, space + max(16 << 20, limit / 16) >= limit {
                 return fault(.exceededMemory(limitBytes: limit), "ran out of its \(options.memoryLimitMegabytes) MB memory limit")
             }
             return fault(.crashed(signal: signal), "crashed (\(ProviderFault.signalName(signal)))")

@@ -1,0 +1,129 @@
+import AutofillTestSupport
+import Foundation
+import Testing
+
+/// Faults of provider helpers as users meet them, one `autofill` process per command: each fault is
+/// in the ledger before the command exits (so quarantine works across commands), what the user reads
+/// comes from what the host saw, the entry symbol is checked by the host itself, and a provider UI
+/// that returns without completing fails the fill after `UIIdleTimeoutSeconds`.
+struct HelperFaultCommandTests {
+    let home: TemporaryHome
+
+    init() throws {
+        home = try TemporaryHome()
+    }
+
+    /// Compiles the host tests' C fixture into `plugins/<id>.afprovider` (display name "Fixture"),
+    /// with `FixtureFault` = `fault` in a configuration that enables nothing yet; returns the config's path.
+    func fixture(id: String = "org.t.fixture", fault: String, entry: String = "fixture_faults_entry", defines: [String] = [],
+                 extra: [String: Any] = [:]) throws -> (config: String, bundle: String) {
+        let bundle = "\(home.path)/plugins/\(id).afprovider"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        let plist: [String: Any] = [
+            "CFBundleIdentifier": id, "CFBundleDisplayName": "Fixture", "CFBundleExecutable": "libFixture.so",
+            "AFProviderABIVersion": 1, "AFProviderEntrySymbol": entry,
+            "NSExtension": [
+                "NSExtensionPointIdentifier": "com.apple.authentication-services-credential-provider-ui",
+                "NSExtensionAttributes": ["ASCredentialProviderExtensionCapabilities": ["ProvidesPasswords": true]],
+            ],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: "\(bundle)/Info.plist"))
+        let source = "\(CLI.root)/Tests/AutofillHostTests/Fixtures/fixture_provider.c"
+        let compiled = try ChildProcess.run("/usr/bin/cc", [
+            "-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread",
+            "-I", "\(CLI.root)/Sources/CAutofillProvider/include", source, "-o", "\(bundle)/libFixture.so",
+        ] + defines.map { "-D\($0)" })
+        guard compiled.status == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cc failed: \(compiled.stderr)"]) }
+        let config = "\(home.path)/config.plist"
+        let settings: [String: Any] = [
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": [String](), "UserAuthentication": ["Policy": "none"],
+            "ProviderSettings": [id: ["FixtureFault": fault]],
+        ].merging(extra) { $1 }
+        try PropertyListSerialization.data(fromPropertyList: settings, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        return (config, bundle)
+    }
+
+    /// Runs `autofill arguments --config config`, killed after 60 s (status 137) so a hang fails the test.
+    func autofill(_ arguments: [String], config: String) throws -> CLI.Result {
+        let environment = [
+            "HOME": home.path, "XDG_CONFIG_HOME": "\(home.path)/.config", "XDG_DATA_HOME": "\(home.path)/.local/share",
+            "XDG_STATE_HOME": "\(home.path)/.local/state", "XDG_RUNTIME_DIR": "\(home.path)/run", "PATH": "/usr/bin:/bin",
+        ]
+        return try ChildProcess.run("/usr/bin/timeout", ["-s", "KILL", "60", CLI.binary] + arguments + ["--config", config],
+                                    environment: environment)
+    }
+
+    /// The trust state `providers list --json` gives provider `id`.
+    func trustState(_ id: String, config: String) throws -> String? {
+        let list = try autofill(["providers", "list", "--json"], config: config)
+        let providers = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])?["providers"] as? [[String: Any]]
+        return (providers?.first { $0["id"] as? String == id }?["trust"] as? [String: Any])?["state"] as? String
+    }
+
+    /// Files anywhere under the home folder whose name contains `part`.
+    func files(containing part: String) -> [String] {
+        let all = FileManager.default.enumerator(atPath: home.path)?.compactMap { $0 as? String } ?? []
+        return all.filter { ($0 as NSString).lastPathComponent.contains(part) }
+    }
+
+    @Test func aProviderThatCrashesOnEveryFillIsQuarantinedAfterAsManyCommands() throws {
+        let (config, _) = try fixture(fault: "crash")
+        let enabled = try autofill(["providers", "enable", "org.t.fixture"], config: config)
+        #expect(enabled.status == 0, "\(enabled.stderr)")
+        // Three fills, three processes, three crashes: the default quarantine count.
+        for attempt in 1...3 {
+            let fill = try autofill(["fill", "fixture.test", "--pick", "1"], config: config)
+            #expect(fill.status == 69, "fill \(attempt): \(fill.stderr)")
+            #expect(fill.stdout.isEmpty)
+            #expect(fill.stderr.contains("Fixture crashed (SIGSEGV) while answering provideCredentialWithoutUserInteraction(for:)"),
+                    "fill \(attempt): \(fill.stderr)")
+        }
+        #expect(try trustState("org.t.fixture", config: config) == "quarantined")
+        let refused = try autofill(["fill", "fixture.test", "--pick", "1"], config: config)
+        #expect(refused.status == 77)
+        #expect(refused.stderr.contains("Fixture (org.t.fixture) is quarantined since"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("it crashed or was killed 3 times within 10 minutes; the last time it crashed: Fixture crashed (SIGSEGV)"),
+                "\(refused.stderr)")
+        #expect(files(containing: ".tmp-").isEmpty, "a ledger write was cut short: \(files(containing: ".tmp-"))")
+    }
+
+    @Test func aForkThenCrashEndsTheFillAtOnceAsACrash() throws {
+        // The forked child sleeps 60 s holding the helper's socket; the fill does not wait for it.
+        let (config, _) = try fixture(fault: "fork-crash", extra: ["NoUIDeadlineSeconds": 30])
+        #expect(try autofill(["providers", "enable", "org.t.fixture"], config: config).status == 0)
+        let start = ContinuousClock.now
+        let fill = try autofill(["fill", "fixture.test", "--pick", "1"], config: config)
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(fill.status == 69)
+        #expect(fill.stderr.contains("Fixture crashed (SIGSEGV) while answering provideCredentialWithoutUserInteraction(for:)"), "\(fill.stderr)")
+        #expect(!fill.stderr.contains("did not answer"))
+    }
+
+    @Test func validateAndEnableCheckTheEntrySymbolThemselvesWhateverThePluginSays() throws {
+        // The library lacks the entry symbol its plist names, and forges a `loaded` frame saying all is well.
+        let (config, bundle) = try fixture(fault: "", entry: "missing_entry", defines: ["FIXTURE_FORGE_LOADED"])
+        let validate = try autofill(["plugin", "validate", bundle], config: config)
+        #expect(validate.status == 65, "\(validate.stdout)")
+        #expect(validate.stdout.contains("error: \(bundle)/libFixture.so: AFProviderEntrySymbol: the library exports no function named missing_entry"),
+                "\(validate.stdout)")
+        #expect(validate.stdout.hasSuffix("invalid: 1 problem\n"))
+
+        let enable = try autofill(["providers", "enable", bundle], config: config)
+        #expect(enable.status == 65, "\(enable.stderr)")
+        #expect(enable.stderr.contains("the library exports no function named missing_entry"), "\(enable.stderr)")
+        #expect(try trustState("org.t.fixture", config: config) == nil, "not enabled")
+    }
+
+    @Test func aFillWhoseProviderUIReturnsWithoutCompletingFailsAfterTheIdleTime() throws {
+        let (config, _) = try fixture(fault: "ui-returns", extra: ["UIIdleTimeoutSeconds": 1])
+        #expect(try autofill(["providers", "enable", "org.t.fixture"], config: config).status == 0)
+        let script = try home.file("nothing.ui", "# the provider asks nothing\n")
+        let start = ContinuousClock.now
+        let fill = try autofill(["fill", "fixture.test", "--pick", "1", "--ui-script", script], config: config)
+        #expect(ContinuousClock.now - start < .seconds(30))
+        #expect(fill.status == 69, "\(fill.stderr)")
+        #expect(fill.stderr.contains(
+            "Fixture returned from prepareInterfaceToProvideCredential(for:) without completing the request and showed nothing for 1 s; gave up"),
+                "\(fill.stderr)")
+    }
+}
