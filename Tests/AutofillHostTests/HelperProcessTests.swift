@@ -219,7 +219,7 @@ struct HelperProcessTests {
                        onFault: faults.record)
         }
         #expect(error.problems.first?.message.hasPrefix("the provider broke the helper protocol (a frame of 2147483648 bytes") == true,
-                "\(error.problems)")
+                "\(error): \(error.problems)")
         #expect(faults.all.map(\.kind) == [.protocolViolation])
     }
 
