@@ -28,9 +28,10 @@ struct Autofill: AsyncParsableCommand {
               70  internal error
               74  a file could not be read or written
               75  try again later (an identity store is busy)
-              77  refused to run a provider: its files changed since you
-                  approved them, other users could change them, or it is
-                  quarantined (`autofill providers list` says which)
+              77  refused: a provider whose files changed since you approved
+                  them, that you never approved, that other users could
+                  change, or that is quarantined (`autofill providers list`
+                  says which); or a host file other users could write
               78  configuration error or refused change (a fourth provider)
             """,
         subcommands: [FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self]
