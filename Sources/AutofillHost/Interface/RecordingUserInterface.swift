@@ -5,8 +5,8 @@ internal import Synchronization
 /// to refuse a request as unavailable (so the router can tell "the provider needed UI and there was
 /// none" from other failures), and what the answers it gave established about the user.
 ///
-/// What counts: a secret prompt answered (a master password, typed or from a UI script that knows
-/// it) is verification; any other answer is presence, and only when a person gave it at the
+/// What counts: a secret prompt answered with something (a master password, typed or from a UI
+/// script that knows it) is verification; any other answer is presence, and only when a person gave it at the
 /// terminal. A list choice is never verification, and nothing a UI script answers is presence.
 final class RecordingUserInterface: ProviderUserInterface {
     private struct Record {
@@ -47,7 +47,8 @@ final class RecordingUserInterface: ProviderUserInterface {
             record.withLock { record in
                 record.answered += 1
                 if person { record.present = true }
-                if case .prompt(_, _, true, _) = request, case .text = answer { record.verified = true }
+                // An empty answer proves no knowledge of anything (a "press Enter" dressed as a secret prompt).
+                if case .prompt(_, _, true, _) = request, case .text(let typed) = answer, !typed.revealed.isEmpty { record.verified = true }
             }
             return answer
         } catch {
