@@ -4,8 +4,12 @@ internal import FoundationEssentials
 public enum ProviderIsolation: String, Sendable, CaseIterable {
     /// A helper process per provider: a crash, hang or runaway allocation ends only the helper.
     case helperProcess
-    /// `dlopen` into the host: fastest, for trusted plugins and benchmarks; a crash ends the host.
+    /// `dlopen` into the host: fastest, for plugins the user trusts fully and benchmarks; a crash ends
+    /// the host, and the plugin reaches everything the host can (no sandbox).
     case inProcess
+    /// A helper process without the sandbox (docs/SANDBOX.md): only for a kernel without Landlock,
+    /// named provider by provider, with a warning on every run.
+    case unsandboxed
 }
 
 /// The `ProviderIsolation` dictionary of the host configuration: how providers run.

@@ -21,7 +21,7 @@ extension ProviderSetup {
         case .inProcess:
             try admit(manifest)
             return try PluginLoader.load(bundle: manifest.bundlePath, services: services)
-        case .helperProcess:
+        case .helperProcess, .unsandboxed:
             // Admission (hashing the plugin's files) runs while the helper process starts its runtime;
             // the helper reads and runs nothing of the plugin until admission has passed.
             return try HelperConnection.launch(

@@ -1,0 +1,73 @@
+/*
+ * autofill_sandbox.h — the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl.
+ *
+ * The host decides what a provider may reach (AutofillHost/Sandbox/SandboxPolicy.swift) and sends
+ * it to the provider's helper process; the helper calls afs_apply once, while it is still
+ * single-threaded and before the plugin's library is opened. Nothing here decides policy: it turns
+ * a list of paths and a few switches into kernel rules. Everything is documented for users in
+ * docs/SANDBOX.md, including the seccomp deny list and why each call is on it.
+ *
+ * No function allocates memory the caller must free. Error text never contains anything but the
+ * paths and numbers the caller passed in.
+ */
+#ifndef AUTOFILL_SANDBOX_H
+#define AUTOFILL_SANDBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a path rule grants beneath its path (a file, or a folder and everything in it). */
+#define AFS_READ 1u    /* read files; list folders */
+#define AFS_WRITE 2u   /* write and truncate files; create, rename and remove files and folders */
+#define AFS_EXECUTE 4u /* execve the file (or files beneath the folder) */
+
+typedef struct afs_rule {
+    const char *path; /* absolute; a missing path is skipped (reported in afs_report.skipped_rules) */
+    uint32_t access;  /* AFS_READ | AFS_WRITE | AFS_EXECUTE */
+} afs_rule;
+
+/* Switches (afs_policy.flags). Without a switch, the thing is denied. */
+#define AFS_ALLOW_INET 1u         /* AF_INET/AF_INET6 sockets (TCP connect only to tcp_ports, by Landlock) */
+#define AFS_ALLOW_UNIX_SOCKETS 2u /* socket(AF_UNIX) (the session bus, a program's agent) */
+#define AFS_ALLOW_ABSTRACT_UNIX 4u /* connect to abstract Unix sockets outside the sandbox (a session bus may be one) */
+#define AFS_ALLOW_EXEC 8u          /* fork, vfork, clone of processes, execve (Landlock still limits what) */
+
+typedef struct afs_policy {
+    const afs_rule *rules;
+    size_t rule_count;
+    const uint16_t *tcp_ports; /* TCP ports it may connect to (with AFS_ALLOW_INET); binding is always denied */
+    size_t tcp_port_count;
+    uint32_t flags;
+} afs_policy;
+
+typedef struct afs_report {
+    int landlock_abi;       /* the Landlock ABI used (the kernel's, capped at what this file knows), 0 if none */
+    int seccomp_rules;      /* rules in the seccomp filter */
+    size_t skipped_rules;   /* rules whose path did not exist */
+} afs_report;
+
+/* The kernel's Landlock ABI version, 0 when Landlock is missing or disabled. */
+int afs_landlock_abi(void);
+
+/* The highest Landlock ABI this file knows how to use. */
+int afs_landlock_abi_supported(void);
+
+/*
+ * In the helper, single-threaded, before the plugin is opened: PR_SET_NO_NEW_PRIVS,
+ * PR_SET_DUMPABLE 0, the Landlock ruleset of `policy` (every access right the ABI knows is
+ * handled; signals and abstract Unix sockets scoped from ABI 6), then the seccomp filter.
+ * Refuses (returns -1) when the process has more than one thread (a Landlock domain binds only
+ * the calling thread on this kernel), when Landlock is missing and `require_landlock` is set, or
+ * when any step fails; `error` then holds a sentence (at most `error_capacity` bytes, terminated).
+ * On success returns 0 and fills `report`. There is no undo: the process stays sandboxed.
+ */
+int afs_apply(const afs_policy *policy, int require_landlock, afs_report *report, char *error, size_t error_capacity);
+
+/*
+ * In the host: PR_SET_DUMPABLE 0 (no ptrace attach, /proc/PID/mem or core dump by processes
+ * that are not root), and PR_SET_NO_NEW_PRIVS when `no_new_privs` (which stops setuid helpers such
+ * as PAM's unix_chkpwd from working: the host leaves it off when its policy is pam). 0, or -1 with errno.
+ */
+int afs_harden_host(int no_new_privs);
+
+#endif
