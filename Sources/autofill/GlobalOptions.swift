@@ -41,6 +41,7 @@ struct GlobalOptions: ParsableArguments {
     func setup() throws(AutofillError) -> ProviderSetup {
         let environment = ProcessInfo.processInfo.environment
         let file = try configurationFile(announcing: true)
+        HostHardening.apply(configuration: file.configuration)
         var setup = ProviderSetup(
             catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: environment),
             records: HostRecords(environment: environment), logger: Logger(label: "autofill.provider"))

@@ -79,7 +79,7 @@ struct AuthenticatorProviderTests {
 
     // MARK: Identities
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func publishesOneIdentityPerURIWithStableRecordIdentifiers(isolation: ProviderIsolation) throws {
         let file = try write([
             "# my codes",
@@ -118,7 +118,7 @@ struct AuthenticatorProviderTests {
         expectLogsClean(of: [Self.totpSecret, Self.hotpSecret, Self.listSecret])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aRepeatedIssuerAndAccountGetsASuffixAndAWarning(isolation: ProviderIsolation) async throws {
         let file = try write([Self.totp, "otpauth://totp/Example:alice@example.com?secret=\(Self.listSecret)&issuer=Example"])
         let store = InMemoryIdentityStore()
@@ -137,7 +137,7 @@ struct AuthenticatorProviderTests {
         #expect(try Self.oathtoolTOTP(Self.listSecret, from: start, to: Date()).contains(code))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func anIssuerWithAColonKeepsItsAccount(isolation: ProviderIsolation) throws {
         // Line 1 as OTPAuthURI.string writes issuer "b:c", account "alice"; line 2 names the same
         // account without the issuer in its label.
@@ -151,7 +151,7 @@ struct AuthenticatorProviderTests {
         #expect(log.contains("OTPAuthFile line 2 (alice) has the issuer and account of line 1"), "\(log.all)")
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func withoutSettingsItPublishesNothingAndFindsNothing(isolation: ProviderIsolation) async throws {
         let store = InMemoryIdentityStore()
         let provider = try load(isolation, settings: [:], store: store)
@@ -165,7 +165,7 @@ struct AuthenticatorProviderTests {
 
     // MARK: TOTP
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aTOTPCodeIsOathtoolsCodeForThatMoment(isolation: ProviderIsolation) async throws {
         let file = try write([Self.totp])
         let store = InMemoryIdentityStore()
@@ -186,7 +186,7 @@ struct AuthenticatorProviderTests {
         expectLogsClean(of: [Self.totpSecret], codes: [code, again])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func anIdentityWithoutItsRecordIsFoundByServiceAndLabel(isolation: ProviderIsolation) async throws {
         let file = try write([Self.totp])
         let provider = try load(isolation, settings: ["OTPAuthFile": file])
@@ -197,7 +197,7 @@ struct AuthenticatorProviderTests {
         #expect(try Self.oathtoolTOTP(Self.totpSecret, from: start, to: Date()).contains(code))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func anUnknownRecordIsCredentialIdentityNotFound(isolation: ProviderIsolation) async throws {
         let file = try write([Self.totp])
         let provider = try load(isolation, settings: ["OTPAuthFile": file])
@@ -217,7 +217,7 @@ struct AuthenticatorProviderTests {
 
     // MARK: HOTP
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func hotpCodesAdvanceAndTheCounterSurvivesAFreshLoad(isolation: ProviderIsolation) async throws {
         let file = try write([Self.hotp])
         let store = InMemoryIdentityStore()
@@ -254,7 +254,7 @@ struct AuthenticatorProviderTests {
         expectLogsClean(of: [Self.hotpSecret], codes: [first, second, third, fourth])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func theStateFileSettingIsHonouredAndADamagedOneIsNotReset(isolation: ProviderIsolation) async throws {
         let file = try write([Self.hotp])
         let state = "\(folder.path)/counters.json"
@@ -274,7 +274,7 @@ struct AuthenticatorProviderTests {
 
     // MARK: The list
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func theListPutsMatchingEntriesFirstAndCompletesWithTheChosenOne(isolation: ProviderIsolation) async throws {
         let file = try write([
             "otpauth://totp/Other:zoe?secret=\(Self.totpSecret)&issuer=Other&af_domain=a.test",
@@ -308,7 +308,7 @@ struct AuthenticatorProviderTests {
         expectLogsClean(of: [Self.totpSecret, Self.listSecret, Self.hotpSecret], codes: [chosen, hotp])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aDomainIdentifierMatchesItsParentDomainEntries(isolation: ProviderIsolation) async throws {
         let file = try write([
             "otpauth://totp/Other:zoe?secret=\(Self.totpSecret)&af_domain=a.test",
@@ -326,7 +326,7 @@ struct AuthenticatorProviderTests {
 
     // MARK: Malformed URIs
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aMalformedURIIsSkippedAndItsSecretIsInNoLogLine(isolation: ProviderIsolation) async throws {
         let secrets = ["MFRGGZDFMZTWQ2LKNNWG23TP", "OBYXE43UOV3HO6DZPIZDEMZU", "GEZDGNBVGY3TQOJQGEZDGNBV",
                        "NBSWY3DPEB3W64TMMQQQ2LKN", "KRSXG5BAONSWG4TFOQQSCIJB", "ONSWG4TFOQQGC5BAOBXXG2LU"]
@@ -353,7 +353,7 @@ struct AuthenticatorProviderTests {
         expectLogsClean(of: secrets + [Self.totpSecret], codes: [code])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aSecretAnywhereButSecretEqualsIsInNoLogLine(isolation: ProviderIsolation) throws {
         let secrets = ["GAYTEMZUGU3DOOBZGAYTEMZU", "ORSXG5BAONSWG4TFOQQGC3TE", "MJQWIIDMNFXGKIDTMVRXEZLU",
                        "NVUXG4DMMFRWKZBAONSWG4TF", "NBUWIZDFNYQGM4TBM5WWK3TU"]

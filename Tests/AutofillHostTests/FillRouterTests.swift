@@ -27,7 +27,7 @@ struct FillRouterTests {
                 ]))
         }
         var setups: [ProviderIsolation: ProviderSetup] = [:]
-        for isolation in ProviderIsolation.allCases {
+        for isolation in Isolated.modes {
             let config = "\(folder.path)/config-\(isolation).plist"
             try TestPlugins.write([
                 "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.test.alpha", "org.test.beta"],
@@ -72,7 +72,7 @@ struct FillRouterTests {
         .password(PasswordCredential(user: user, password: Secret(password)))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aNoUIAnswerIsFilledAfterTheHostConfirms(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "ok", 0)])
         let ui = try script("confirm yes\n")
@@ -84,7 +84,7 @@ struct FillRouterTests {
         #expect(router.trace.all.allSatisfy { !$0.outcome.contains("pw-alpha") })
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func userInteractionRequiredRunsTheProvidersUIAndTheHostDoesNotAskAgain(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:100", 0)])
         let router = router(isolation, ui: try script("secret s3cr3t\n"))  // no `confirm` line: the host must not ask
@@ -98,7 +98,7 @@ struct FillRouterTests {
         #expect(router.trace.all.last?.outcome.hasPrefix("not asked") == true)
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func credentialIdentityNotFoundWipesTheStoreAndOffersTheNext(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:101", 10), ("beta", "ok", 5)])
         // Another of Alpha's identities, a worse match than Beta's (same site, not the exact host), so
@@ -117,7 +117,7 @@ struct FillRouterTests {
         #expect(notices.all.first?.hasPrefix("Alpha no longer has cancel:101 for example.com; its suggestions were cleared until it writes them again. Trying the next suggestion: ok") == true)
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aFailureNamesTheProviderAndFallsBackOnlyWhenAsked(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:0", 10), ("beta", "ok", 5)])
         do {
@@ -131,7 +131,7 @@ struct FillRouterTests {
         #expect(result.credential == Self.password("ok", "pw-beta"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aProviderThatNeverAnswersIsCutOffAtTheDeadline(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "never", 10), ("beta", "ok", 5)])
         let notices = Notices()
@@ -143,7 +143,7 @@ struct FillRouterTests {
         #expect(notices.all.first?.hasPrefix("Alpha did not answer within 0.3 s. Trying the next suggestion: ok") == true)
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func userCanceledFillsNothing(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:1", 0), ("beta", "ok", 0)])
         await #expect(throws: FillFailure.self) {
@@ -151,7 +151,7 @@ struct FillRouterTests {
         }
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func interactivelyAFailureShowsTheListAgainWithItMarked(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:0", 10), ("beta", "ok", 5)])
         let ui = ScriptedUI([.success(.choice(0)), .success(.choice(1)), .success(.confirmed(true))])
@@ -162,7 +162,7 @@ struct FillRouterTests {
         #expect(!again[1].contains("failed"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func withoutATerminalTheProvidersUIIsReportedUnavailable(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "cancel:100", 0)])
         let router = router(isolation, ui: UnavailableUserInterface(reason: "there is no terminal"))
@@ -175,7 +175,7 @@ struct FillRouterTests {
         }
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func pamPermitVerifiesTheUserAndPamDenyRefuses(isolation: ProviderIsolation) async throws {
         try identities([("alpha", "ok", 0)])
         let pam = "\(folder.path)/pam.d"
@@ -196,7 +196,7 @@ struct FillRouterTests {
         }
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func listsTextAndConfigurationGoToTheChosenProvider(isolation: ProviderIsolation) async throws {
         // Choosing from a list (here from a script: nobody was there) and text that needs no UI at all
         // established nothing, so the host's policy asks each time; configuration returns no secret.
@@ -208,7 +208,7 @@ struct FillRouterTests {
         try await router.configure(try setup.catalog.manifest(for: "org.test.alpha"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aKindTheProviderDidNotDeclareIsNeverSuggestedOrAsked(isolation: ProviderIsolation) async throws {
         try #require(try setup.store(for: "org.test.alpha")).save([
             .oneTimeCode(.init(serviceIdentifier: .init(identifier: "example.com", type: .domain), label: "code"))])

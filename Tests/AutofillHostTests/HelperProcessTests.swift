@@ -206,7 +206,7 @@ struct HelperProcessTests {
             try launch(try bundle(), options: HelperOptions(executable: try fakeHelper(version: 1)), onFault: faults.record)
         }
         #expect(error.code == .invalidPlugin)
-        #expect(error.problems.map(\.message) == ["the provider helper speaks protocol version 1 and C ABI version 1; this autofill speaks 2 and 1"])
+        #expect(error.problems.map(\.message) == ["the provider helper speaks protocol version 1 and C ABI version 1; this autofill speaks 3 and 1"])
         #expect(error.problems.first?.fix.hasPrefix("reinstall autofill") == true)
         #expect(faults.all.isEmpty, "not the plugin's fault")
     }

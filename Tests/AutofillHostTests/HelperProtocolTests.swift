@@ -67,7 +67,12 @@ struct HelperProtocolTests {
     /// Every message kind, and every call, reply, request and answer inside one.
     static var messages: [HelperMessage] {
         var all = helperMessages
-        all.append(.load(protocolVersion: 1, abiVersion: 1, bundlePath: "/plugins/Vault.afprovider"))
+        all.append(.load(protocolVersion: 1, abiVersion: 1, bundlePath: "/plugins/Vault.afprovider", sandbox: nil))
+        all.append(.load(protocolVersion: 1, abiVersion: 1, bundlePath: "/plugins/Vault.afprovider", sandbox: SandboxPolicy(
+            rules: [.init(path: "/usr", access: [.read, .execute], reason: "the system"), .init(path: "/data", access: [.read, .write], reason: "its own")],
+            tcpPorts: [443, 8080], network: true, sessionBus: true, unixSockets: true, runsPrograms: true,
+            environment: ["HOME": "/home/u", "PATH": "/usr/bin:/bin"], dataFolder: "/data", runtimeFolder: "/run/user/1/x")))
+        all.append(.sandboxed(SandboxReport(landlockABI: 7, kernelLandlockABI: 7, seccompRules: 40, pathRules: 12, skippedPathRules: 1)))
         for (index, call) in calls.enumerated() { all.append(.call(UInt64(index), call)) }
         for (index, reply) in replies.enumerated() { all.append(.reply(UInt64(index), reply)) }
         for (index, request) in requests.enumerated() { all.append(.request(UInt64(index), request)) }

@@ -22,7 +22,7 @@ struct NetrcProviderTests {
 
     static let example = ServiceIdentifier(identifier: "example.com", type: .domain)
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func theNetrcProviderServesPasswordsFromItsFile(isolation: ProviderIsolation) async throws {
         let netrc = "\(folder.path)/netrc"
         try Data("machine example.com login carol password s3cret\nmachine git.example.org login deploy password \"two words\"\ndefault login anon password guest\n".utf8)
@@ -41,7 +41,7 @@ struct NetrcProviderTests {
         #expect(!(error.failureReason ?? "").contains("s3cret"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func theNetrcListShowsMatchingEntriesFirst(isolation: ProviderIsolation) async throws {
         let netrc = "\(folder.path)/netrc"
         try Data("machine a.test login first password one\nmachine example.com login carol password two\n".utf8)
@@ -54,7 +54,7 @@ struct NetrcProviderTests {
         #expect(items == ["carol @ example.com", "first @ a.test"])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func configurationWritesTheFullIdentityListAgain(isolation: ProviderIsolation) async throws {
         let netrc = "\(folder.path)/netrc"
         try Data("machine example.com login carol password s3cret\n".utf8).write(to: URL(fileURLWithPath: netrc))

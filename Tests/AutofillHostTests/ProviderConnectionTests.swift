@@ -30,13 +30,13 @@ struct ProviderConnectionTests {
         .credentialWithoutUserInteraction(.password(.init(serviceIdentifier: .init(identifier: "alpha.test", type: .domain), user: user)))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aPasswordCompletesTheRequest(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation).send(passwordRequest("ok"), deadline: .seconds(3))
         #expect(outcome == .completed(.password(PasswordCredential(user: "ok", password: Secret("pw-alpha")))))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aSecondCompletionIsHarmlessAndCounted(isolation: ProviderIsolation) async throws {
         let connection = try load(isolation)
         let outcome = await connection.send(passwordRequest("twice"), deadline: .seconds(3))
@@ -48,7 +48,7 @@ struct ProviderConnectionTests {
         #expect(log.contains("second completion status -1"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aCompletionAfterTheDeadlineIsHarmless(isolation: ProviderIsolation) async throws {
         let connection = try load(isolation)
         let outcome = await connection.send(passwordRequest("late"), deadline: .milliseconds(50))
@@ -61,7 +61,7 @@ struct ProviderConnectionTests {
             try await eventually { connection.strayCompletions == 1 && log.contains("late completion status -1") }
             #expect(connection.strayCompletions == 1)
             #expect(log.contains("late completion status -1"))
-        case .helperProcess:
+        case .helperProcess, .unsandboxed:
             // The deadline killed the helper: the late completion never happens, and the next request
             // gets a fresh helper.
             try await Task.sleep(for: .milliseconds(500))
@@ -73,7 +73,7 @@ struct ProviderConnectionTests {
         }
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aProviderThatNeverAnswersTimesOut(isolation: ProviderIsolation) async throws {
         let connection = try load(isolation)
         let outcome = await connection.send(passwordRequest("never"), deadline: .milliseconds(100))
@@ -81,7 +81,7 @@ struct ProviderConnectionTests {
         #expect(Isolated.session(of: connection).pendingCount == 0)
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aCompletionOfTheWrongKindFailsTheRequestNamingTheProvider(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation).send(passwordRequest("wrong"), deadline: .seconds(3))
         guard case .failed(let failure) = outcome else { Issue.record("got \(outcome)"); return }
@@ -92,7 +92,7 @@ struct ProviderConnectionTests {
         #expect(log.contains("wrong completion status -3"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aCompletionThatIsNotUTF8IsRefusedAndNeverLeaksTheBytes(isolation: ProviderIsolation) async throws {
         // Kept: released, a helper would be stopped before it sends its log line.
         let connection = try load(isolation)
@@ -106,7 +106,7 @@ struct ProviderConnectionTests {
         withExtendedLifetime(connection) {}
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aNoUIRequestCannotShowUI(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([.success(.text(Secret("should not be asked")))])
         let outcome = try await load(isolation, ui: ui).send(passwordRequest("ui"), deadline: .seconds(3))
@@ -114,13 +114,13 @@ struct ProviderConnectionTests {
         #expect(ui.asked.isEmpty)
     }
 
-    @Test(arguments: ProviderIsolation.allCases, ExtensionError.Code.allCases)
+    @Test(arguments: Isolated.modes, ExtensionError.Code.allCases)
     func eachExtensionErrorCodeReachesTheHost(isolation: ProviderIsolation, code: ExtensionError.Code) async throws {
         let outcome = try await load(isolation).send(passwordRequest("cancel:\(code.rawValue)"), deadline: .seconds(3))
         #expect(outcome == .canceled(ExtensionError(code, failureReason: "fixture says \(code.rawValue)")))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func anUnknownErrorCodeIsAMalformedAnswer(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation).send(passwordRequest("cancel:55"), deadline: .seconds(3))
         guard case .failed(let failure) = outcome else { Issue.record("got \(outcome)"); return }
@@ -128,7 +128,7 @@ struct ProviderConnectionTests {
         #expect(failure.message.contains("error code 55 is not an AF_ERROR_* value"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func theUIEntryPointShowsASecretPromptThroughTheHost(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([.success(.text(Secret("master!")))])
         let request = ProviderRequest.interfaceToProvideCredential(
@@ -138,7 +138,7 @@ struct ProviderConnectionTests {
         #expect(ui.asked == [.prompt(title: "Unlock", message: "Master password", secret: true, maxLength: 64)])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func cancellingThePromptCancelsTheRequest(isolation: ProviderIsolation) async throws {
         let request = ProviderRequest.interfaceToProvideCredential(
             .password(.init(serviceIdentifier: .init(identifier: "alpha.test", type: .domain), user: "ok")))
@@ -146,7 +146,7 @@ struct ProviderConnectionTests {
         #expect(outcome == .canceled(ExtensionError(.userCanceled)))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func theCredentialListLetsTheUserChoose(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([.success(.choice(1))])
         let outcome = try await load(isolation, ui: ui).send(.credentialList([.init(identifier: "alpha.test", type: .domain)]), deadline: nil)
@@ -154,20 +154,20 @@ struct ProviderConnectionTests {
         #expect(ui.asked == [.choose(title: "Choose", items: ["first", "second"])])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func textAndConfigurationRequestsComplete(isolation: ProviderIsolation) async throws {
         let connection = try load(isolation)
         #expect(await connection.send(.textToInsert, deadline: nil) == .completed(.text(Secret("inserted text"))))
         #expect(await connection.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aMissingEntryPointFailsWithoutReachingTheProvider(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation).send(.oneTimeCodeList([]), deadline: .seconds(3))
         #expect(outcome == .failed(ProviderFailure(.notImplemented, "Alpha does not implement prepareOneTimeCodeCredentialList(for:)")))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func eachProviderReachesOnlyItsOwnStoreAndSettings(isolation: ProviderIsolation) async throws {
         let alphaStore = InMemoryIdentityStore(), betaStore = InMemoryIdentityStore()
         let alpha = try load(isolation, name: "alpha", store: alphaStore)
@@ -179,7 +179,7 @@ struct ProviderConnectionTests {
         #expect(await beta.send(passwordRequest("ok"), deadline: .seconds(3)) == .completed(.password(.init(user: "ok", password: Secret("pw-beta")))))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aDisabledStoreRefusesTheProvidersWrites(isolation: ProviderIsolation) throws {
         let store = InMemoryIdentityStore(isEnabled: false)
         _ = try load(isolation, store: store)
@@ -187,7 +187,7 @@ struct ProviderConnectionTests {
         #expect(log.contains("store_save status -101"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func manyConcurrentRequestsEachGetTheirOwnAnswer(isolation: ProviderIsolation) async throws {
         let connection = try load(isolation)
         let outcomes = await withTaskGroup(of: ProviderOutcome.self) { group in

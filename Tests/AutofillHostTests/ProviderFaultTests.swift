@@ -180,7 +180,7 @@ struct ProviderFaultTests {
     }
 
     /// Also in process, as the peer: 100,000 identities in one `store_replace` at load.
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aHugeNumberOfIdentitiesArrivesThroughTheHelper(isolation: ProviderIsolation) async throws {
         let setup = try setup(alphaDefines: ["FIXTURE_IDENTITIES=100000"], extra: [
             "ProviderIsolation": ["Default": isolation.rawValue, "LoadDeadlineSeconds": 60]])

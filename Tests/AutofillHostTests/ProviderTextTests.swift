@@ -33,7 +33,7 @@ struct ProviderTextTests {
         !text.unicodeScalars.contains { DisplayText.isEscaped($0) }
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aCancelReasonArrivesOnOneLineWithItsEscapeSequencesShownNotObeyed(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation).send(passwordRequest("escape"), deadline: .seconds(3))
         guard case .canceled(let error) = outcome, let reason = error.failureReason else { Issue.record("got \(outcome)"); return }
@@ -41,14 +41,14 @@ struct ProviderTextTests {
         #expect(Self.isSafe(reason))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aLongReasonIsCutWithANote(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation).send(passwordRequest("longreason"), deadline: .seconds(3))
         guard case .canceled(let error) = outcome, let reason = error.failureReason else { Issue.record("got \(outcome)"); return }
         #expect(reason == String(repeating: "r", count: 1000) + "… (59000 more bytes)")
     }
 
-    @Test(arguments: ProviderIsolation.allCases, ["sizemax", "sizemaxuser"])
+    @Test(arguments: Isolated.modes, ["sizemax", "sizemaxuser"])
     func aLengthOfSizeMaxIsRefusedAndFailsTheRequest(isolation: ProviderIsolation, user: String) async throws {
         let connection = try load(isolation)  // kept: released, a helper would be stopped before it logs
         let outcome = await connection.send(passwordRequest(user), deadline: .seconds(3))
@@ -61,7 +61,7 @@ struct ProviderTextTests {
         withExtendedLifetime(connection) {}
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func anEmptyPasswordFailsTheRequestNamingTheProvider(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation).send(passwordRequest("empty"), deadline: .seconds(3))
         #expect(outcome == .failed(ProviderFailure(
@@ -70,7 +70,7 @@ struct ProviderTextTests {
         #expect(log.contains("empty status -2"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func everyHostServiceRefusesLengthsCountsAndCapacitiesOf2To63OrMore(isolation: ProviderIsolation) async throws {
         let connection = try load(isolation)
         _ = await connection.send(passwordRequest("limits"), deadline: .seconds(3))
@@ -83,7 +83,7 @@ struct ProviderTextTests {
         #expect(log.contains("malformed call to log: message: 18446744073709551615 bytes, over the limit of 65536"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aFloodOfLogLinesIsCutAtAThousandAndCounted(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation).send(passwordRequest("flood"), deadline: .seconds(10))
         #expect(outcome == .completed(.password(PasswordCredential(user: "ok", password: Secret("pw-hostile")))))
@@ -94,7 +94,7 @@ struct ProviderTextTests {
         #expect(log.contains("4001 more log lines of the provider were dropped (it wrote over 1000)"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func promptTitlesAndMessagesReachTheUserInterfaceEscapedOnOneLine(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([.success(.text(Secret("master!")))])
         let request = ProviderRequest.interfaceToProvideCredential(
@@ -104,7 +104,7 @@ struct ProviderTextTests {
         #expect(ui.asked == [.prompt(title: #"Unlock \u{1b}[2J"#, message: #"\u{1b}[1A\n[autofill] Master password"#, secret: true, maxLength: 64)])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func listItemsReachTheUserInterfaceEscapedOnOneLine(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([.success(.choice(1))])
         let outcome = try await load(isolation, ui: ui).send(.credentialList([]), deadline: nil)

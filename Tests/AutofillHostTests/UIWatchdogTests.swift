@@ -52,7 +52,7 @@ struct UIWatchdogTests {
         .timedOut,
         "Alpha returned from prepareInterfaceToProvideCredential(for:) without completing the request and showed nothing for 0.5 s; gave up (a provider must complete or cancel every request; UIIdleTimeoutSeconds in the configuration sets the wait)"))
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aUIEntryPointThatReturnsWithoutCompletingFailsAfterTheIdleTime(isolation: ProviderIsolation) async throws {
         let connection = try connection("ui-returns", isolation: isolation)
         let (outcome, took) = await outcome(connection)
@@ -61,7 +61,7 @@ struct UIWatchdogTests {
         #expect(log.contains("prepareInterfaceToProvideCredential(for:) returned without completing its request"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func theIdleClockStopsWhileTheUserIsAsked(isolation: ProviderIsolation) async throws {
         // The user takes 1.2 s to type the master password: longer than the idle time, which never counts it.
         let ui = SlowUserInterface(answer: .text(Secret("typed")), after: .milliseconds(1200))
@@ -70,7 +70,7 @@ struct UIWatchdogTests {
         #expect(outcome == .completed(.password(PasswordCredential(user: "ui", password: Secret("typed")))))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func theIdleClockStartsAgainWhenTheUserHasAnswered(isolation: ProviderIsolation) async throws {
         let ui = SlowUserInterface(answer: .text(Secret("typed")), after: .milliseconds(1000))
         let connection = try connection("ui-prompt-returns", isolation: isolation, ui: ui)

@@ -113,7 +113,7 @@ struct VaultProviderPasskeyTests {
 
     // MARK: Registration and assertion
 
-    @Test(arguments: ProviderIsolation.allCases) func aRegisteredPasskeySignsAssertionsWithIncreasingCountersAndHonestFlags(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func aRegisteredPasskeySignsAssertionsWithIncreasingCountersAndHonestFlags(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         let store = InMemoryIdentityStore()
         let passkey = try await registerAlice(store: store)
@@ -139,7 +139,7 @@ struct VaultProviderPasskeyTests {
         #expect(!log.all.contains { $0.contains(Self.master) })
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func requiredVerificationWithoutTheHostsNeedsTheUIWhichAsksForTheMasterPassword(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func requiredVerificationWithoutTheHostsNeedsTheUIWhichAsksForTheMasterPassword(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         let passkey = try await registerAlice()
         let parameters = Self.parameters("uv", verification: .required, hostPresent: true)
@@ -164,7 +164,7 @@ struct VaultProviderPasskeyTests {
         #expect(hostData.signCount == 2)
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func theUIConfirmsPresenceWhenUnlockedAndAWrongVerificationFails(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func theUIConfirmsPresenceWhenUnlockedAndAWrongVerificationFails(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         let passkey = try await registerAlice()
         let parameters = Self.parameters("confirm")
@@ -182,7 +182,7 @@ struct VaultProviderPasskeyTests {
             == .canceled(ExtensionError(.failed, failureReason: "wrong master password (3 attempts)")))
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func aLockedVaultAnswersUserInteractionRequiredAndTheUnlockVerifies(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func aLockedVaultAnswersUserInteractionRequiredAndTheUnlockVerifies(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         let passkey = try await registerAlice()
         _ = try TestPlugins.run("\(Repository.root)/.build/debug/autofill-vault", ["lock", "--vault", vault.path])
@@ -195,7 +195,7 @@ struct VaultProviderPasskeyTests {
         #expect(data.flags == [.userPresent, .userVerified, .backupEligible])
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func anUnknownCredentialOrAWrongRequestIsRefused(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func anUnknownCredentialOrAWrongRequestIsRefused(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         let passkey = try await registerAlice()
         let provider = try load()
@@ -215,7 +215,7 @@ struct VaultProviderPasskeyTests {
             passkey, allowed)
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func thePasskeyListOffersPasskeysThenLogins(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func thePasskeyListOffersPasskeysThenLogins(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         let passkey = try await registerAlice()
         let parameters = Self.parameters("list")
@@ -232,7 +232,7 @@ struct VaultProviderPasskeyTests {
         #expect(password == .completed(.password(PasswordCredential(user: "alice", password: Secret("alice-demo-password")))))
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func anExcludedCredentialIsMatchedExcludedCredential(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func anExcludedCredentialIsMatchedExcludedCredential(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         let passkey = try await registerAlice()
         let request = Self.request(excluding: [[7, 7], passkey.identity.credentialID])
@@ -245,14 +245,14 @@ struct VaultProviderPasskeyTests {
                                         failureReason: "Vault already holds a passkey for alice at example.com that the site excludes")))
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func onlyUnsupportedAlgorithmsFailNamingThem(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func onlyUnsupportedAlgorithmsFailNamingThem(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         let outcome = try await load(ui: ScriptedUI([Self.unlock, Self.yes])).send(.passkeyRegistration(Self.request(algorithms: [-257, -8])), deadline: nil)
         #expect(outcome == .canceled(ExtensionError(.failed, failureReason:
             "example.com accepts only the COSE algorithms -257, -8; Vault creates ES256 (-7) passkeys only")))
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func registrationWithRequiredVerificationAndTheHostsVerification(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func registrationWithRequiredVerificationAndTheHostsVerification(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         // Unlocked already, UV required, the host verified: no question at all (the host's prompt
         // named this passkey), UV set.
@@ -289,7 +289,7 @@ struct VaultProviderPasskeyTests {
 
     static func refused(_ reason: String) -> ProviderOutcome { .canceled(ExtensionError(.failed, failureReason: reason)) }
 
-    @Test(arguments: ProviderIsolation.allCases) func anUpgradeRightAfterAPasswordFillIsAcceptedWithoutUPOrUV(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func anUpgradeRightAfterAPasswordFillIsAcceptedWithoutUPOrUV(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         try await unlockThroughAFill()
         let store = InMemoryIdentityStore()
@@ -306,40 +306,40 @@ struct VaultProviderPasskeyTests {
         #expect(try await conditional(Self.request(handle: [5], style: .conditional)) == Self.refused("alice already has a passkey for example.com"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func anUpgradeOfALockedVaultIsRefused(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func anUpgradeOfALockedVaultIsRefused(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         #expect(try await conditional() == Self.refused("the vault is locked (an automatic upgrade never asks for the master password)"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func anUpgradeWithoutASavedPasswordForThatUserIsRefused(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func anUpgradeWithoutASavedPasswordForThatUserIsRefused(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         try await unlockThroughAFill()
         #expect(try await conditional(Self.request(user: "mallory", style: .conditional))
             == Self.refused("the vault has no saved password for mallory at example.com or its subdomains"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func anUpgradeTheHostDidNotVouchForIsRefused(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func anUpgradeTheHostDidNotVouchForIsRefused(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         try await unlockThroughAFill()  // the vault handed alice's password out, but only the host knows it was delivered
         #expect(try await conditional(Self.request(style: .conditional, recentFill: false))
             == Self.refused("autofill did not deliver a password of this vault for alice at example.com recently"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func upgradesCanBeTurnedOff(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func upgradesCanBeTurnedOff(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         try await unlockThroughAFill()
         #expect(try await conditional(settings: ["ConditionalRegistrationWindowSeconds": "0"])
             == Self.refused("automatic passkey upgrades are off (ConditionalRegistrationWindowSeconds is 0)"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func anUpgradeWithOnlyUnsupportedAlgorithmsIsRefused(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func anUpgradeWithOnlyUnsupportedAlgorithmsIsRefused(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         try await unlockThroughAFill()
         #expect(try await conditional(Self.request(algorithms: [-257], style: .conditional))
             == Self.refused("example.com accepts only the COSE algorithms -257; Vault creates ES256 (-7) passkeys only"))
     }
 
-    @Test(arguments: ProviderIsolation.allCases) func aPasswordForASubdomainCountsForTheRelyingParty(isolation: ProviderIsolation) async throws {
+    @Test(arguments: Isolated.modes) func aPasswordForASubdomainCountsForTheRelyingParty(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         // vault-3 is alice@example.org at https://accounts.example.org/login; rp example.org.
         let org = PasswordCredentialIdentity(

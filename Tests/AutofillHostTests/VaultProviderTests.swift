@@ -36,13 +36,13 @@ struct VaultProviderTests {
         #expect(outcome == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.alicePassword)))))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aLockedVaultAnswersUserInteractionRequiredAtOnce(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation).send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
         #expect(outcome == .canceled(ExtensionError(.userInteractionRequired)))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func anUnlockThroughTheUIServesTheNextLoadWithoutUI(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([Self.unlock])
         let first = try load(isolation, ui: ui)
@@ -71,7 +71,7 @@ struct VaultProviderTests {
         #expect(!log.all.contains { $0.contains(Self.master) || $0.contains(Self.alicePassword) || $0.contains("hunter2") || $0.contains(code.revealed) })
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aWrongPasswordIsSaidAndThreeFail(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([Self.wrong, Self.wrong, Self.wrong])
         let outcome = try await load(isolation, ui: ui).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
@@ -87,7 +87,7 @@ struct VaultProviderTests {
             == .canceled(ExtensionError(.userInteractionRequired)), "still locked")
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func aWrongPasswordThenTheRightOneUnlocks(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([Self.wrong, Self.unlock])
         #expect(try await load(isolation, ui: ui).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
@@ -95,14 +95,14 @@ struct VaultProviderTests {
         #expect(ui.asked.count == 2)
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func cancellingThePromptIsUserCanceled(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation, ui: ScriptedUI([.failure(.canceled)]))
             .send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
         #expect(outcome == .canceled(ExtensionError(.userCanceled)))
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func withoutAnyUIThePromptFailsPointingToTheTerminal(isolation: ProviderIsolation) async throws {
         let outcome = try await load(isolation).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
         guard case .canceled(let error) = outcome else { Issue.record("expected a cancel: \(outcome)"); return }
@@ -110,7 +110,7 @@ struct VaultProviderTests {
         #expect(error.failureReason?.contains("autofill-vault unlock --vault \(vault.path)") == true)
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func theLoginListPutsMatchingLoginsFirst(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([Self.unlock, .success(.choice(0))])
         let service = ServiceIdentifier(identifier: "https://accounts.example.org/login", type: .url)
@@ -120,7 +120,7 @@ struct VaultProviderTests {
         #expect(items == ["alice@example.org — https://accounts.example.org/login", "alice — example.com", "bob — example.com"])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func theCodeListAndTheTextListServeFromTheVault(isolation: ProviderIsolation) async throws {
         try await unlockThroughTheUI(isolation)
         let ui = ScriptedUI([.success(.choice(0)), .success(.choice(1))])
@@ -136,7 +136,7 @@ struct VaultProviderTests {
                              .choose(title: "Vault: choose text to insert", items: ["Postal address", "Support reply"])])
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func identitiesArePublishedAtLoadWhenUnlockedAndTheStoreWantsThem(isolation: ProviderIsolation) async throws {
         let wiped = InMemoryIdentityStore(isEnabled: false)
         wiped.setEnabled(true)  // enabled after a wipe: waits for the full list
@@ -153,7 +153,7 @@ struct VaultProviderTests {
         #expect(current.allIdentities.isEmpty)
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func configurationUnlocksAndPublishesTheFullList(isolation: ProviderIsolation) async throws {
         let store = InMemoryIdentityStore()
         let provider = try load(isolation, store: store, ui: ScriptedUI([Self.unlock]))
@@ -161,7 +161,7 @@ struct VaultProviderTests {
         #expect(store.allIdentities.count == 4)
     }
 
-    @Test(arguments: ProviderIsolation.allCases)
+    @Test(arguments: Isolated.modes)
     func withoutAVaultFileTheProviderLoadsExplainsAndServesNothing(isolation: ProviderIsolation) async throws {
         let ui = ScriptedUI([.success(.acknowledged)])
         let provider = try load(isolation, ui: ui, settings: [:])

@@ -139,8 +139,11 @@ final class ScriptedUI: ProviderUserInterface {
 }
 
 /// Loading a provider either way the host can run it, for the conformance tests that run in both
-/// modes (`@Test(arguments: ProviderIsolation.allCases)`).
+/// modes (`@Test(arguments: Isolated.modes)`).
 enum Isolated {
+    /// The modes the conformance tests run in: in process, and in a helper process.
+    static let modes: [ProviderIsolation] = [.inProcess, .helperProcess]
+
     /// Loads the plugin at `bundle` in `isolation`: `PluginLoader` in this process, or a helper process.
     static func load(
         _ bundle: String, services: ProviderServices, isolation: ProviderIsolation, options: HelperOptions = HelperOptions(),
@@ -148,7 +151,7 @@ enum Isolated {
     ) throws -> any ProviderConnection {
         switch isolation {
         case .inProcess: try PluginLoader.load(bundle: bundle, services: services)
-        case .helperProcess: try HelperConnection.launch(bundle: bundle, services: services, options: options, onFault: onFault)
+        case .helperProcess, .unsandboxed: try HelperConnection.launch(bundle: bundle, services: services, options: options, onFault: onFault)
         }
     }
 

@@ -158,6 +158,12 @@ public final class HelperConnection: ProviderConnection {
         current.withLock { $0.flatMap { $0.isRunning ? $0.pid : nil } }
     }
 
+    /// The sandbox of the helper now serving, as it reported it before opening the plugin; nil when
+    /// it runs unsandboxed or no helper is running.
+    public var sandboxReport: SandboxReport? {
+        current.withLock { $0?.sandboxReport }
+    }
+
     /// How many helpers this connection has started (1 after launch; each restart adds one).
     public var helperStarts: Int { starts.withLock { $0 } }
 

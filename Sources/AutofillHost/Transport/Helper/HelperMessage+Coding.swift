@@ -7,7 +7,7 @@ internal import CAutofillProvider
 
 extension HelperMessage {
     private enum Tag: UInt8 {
-        case hello = 1, loading, loaded, log, malformedCall, call, returned
+        case hello = 1, loading, loaded, log, malformedCall, call, returned, sandboxed
         case load = 64, request, reply
     }
 
@@ -47,11 +47,16 @@ extension HelperMessage {
             var w = FrameWriter(tag: Tag.returned.rawValue)
             w.u64(id)
             return w.frame
-        case .load(let version, let abi, let bundlePath):
+        case .load(let version, let abi, let bundlePath, let sandbox):
             var w = FrameWriter(tag: Tag.load.rawValue)
             w.u32(version)
             w.u32(abi)
             w.string(bundlePath)
+            w.optional(sandbox) { $0.sandboxPolicy($1) }
+            return w.frame
+        case .sandboxed(let report):
+            var w = FrameWriter(tag: Tag.sandboxed.rawValue)
+            w.sandboxReport(report)
             return w.frame
         case .request(let id, let request):
             var w = FrameWriter(tag: Tag.request.rawValue)
@@ -95,7 +100,10 @@ extension HelperMessage {
             self = .returned(try r.u64("returned.id"))
         case .load:
             self = .load(protocolVersion: try r.u32("load.protocolVersion"), abiVersion: try r.u32("load.abiVersion"),
-                         bundlePath: try r.text("load.bundlePath"))
+                         bundlePath: try r.text("load.bundlePath"),
+                         sandbox: try r.optional("load.sandbox") { r throws(FrameError) in try r.sandboxPolicy() })
+        case .sandboxed:
+            self = .sandboxed(try r.sandboxReport())
         case .request:
             self = .request(try r.u64("request.id"), try r.providerRequest())
         case .reply:

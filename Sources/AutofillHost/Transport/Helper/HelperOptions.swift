@@ -11,13 +11,18 @@ public struct HelperOptions: Sendable, Equatable {
     public var loadDeadline: Duration
     /// The helper executable; nil for `$AUTOFILL_PROVIDER_HELPER`, else the one next to this executable.
     public var executable: String?
+    /// What the plugin may reach (docs/SANDBOX.md): applied by the helper before it opens the plugin.
+    /// nil runs it unsandboxed (`ProviderIsolation` `unsandboxed`, and tests of the transport itself).
+    public var sandbox: SandboxPolicy?
 
     /// Creates options.
     public init(memoryLimitMegabytes: Int = HelperOptions.defaultMemoryLimitMegabytes,
-                loadDeadline: Duration = HelperOptions.defaultLoadDeadline, executable: String? = nil) {
+                loadDeadline: Duration = HelperOptions.defaultLoadDeadline, executable: String? = nil,
+                sandbox: SandboxPolicy? = nil) {
         self.memoryLimitBytes = UInt64(max(0, memoryLimitMegabytes)) << 20
         self.loadDeadline = loadDeadline
         self.executable = executable
+        self.sandbox = sandbox
     }
 
     /// The ceiling in whole megabytes, for messages.

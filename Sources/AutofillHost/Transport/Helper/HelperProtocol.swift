@@ -13,7 +13,7 @@ internal import AutofillCore
 /// Version 2 added `returned`.
 public enum HelperProtocol {
     /// The version this build speaks; both sides refuse any other.
-    public static let version: UInt32 = 2
+    public static let version: UInt32 = 3
     /// The largest frame either side accepts (a `store_replace` of many identities is the big one).
     public static let maximumFrameBytes = 64 << 20
     /// The largest string or byte field (the C ABI's own limit for byte buffers, `AF_MAX_BYTES_LENGTH`).
@@ -83,13 +83,17 @@ enum HelperMessage: Sendable, Equatable {
     case hello(protocolVersion: UInt32, abiVersion: UInt32)
     case loading(LoadStage)
     case loaded(problems: [PluginProblem], entryPoints: EntryPoints?)
+    /// The sandbox is in force (sent once, after `load` and before the plugin's library is read):
+    /// the only message the host believes about the sandbox, since the plugin's code is not running yet.
+    case sandboxed(SandboxReport)
     case log(ProviderLogLevel, String)
     case malformedCall(service: String, problem: String)
     case call(UInt64, HostCall)
     /// The entry point called for this request returned (sent for UI entry points only).
     case returned(UInt64)
     // Host → helper.
-    case load(protocolVersion: UInt32, abiVersion: UInt32, bundlePath: String)
+    /// Load the plugin at `bundlePath`, first applying `sandbox` (nil: none, for `unsandboxed`).
+    case load(protocolVersion: UInt32, abiVersion: UInt32, bundlePath: String, sandbox: SandboxPolicy?)
     case request(UInt64, ProviderRequest)
     case reply(UInt64, HostReply)
 }

@@ -42,7 +42,55 @@ public enum ProviderHelper {
             fail(ExitStatus.setupFailed, "descriptors 3 and 4 are not open")
         }
         guard afh_install_fault_reporter(AFH_FAULT_FD) == 0 else { fail(ExitStatus.setupFailed, "sigaction failed") }
-        Serving(channel: FrameChannel(descriptor: AFH_CHANNEL_FD)).run()
+        let channel = FrameChannel(descriptor: AFH_CHANNEL_FD)
+        _ = try? channel.send(.hello(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion))
+        // Until the sandbox is in force this process stays single-threaded (a Landlock domain binds
+        // only the thread that enters it on this kernel): the host's `load` is read here, on the main
+        // thread, before anything starts a thread (the provider's queue, the host-service forwarding).
+        var assembler = FrameAssembler()
+        let (bundlePath, sandbox) = awaitLoad(&assembler)
+        if let sandbox {
+            switch SandboxEntry.enter(sandbox) {
+            case .success(let report):
+                _ = try? channel.send(.sandboxed(report))
+            case .failure(let failure):
+                let problem = PluginProblem(
+                    .loadFailed, file: bundlePath, message: "autofill could not sandbox the provider: \(failure.message)",
+                    fix: "nothing of the provider ran; see docs/SANDBOX.md, or report this to autofill's authors")
+                _ = try? channel.send(.loaded(problems: [problem], entryPoints: nil))
+                waitForHostToClose(&assembler)
+            }
+        }
+        Serving(channel: channel).run(loading: bundlePath, assembler: assembler)
+    }
+
+    /// Reads frames on this thread until the host's `load`: its bundle path and sandbox. Anything else
+    /// first, or another version, is a protocol error; the host closing the channel ends the helper.
+    private static func awaitLoad(_ assembler: inout FrameAssembler) -> (String, SandboxPolicy?) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        defer { buffer.deallocate() }
+        while true {
+            do {
+                if let body = try assembler.next() {
+                    guard case .load(let version, let abi, let bundlePath, let sandbox) = try HelperMessage(body: body),
+                        version == HelperProtocol.version, abi == providerABIVersion
+                    else { _exit(ExitStatus.protocolError) }
+                    return (bundlePath, sandbox)
+                }
+            } catch {
+                _exit(ExitStatus.protocolError)
+            }
+            let count = readSome(AFH_CHANNEL_FD, into: buffer)
+            guard count > 0 else { _exit(0) }  // the host went away before it needed this helper
+            assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// After a failure reported in `loaded`: waits until the host closes the channel, then exits.
+    private static func waitForHostToClose(_ assembler: inout FrameAssembler) -> Never {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+        while readSome(AFH_CHANNEL_FD, into: buffer) > 0 {}
+        _exit(0)
     }
 
     private static func fail(_ status: Int32, _ message: String) -> Never {
@@ -57,16 +105,17 @@ public enum ProviderHelper {
         let services: ForwardingHostServices
         let queue = DispatchQueue(label: "autofill.helper.provider")
         let bound = Mutex<PluginLoader.BoundProvider?>(nil)
-        let loadRequested = Mutex(false)
 
         init(channel: FrameChannel) {
             self.channel = channel
             self.services = ForwardingHostServices(channel: channel)
         }
 
-        func run() -> Never {
-            send(.hello(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion))
-            var assembler = FrameAssembler()
+        /// Loads the plugin at `bundlePath` (the host's `load`, already read) and serves until the host
+        /// closes the channel; `assembler` holds whatever the host sent after `load`.
+        func run(loading bundlePath: String, assembler: consuming FrameAssembler) -> Never {
+            queue.async { self.load(bundlePath) }
+            var assembler = assembler
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
             while true {
                 let count = readSome(AFH_CHANNEL_FD, into: buffer)
@@ -90,19 +139,13 @@ public enum ProviderHelper {
 
         private func handle(_ message: HelperMessage) throws(FrameError) {
             switch message {
-            case .load(let version, let abi, let bundlePath):
-                guard version == HelperProtocol.version, abi == providerABIVersion else {
-                    throw FrameError("the host speaks protocol \(version), ABI \(abi)")
-                }
-                guard loadRequested.withLock({ requested in defer { requested = true }; return !requested }) else {
-                    throw FrameError("a second load")
-                }
-                queue.async { self.load(bundlePath) }
+            case .load:
+                throw FrameError("a second load")
             case .request(let id, let request):
                 queue.async { self.call(request, id: id) }
             case .reply(let id, let reply):
                 guard services.deliver(reply, to: id) else { throw FrameError("a reply to no call") }
-            case .hello, .loading, .loaded, .log, .malformedCall, .call, .returned:
+            case .hello, .loading, .loaded, .sandboxed, .log, .malformedCall, .call, .returned:
                 throw FrameError("a helper message from the host")
             }
         }

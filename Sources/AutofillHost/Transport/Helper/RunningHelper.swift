@@ -56,6 +56,8 @@ final class RunningHelper: Sendable {
         /// The host allowed the load (``load()``); `load` goes out once this and the hello are both in.
         var approved = false
         var loadSent = false
+        /// The helper's report that its sandbox is in force (before it opened the plugin).
+        var sandbox: SandboxReport?
         var load: LoadResult?
         var inFlight: [UInt64: EntryPoint] = [:]
         var stopReason: StopReason?
@@ -156,11 +158,15 @@ final class RunningHelper: Sendable {
         }
         guard ready else { return }
         do {
-            try channel.send(.load(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion, bundlePath: manifest.bundlePath))
+            try channel.send(.load(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion, bundlePath: manifest.bundlePath,
+                                   sandbox: options.sandbox))
         } catch {
             stop(.violation(error.message))
         }
     }
+
+    /// The helper's sandbox as it reported it before opening the plugin; nil when unsandboxed.
+    var sandboxReport: SandboxReport? { state.withLock { $0.sandbox } }
 
     /// After a stop, waits for the reader to reap the process, so its ending is known.
     private func reapedIfEnding() {
@@ -383,14 +389,33 @@ final class RunningHelper: Sendable {
             return false
         case .loading(let stage):
             state.withLock { $0.stage = stage }
-        case .loaded(let problems, let entryPoints):
-            let first = state.withLock { state -> Bool in
-                guard state.load == nil else { return false }
-                state.load = LoadResult(problems: problems, entryPoints: entryPoints)
+        case .sandboxed(let report):
+            // Believed only before the plugin's library is opened: after that, its code could send anything.
+            let accepted = state.withLock { state -> Bool in
+                guard options.sandbox != nil, state.loadSent, state.stage == nil, state.sandbox == nil, state.load == nil else { return false }
+                state.sandbox = report
                 return true
             }
-            guard first else {
+            guard accepted else {
+                stop(.violation("a sandbox report out of turn"))
+                return false
+            }
+            logger.info("\(manifest.displayName) (\(manifest.identifier)) \(report.summary)")
+        case .loaded(let problems, let entryPoints):
+            enum Verdict { case first, second, unsandboxed }
+            let verdict = state.withLock { state -> Verdict in
+                guard state.load == nil else { return .second }
+                if entryPoints != nil && options.sandbox != nil && state.sandbox == nil { return .unsandboxed }
+                state.load = LoadResult(problems: problems, entryPoints: entryPoints)
+                return .first
+            }
+            switch verdict {
+            case .first: break
+            case .second:
                 stop(.violation("a second load result"))
+                return false
+            case .unsandboxed:
+                stop(.violation("it loaded the plugin without reporting its sandbox"))
                 return false
             }
             settled.signal()
