@@ -21,14 +21,14 @@ struct FillBenchmark {
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let config = "\(home)/config.plist"
         let vault = "\(home)/vault.afvault"
-        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Config/demo/vault.afvault", toPath: vault)
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Config/demo/vault/vault.afvault", toPath: vault)
         let plist: [String: Any] = [
             "PluginSearchPaths": ["\(repositoryRoot)/.build/plugins"],
             "EnabledProviders": ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator"],
             "ProviderSettings": [
                 "org.autofill.vault": ["VaultFile": vault],
-                "org.autofill.netrc": ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc"],
-                "org.autofill.authenticator": ["OTPAuthFile": "\(repositoryRoot)/Config/demo/otpauth.txt"],
+                "org.autofill.netrc": ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc/netrc"],
+                "org.autofill.authenticator": ["OTPAuthFile": "\(repositoryRoot)/Config/demo/authenticator/otpauth.txt"],
             ],
             "UserAuthentication": ["Policy": "none"],
         ]

@@ -36,7 +36,7 @@ struct IsolationBenchmark {
         setenv("XDG_CONFIG_HOME", "\(home)/.config", 1)
         setenv(HelperProtocol.executableEnvironmentKey, "\(bin)/\(HelperProtocol.executableName)", 1)
         let vault = "\(home)/vault.afvault"
-        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Config/demo/vault.afvault", toPath: vault)
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Config/demo/vault/vault.afvault", toPath: vault)
         let environment = ["HOME=\(home)", "XDG_RUNTIME_DIR=\(runtime)", "XDG_DATA_HOME=\(home)/.local/share",
                            "XDG_CONFIG_HOME=\(home)/.config", "PATH=/usr/bin:/bin"]
         try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault unlock --vault \(vault) --password-stdin", environment)
@@ -60,7 +60,7 @@ struct IsolationBenchmark {
     private func requests(vault: String, copies: Copies) async throws -> [String] {
         let vaultServices = ProviderServices(store: InMemoryIdentityStore(), settings: ["VaultFile": vault], logger: Self.logger)
         let netrcServices = ProviderServices(
-            store: InMemoryIdentityStore(), settings: ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc"], logger: Self.logger)
+            store: InMemoryIdentityStore(), settings: ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc/netrc"], logger: Self.logger)
         let carol = PasswordCredentialIdentity(serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: "carol")
         var lines = ["Isolation: a no-UI request on a loaded provider (\(runs * 5) each, interleaved; median  p99)"]
         var memory: [String] = []
@@ -110,8 +110,8 @@ struct IsolationBenchmark {
                 "EnabledProviders": ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator"],
                 "ProviderSettings": [
                     "org.autofill.vault": ["VaultFile": vault],
-                    "org.autofill.netrc": ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc"],
-                    "org.autofill.authenticator": ["OTPAuthFile": "\(repositoryRoot)/Config/demo/otpauth.txt"],
+                    "org.autofill.netrc": ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc/netrc"],
+                    "org.autofill.authenticator": ["OTPAuthFile": "\(repositoryRoot)/Config/demo/authenticator/otpauth.txt"],
                 ],
                 "UserAuthentication": ["Policy": "none"], "IdentityStoreDirectory": "\(home)/stores",
                 "ProviderIsolation": ["Default": isolation.rawValue],

@@ -138,7 +138,7 @@ struct ProviderCatalogTests {
         let saved = try ConfigurationFile.locate(option: nil, environment: ["HOME": folder.path, "XDG_CONFIG_HOME": "\(folder.path)/xdg"])
         #expect(saved.source == .user)
         #expect(saved.configuration.pluginSearchPaths == ["\(Repository.root)/.build/plugins"])
-        #expect(saved.settings(for: "org.autofill.netrc")["NetrcFile"] == "\(Repository.root)/Config/demo/netrc")
+        #expect(saved.settings(for: "org.autofill.netrc")["NetrcFile"] == "\(Repository.root)/Config/demo/netrc/netrc")
         #expect(saved.configuration.identityStoreDirectory == "\(folder.path)/.local/share/autofill/demo-stores",
                 "the user's copy of the demo keeps the demo's own stores")
         let attributes = try FileManager.default.attributesOfItem(atPath: saved.path)
@@ -196,8 +196,8 @@ struct ProviderCatalogTests {
     }
 
     @Test(arguments: [
-        (["Default": "sandbox"], "ProviderIsolation.Default is \"sandbox\"; use helperProcess or inProcess"),
-        (["Providers": ["org.x": "inprocess"]], "ProviderIsolation.Providers.org.x is \"inprocess\"; use helperProcess or inProcess"),
+        (["Default": "sandbox"], "ProviderIsolation.Default is \"sandbox\"; use helperProcess, inProcess or unsandboxed"),
+        (["Providers": ["org.x": "inprocess"]], "ProviderIsolation.Providers.org.x is \"inprocess\"; use helperProcess, inProcess or unsandboxed"),
         (["MemoryLimitMB": 8], "ProviderIsolation.MemoryLimitMB is 8; give a number of megabytes from 64 to 1048576, or 0 for no limit"),
         (["LoadDeadlineSeconds": 0], "ProviderIsolation.LoadDeadlineSeconds is 0.0; give a number of seconds above 0 and at most 600"),
     ] as [([String: any Sendable], String)])

@@ -189,7 +189,7 @@ final class VaultCopy: Sendable {
 
     init(in folder: String) throws {
         path = "\(folder)/vault.afvault"
-        try FileManager.default.copyItem(atPath: "\(Repository.root)/Config/demo/vault.afvault", toPath: path)
+        try FileManager.default.copyItem(atPath: "\(Repository.root)/Config/demo/vault/vault.afvault", toPath: path)
     }
 
     deinit {

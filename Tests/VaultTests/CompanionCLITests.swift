@@ -19,7 +19,7 @@ struct CompanionCLITests {
     var environment: [String: String] {
         ["HOME": home.path, "XDG_DATA_HOME": "\(home.path)/data", "XDG_RUNTIME_DIR": "\(home.path)/run", "PATH": "/usr/bin:/bin"]
     }
-    var vaultPath: String { "\(home.path)/data/autofill/vault.afvault" }
+    var vaultPath: String { "\(home.path)/data/autofill/providers/org.autofill.vault/vault.afvault" }
 
     init() throws {
         home = try TemporaryFolder()
@@ -194,7 +194,7 @@ struct CompanionCLITests {
         var result = try run(["lock", "--all"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "Locked 2 sessions.\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(home.path)/run/autofill").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(home.path)/run/autofill/providers/org.autofill.vault").isEmpty)
         for vault in [vaultPath, second] {
             #expect(try run(["list", "--vault", vault]).status == 64, "locked: no terminal and no --password-stdin")
         }

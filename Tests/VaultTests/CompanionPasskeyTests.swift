@@ -7,7 +7,7 @@ import VaultCore
 extension CompanionCLITests {
     @Test func listShowsPasskeysWithoutTheirKeysAndRemoveRemovesThem() throws {
         let store = try enabledStore()
-        try FileManager.default.createDirectory(atPath: "\(home.path)/data/autofill", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(home.path)/data/autofill/providers/org.autofill.vault", withIntermediateDirectories: true)
         let passkey = try PasskeyEntry.generate(
             id: "pk-1", relyingParty: "example.com", userName: "alice@example.com", userHandle: [1, 2, 3], created: 1_800_000_000)
         _ = try Vault.create(at: vaultPath, password: Secret(Self.master.trimmingCharacters(in: .newlines)), parameters: ScryptParameters(log2N: 10),

@@ -138,10 +138,17 @@ struct SessionCacheTests {
         #expect(try sessionFiles().count == 1)
     }
 
-    @Test func theStandardFolderIsTheRuntimeFolderOrAPrivateOneInTmp() {
-        #expect(SessionCache.standardFolder(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == "/run/user/1000/autofill")
-        #expect(SessionCache.standardFolder(environment: ["XDG_RUNTIME_DIR": "relative"]) == "/tmp/autofill-\(getuid())")
-        #expect(SessionCache.standardFolder(environment: [:]) == "/tmp/autofill-\(getuid())")
+    @Test func theStandardFolderIsTheVaultsPrivateRuntimeFolderAndNeverOneOnDisk() throws {
+        #expect(SessionCache.standardFolder(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == "/run/user/1000/autofill/providers/org.autofill.vault")
+        #expect(SessionCache.standardFolder(environment: ["XDG_RUNTIME_DIR": "relative"]) == "")
+        #expect(SessionCache.standardFolder(environment: [:]) == "")
+        // Without one: nothing is kept, and storing says why.
+        let cache = SessionCache.standard(environment: [:])
+        #expect(!cache.isAvailable)
+        let vault = try Fixture.vault(in: folder)
+        let error = try #require(throws: VaultError.self) { try cache.store(vault, timeout: 60) }
+        #expect(error.message.contains("XDG_RUNTIME_DIR is not set"))
+        #expect(try cache.unlockedVault(at: vault.path) == nil)
     }
 
     @Test func theCachedKeyNeverPrints() throws {

@@ -27,7 +27,7 @@ struct HostAuthenticationTests {
         try FixturePlugin.bundle(
             in: "\(home.path)/plugins",
             plist: FixturePlugin.plist(id: "org.t.fixture", capabilities: ["ProvidesPasswords": true, "ProvidesTextToInsert": true]))
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault.afvault", toPath: "\(home.path)/vault.afvault")
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault.afvault")
         let pam = try home.pamFolder()
         for (name, var policy) in Self.policies {
             if policy["Policy"] == "pam" { policy["PAMConfigurationDirectory"] = pam }

@@ -17,7 +17,7 @@ struct PasskeyTests {
     init() throws {
         home = try TemporaryHome()
         _ = try home.sample("VaultProvider", as: "org.autofill.vault")
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault.afvault", toPath: "\(home.path)/vault.afvault")
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault.afvault")
         let pam = try home.pamFolder()
         for (name, policy) in [("pam", ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": pam]),
                                ("deny", ["Policy": "pam", "PAMService": "autofill-deny", "PAMConfigurationDirectory": pam]),

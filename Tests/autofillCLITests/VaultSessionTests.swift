@@ -12,7 +12,7 @@ struct VaultSessionTests {
         home = try TemporaryHome()
         _ = try home.sample("VaultProvider", as: "org.autofill.vault")
         _ = try home.sample("NetrcProvider", as: "org.t.netrc")
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault.afvault", toPath: "\(home.path)/vault.afvault")
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault.afvault")
         _ = try home.file("netrc", "machine example.com login carol password netrc-pw\n")
         let plist: [String: Any] = [
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],

@@ -21,7 +21,7 @@ struct AutofillVault: ParsableCommand {
             (`unlock`), commands read from the terminal use the session instead of asking.
 
             Vault path: --vault PATH, then $AUTOFILL_VAULT, then \
-            $XDG_DATA_HOME/autofill/vault.afvault (~/.local/share/autofill/vault.afvault).
+            $XDG_DATA_HOME/autofill/providers/org.autofill.vault/vault.afvault (~/.local/share/autofill/providers/org.autofill.vault/vault.afvault).
 
             Exit status (sysexits.h):
               0   success (a disabled provider's identity store is only a warning)

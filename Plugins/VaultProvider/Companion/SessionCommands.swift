@@ -6,7 +6,7 @@ import VaultCore
 struct UnlockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock", abstract: "Unlock the vault for a while, so autofill fills without asking; publishes the identities.",
-        discussion: "The derived key is kept in $XDG_RUNTIME_DIR/autofill/ (else /tmp/autofill-UID/), readable by you only, until it expires or `lock` runs. See docs/VAULT.md for what that protects against and what not.")
+        discussion: "The derived key is kept in $XDG_RUNTIME_DIR/autofill/providers/org.autofill.vault/ (the Vault's private runtime folder; without XDG_RUNTIME_DIR no session is kept), readable by you only, until it expires or `lock` runs. See docs/VAULT.md for what that protects against and what not.")
 
     @OptionGroup var options: VaultOptions
 

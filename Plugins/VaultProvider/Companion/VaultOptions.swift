@@ -4,7 +4,7 @@ import Foundation
 /// The options every command takes: which vault, which provider's store, where the password comes from.
 struct VaultOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The vault file (default: $AUTOFILL_VAULT, else $XDG_DATA_HOME/autofill/vault.afvault).", valueName: "path"))
+        "The vault file (default: $AUTOFILL_VAULT, else $XDG_DATA_HOME/autofill/providers/org.autofill.vault/vault.afvault).", valueName: "path"))
     var vault: String?
 
     @Option(name: .long, help: ArgumentHelp("The provider whose identity store to update.", valueName: "id"))
@@ -26,9 +26,10 @@ struct VaultOptions: ParsableArguments {
     static func vaultPath(explicit: String?, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["AUTOFILL_VAULT"], !path.isEmpty { return path }
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return "\(data)/autofill/vault.afvault" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return "\(home)/.local/share/autofill/vault.afvault"
+        // The Vault's private data folder: its sandbox always reaches it, and nothing else does (docs/SANDBOX.md).
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? "\(environment["HOME"] ?? NSHomeDirectory())/.local/share"
+        return "\(data)/autofill/providers/org.autofill.vault/vault.afvault"
     }
 }
 

@@ -6,8 +6,22 @@ extension SessionCache {
     /// Opens the folder (creating it 0700 if `create`), refusing a symbolic link, another owner or
     /// access for others. Returns nil when it does not exist and `create` is false.
     func openFolder(create: Bool) throws(VaultError) -> Int32? {
-        if create && mkdir(folder, 0o700) != 0 && errno != EEXIST {
-            throw AtomicFile.ioError("cannot create the session folder \(folder)")
+        guard isAvailable else {
+            guard !create else {
+                throw VaultError(.unsafeSessionFolder,
+                                 "XDG_RUNTIME_DIR is not set, so there is no private runtime folder to keep an unlocked session in (never a folder on disk); log in through a session that sets it (systemd-logind does), or unlock each time")
+            }
+            return nil
+        }
+        if create {
+            // Its parents too ($XDG_RUNTIME_DIR/autofill/providers), each 0700; the host makes the same.
+            var path = ""
+            for component in folder.split(separator: "/") {
+                path += "/\(component)"
+                if mkdir(path, 0o700) != 0 && errno != EEXIST {
+                    throw AtomicFile.ioError("cannot create the session folder \(path)")
+                }
+            }
         }
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {

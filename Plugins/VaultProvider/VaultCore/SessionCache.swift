@@ -6,9 +6,11 @@ internal import Glibc
 /// folder, so that later processes (every autofill command loads the plugin anew) open the vault
 /// without asking for the master password until the session expires or `autofill-vault lock` runs.
 ///
-/// The folder is `$XDG_RUNTIME_DIR/autofill/` (a per-user tmpfs on systemd systems), else
-/// `/tmp/autofill-<uid>/`; it is created 0700 and refused unless it is a real folder (not a
-/// symbolic link) owned by this user and closed to others. One file (0600) per vault path holds
+/// The folder is the Vault's private runtime folder, `$XDG_RUNTIME_DIR/autofill/providers/org.autofill.vault/`
+/// (a per-user tmpfs on systemd systems; the only folder of the runtime tree its sandbox may reach,
+/// docs/SANDBOX.md). Without an absolute `XDG_RUNTIME_DIR` there is no session at all (never a
+/// folder on disk such as /tmp): every use asks for the master password. Folders are created 0700 and
+/// refused unless each is a real folder (not a symbolic link) owned by this user and closed to others. One file (0600) per vault path holds
 /// the canonical path, the salt, the key and the expiry; an expired, mismatched or unsafe file is
 /// deleted and the vault counts as locked. Threat model: docs/VAULT.md.
 public struct SessionCache: Sendable {
@@ -42,13 +44,18 @@ public struct SessionCache: Sendable {
         standard(environment: ProcessInfo.processInfo.environment)
     }
 
-    /// `$XDG_RUNTIME_DIR/autofill` when XDG_RUNTIME_DIR is an absolute path, else `/tmp/autofill-<uid>`.
+    /// The Vault's provider id: its runtime folder is named after it.
+    public static let providerID = "org.autofill.vault"
+
+    /// `$XDG_RUNTIME_DIR/autofill/providers/org.autofill.vault` when XDG_RUNTIME_DIR is an absolute
+    /// path; else "" (no sessions: see the type's documentation).
     public static func standardFolder(environment: [String: String]) -> String {
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            return runtime.hasSuffix("/") ? "\(runtime)autofill" : "\(runtime)/autofill"
-        }
-        return "/tmp/autofill-\(getuid())"
+        guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return "" }
+        return (runtime.hasSuffix("/") ? runtime : runtime + "/") + "autofill/providers/\(providerID)"
     }
+
+    /// False when there is no runtime folder to keep sessions in.
+    public var isAvailable: Bool { !folder.isEmpty }
 
     @Sendable static func wallClock() -> Double {
         var time = timespec()

@@ -55,7 +55,8 @@ public struct ProviderIsolationSettings: Codable, Equatable, Sendable {
 
     /// Problems as sentences naming the key.
     func problems() -> [String] {
-        let modes = ProviderIsolation.allCases.map(\.rawValue).joined(separator: " or ")
+        let names = ProviderIsolation.allCases.map(\.rawValue)
+        let modes = names.dropLast().joined(separator: ", ") + " or " + names.last!
         var problems: [String] = []
         if let mode = defaultMode, ProviderIsolation(rawValue: mode) == nil {
             problems.append("\(Self.key).Default is \"\(mode)\"; use \(modes)")
