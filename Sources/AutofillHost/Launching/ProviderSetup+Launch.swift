@@ -22,19 +22,41 @@ extension ProviderSetup {
             try admit(manifest)
             return try PluginLoader.load(bundle: manifest.bundlePath, services: services)
         case .helperProcess, .unsandboxed:
+            let options = try helperOptions(for: manifest)
             // Admission (hashing the plugin's files) runs while the helper process starts its runtime;
             // the helper reads and runs nothing of the plugin until admission has passed.
             return try HelperConnection.launch(
-                manifest: manifest, services: services, options: configuration.helperOptions,
+                manifest: manifest, services: services, options: options,
                 onFault: onProviderFault ?? recordingFaults(), beforeLoading: { () throws(AutofillError) in try admit(manifest) })
         }
+    }
+
+    /// The helper options of `manifest`: the configuration's limits and, unless the configuration
+    /// names it `unsandboxed`, its sandbox (``sandboxPolicy(for:)``). A kernel without Landlock runs no
+    /// provider unsandboxed by default: it is refused, naming the setting that opts it out; an
+    /// `unsandboxed` provider gets a warning on every run.
+    func helperOptions(for manifest: PluginManifest) throws(AutofillError) -> HelperOptions {
+        let configuration = catalog.file.configuration
+        var options = configuration.helperOptions
+        let named = "\(manifest.displayName) (\(manifest.identifier))"
+        if configuration.isolation(for: manifest.identifier) == .unsandboxed {
+            logger.warning("\(named) runs without its sandbox (ProviderIsolation: unsandboxed): it can reach everything you can. Remove that setting once the kernel has Landlock (docs/SANDBOX.md)")
+            return options
+        }
+        guard SandboxSupport.kernelLandlockABI > 0 else {
+            throw AutofillError(
+                .refused,
+                "this kernel has no Landlock, so autofill cannot sandbox \(named), and it never runs a provider unsandboxed on its own; enable Landlock (a kernel built with CONFIG_SECURITY_LANDLOCK and lsm=landlock,…), or, if you trust this provider with everything you can reach, set ProviderIsolation.Providers.\(manifest.identifier) to unsandboxed in the configuration (docs/SANDBOX.md)")
+        }
+        options.sandbox = try sandboxPolicy(for: manifest)
+        return options
     }
 
     /// Starts one helper process ahead of need (``HelperPrestart``) when any enabled provider runs in a
     /// helper: for commands that will most likely launch one, right after reading the configuration.
     public func prestartHelper() {
         let configuration = catalog.file.configuration
-        guard catalog.enabledIDs.contains(where: { configuration.isolation(for: $0) == .helperProcess }) else { return }
+        guard catalog.enabledIDs.contains(where: { configuration.isolation(for: $0) != .inProcess }) else { return }
         HelperPrestart.start(options: configuration.helperOptions)
     }
 
