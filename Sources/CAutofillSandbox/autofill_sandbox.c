@@ -1,16 +1,289 @@
-/* autofill_sandbox.c — see include/autofill_sandbox.h. (Placeholder until the enforcement lands.) */
+/* autofill_sandbox.c — see include/autofill_sandbox.h and docs/SANDBOX.md. */
 #define _GNU_SOURCE
 #include "autofill_sandbox.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-int afs_landlock_abi(void) { return 0; }
+/* ---- Landlock: what Debian's older <linux/landlock.h> lacks (values from the kernel's UAPI) ---- */
+
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#ifndef LANDLOCK_ACCESS_NET_BIND_TCP
+#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+#define AFS_LANDLOCK_RULE_NET_PORT 2 /* LANDLOCK_RULE_NET_PORT */
+
+/* The ruleset attribute as of ABI 6 (the kernel reads only the size it is given). */
+struct afs_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+struct afs_net_port_attr {
+    uint64_t allowed_access;
+    uint64_t port;
+};
+
+#define AFS_FS_ABI1                                                                                            \
+    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |              \
+     LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |           \
+     LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |               \
+     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |            \
+     LANDLOCK_ACCESS_FS_MAKE_SYM)
+
+/* Rights that apply to a file (not a folder): the kernel refuses others on a file rule. */
+#define AFS_FS_FILE_RIGHTS                                                                                     \
+    (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |              \
+     LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+static uint64_t handled_fs(int abi) {
+    uint64_t rights = AFS_FS_ABI1;
+    if (abi >= 2) rights |= LANDLOCK_ACCESS_FS_REFER;
+    if (abi >= 3) rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
+    if (abi >= 5) rights |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+    return rights;
+}
+
+/* What an AFS_* access grants, before masking by the ABI and by file-or-folder. Device ioctls are
+ * never granted: a provider has no business with a device's controls (terminals above all). */
+static uint64_t rights_for(uint32_t access) {
+    uint64_t rights = 0;
+    if (access & AFS_READ) rights |= LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+    if (access & AFS_WRITE)
+        rights |= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                  LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR |
+                  LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER;
+    if (access & AFS_EXECUTE) rights |= LANDLOCK_ACCESS_FS_EXECUTE;
+    return rights;
+}
+
+int afs_landlock_abi(void) {
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return abi < 0 ? 0 : (int)abi;
+}
+
 int afs_landlock_abi_supported(void) { return 7; }
 
-int afs_apply(const afs_policy *policy, int require_landlock, afs_report *report, char *error, size_t error_capacity) {
-    (void)policy; (void)require_landlock; (void)report;
-    snprintf(error, error_capacity, "the sandbox is not built yet");
+static int fail(char *error, size_t capacity, const char *format, ...) {
+    if (error && capacity) {
+        va_list arguments;
+        va_start(arguments, format);
+        vsnprintf(error, capacity, format, arguments);
+        va_end(arguments);
+    }
     return -1;
 }
 
-int afs_harden_host(int no_new_privs) { (void)no_new_privs; return 0; }
+/* The number of threads of this process (entries of /proc/self/task), or -1. */
+static int thread_count(void) {
+    DIR *tasks = opendir("/proc/self/task");
+    if (!tasks) return -1;
+    int count = 0;
+    struct dirent *entry;
+    while ((entry = readdir(tasks)))
+        if (entry->d_name[0] != '.') count++;
+    closedir(tasks);
+    return count;
+}
+
+static int apply_landlock(const afs_policy *policy, int abi, afs_report *report, char *error, size_t capacity) {
+    struct afs_ruleset_attr attr = {0};
+    size_t attr_size = sizeof(uint64_t);
+    attr.handled_access_fs = handled_fs(abi);
+    if (abi >= 4) {
+        attr.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP;
+        attr_size = 2 * sizeof(uint64_t);
+    }
+    if (abi >= 6) {
+        attr.scoped = LANDLOCK_SCOPE_SIGNAL;
+        if (!(policy->flags & AFS_ALLOW_ABSTRACT_UNIX)) attr.scoped |= LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+        attr_size = 3 * sizeof(uint64_t);
+    }
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
+    if (ruleset < 0) return fail(error, capacity, "Landlock refused the ruleset (%s)", strerror(errno));
+
+    for (size_t index = 0; index < policy->rule_count; index++) {
+        const afs_rule *rule = &policy->rules[index];
+        int fd = open(rule->path, O_PATH | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT || errno == ENOTDIR) {
+                report->skipped_rules++;
+                continue;
+            }
+            int code = errno;
+            close(ruleset);
+            return fail(error, capacity, "%s cannot be opened for its sandbox rule (%s)", rule->path, strerror(code));
+        }
+        struct stat info;
+        if (fstat(fd, &info) != 0) {
+            int code = errno;
+            close(fd);
+            close(ruleset);
+            return fail(error, capacity, "%s cannot be checked for its sandbox rule (%s)", rule->path, strerror(code));
+        }
+        uint64_t rights = rights_for(rule->access) & attr.handled_access_fs;
+        if (!S_ISDIR(info.st_mode)) rights &= AFS_FS_FILE_RIGHTS;
+        if (rights == 0) {
+            close(fd);
+            continue;
+        }
+        struct landlock_path_beneath_attr beneath = {.allowed_access = rights, .parent_fd = fd};
+        long added = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0);
+        int code = errno;
+        close(fd);
+        if (added != 0) {
+            close(ruleset);
+            return fail(error, capacity, "Landlock refused the rule for %s (%s)", rule->path, strerror(code));
+        }
+    }
+    if (abi >= 4 && (policy->flags & AFS_ALLOW_INET)) {
+        for (size_t index = 0; index < policy->tcp_port_count; index++) {
+            struct afs_net_port_attr port = {.allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP, .port = policy->tcp_ports[index]};
+            if (syscall(SYS_landlock_add_rule, ruleset, AFS_LANDLOCK_RULE_NET_PORT, &port, 0) != 0) {
+                int code = errno;
+                close(ruleset);
+                return fail(error, capacity, "Landlock refused the rule for TCP port %u (%s)", (unsigned)policy->tcp_ports[index],
+                            strerror(code));
+            }
+        }
+    }
+    long restricted = syscall(SYS_landlock_restrict_self, ruleset, 0);
+    int code = errno;
+    close(ruleset);
+    if (restricted != 0) return fail(error, capacity, "Landlock could not restrict the helper (%s)", strerror(code));
+    report->landlock_abi = abi;
+    return 0;
+}
+
+/* ---- seccomp ---- */
+
+/* Denied with EPERM whatever the policy: each is documented with its reason in docs/SANDBOX.md. */
+static const char *const always_denied[] = {
+    "ptrace", "process_vm_readv", "process_vm_writev",                       /* other processes' memory */
+    "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree",   /* the file system's shape */
+    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "bpf", "perf_event_open", "userfaultfd",                                 /* kernel attack surface */
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "keyctl", "add_key", "request_key",                                      /* the user's kernel keyrings */
+    "unshare", "setns",                                                      /* namespaces */
+    "io_uring_setup", "io_uring_enter", "io_uring_register",                 /* work seccomp cannot see */
+    "setsid", "setpgid",                                                     /* leaving the helper's group */
+    "acct", "swapon", "swapoff", "reboot", "quotactl", "syslog", "personality",
+    "name_to_handle_at", "open_by_handle_at",                                /* opening files by handle */
+    NULL,
+};
+
+static int deny(scmp_filter_ctx filter, int errno_value, int syscall_number, unsigned count, const struct scmp_arg_cmp *args,
+                int *rules) {
+    int status = seccomp_rule_add_array(filter, SCMP_ACT_ERRNO(errno_value), syscall_number, count, args);
+    if (status == 0) (*rules)++;
+    return status;
+}
+
+static int apply_seccomp(const afs_policy *policy, afs_report *report, char *error, size_t capacity) {
+    scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+    if (!filter) return fail(error, capacity, "libseccomp could not start a filter");
+    int rules = 0, status = 0;
+    seccomp_attr_set(filter, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+
+    for (const char *const *name = always_denied; *name && status == 0; name++) {
+        int number = seccomp_syscall_resolve_name(*name);
+        if (number == __NR_SCMP_ERROR) continue; /* unknown to this libseccomp: not on this architecture */
+        status = deny(filter, EPERM, number, 0, NULL, &rules);
+    }
+    /* Typing into a terminal's input (TIOCSTI) or driving the Linux console (TIOCLINUX). */
+    const unsigned long terminal_requests[] = {TIOCSTI, TIOCLINUX};
+    for (size_t index = 0; index < 2 && status == 0; index++) {
+        struct scmp_arg_cmp request = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, terminal_requests[index]);
+        status = deny(filter, EPERM, SCMP_SYS(ioctl), 1, &request, &rules);
+    }
+    /* New sockets: only the families the policy allows (a socket pair of its own stays possible:
+     * it reaches nobody). Every other family (packet, netlink without the internet, …) is denied. */
+    for (int family = 0; family < AF_MAX && status == 0; family++) {
+        int allowed = 0;
+        if ((family == AF_INET || family == AF_INET6) && (policy->flags & AFS_ALLOW_INET)) allowed = 1;
+        if (family == AF_UNIX && (policy->flags & AFS_ALLOW_UNIX_SOCKETS)) allowed = 1;
+        /* NETLINK_ROUTE answers getaddrinfo's AI_ADDRCONFIG: allowed only with the internet. */
+        if (family == AF_NETLINK && (policy->flags & AFS_ALLOW_INET)) allowed = 1;
+        if (allowed) continue;
+        struct scmp_arg_cmp domain = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)family);
+        status = deny(filter, EACCES, SCMP_SYS(socket), 1, &domain, &rules);
+    }
+
+    /* clone3's flags live in memory seccomp cannot read: ENOSYS makes glibc fall back to clone. */
+    if (status == 0) status = deny(filter, ENOSYS, SCMP_SYS(clone3), 0, NULL, &rules);
+    if (!(policy->flags & AFS_ALLOW_EXEC) && status == 0) {
+        /* No new processes and no programs: threads only (clone with CLONE_THREAD). */
+        struct scmp_arg_cmp no_thread = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
+        status = deny(filter, EPERM, SCMP_SYS(clone), 1, &no_thread, &rules);
+        if (status == 0) status = deny(filter, EPERM, SCMP_SYS(fork), 0, NULL, &rules);
+        if (status == 0) status = deny(filter, EPERM, SCMP_SYS(vfork), 0, NULL, &rules);
+        if (status == 0) status = deny(filter, EPERM, SCMP_SYS(execve), 0, NULL, &rules);
+        if (status == 0) status = deny(filter, EPERM, SCMP_SYS(execveat), 0, NULL, &rules);
+    }
+    if (status != 0) {
+        seccomp_release(filter);
+        return fail(error, capacity, "libseccomp refused a rule (%s)", strerror(-status));
+    }
+    status = seccomp_load(filter);
+    seccomp_release(filter);
+    if (status != 0) return fail(error, capacity, "the seccomp filter could not be loaded (%s)", strerror(-status));
+    report->seccomp_rules = rules;
+    return 0;
+}
+
+int afs_apply(const afs_policy *policy, int require_landlock, afs_report *report, char *error, size_t error_capacity) {
+    if (!policy || !report) return fail(error, error_capacity, "no policy");
+    memset(report, 0, sizeof *report);
+    int threads = thread_count();
+    if (threads != 1)
+        return fail(error, error_capacity,
+                    "the helper has %d threads; the sandbox must be entered while it has one (a Landlock domain "
+                    "binds only the thread that enters it on this kernel)",
+                    threads);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return fail(error, error_capacity, "PR_SET_NO_NEW_PRIVS failed (%s)", strerror(errno));
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+        return fail(error, error_capacity, "PR_SET_DUMPABLE failed (%s)", strerror(errno));
+    int abi = afs_landlock_abi();
+    if (abi > afs_landlock_abi_supported()) abi = afs_landlock_abi_supported();
+    if (abi <= 0) {
+        if (require_landlock) return fail(error, error_capacity, "this kernel has no Landlock");
+    } else if (apply_landlock(policy, abi, report, error, error_capacity) != 0) {
+        return -1;
+    }
+    return apply_seccomp(policy, report, error, error_capacity);
+}
+
+int afs_harden_host(int no_new_privs) {
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return -1;
+    if (no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    return 0;
+}
