@@ -1,0 +1,78 @@
+import AutofillTestSupport
+import Foundation
+import Testing
+
+/// The host's own hardening (docs/SANDBOX.md): a running `autofill` and its sandboxed helper are not
+/// dumpable, so another process of the same user cannot ptrace them or read their memory through
+/// /proc. The kernel shows it in who owns /proc/PID: root, not the process's user. Run as an
+/// unprivileged user (setpriv), since root owns everything under /proc of a root process anyway.
+struct HostHardeningTests {
+    static let nobody: uid_t = 65534
+
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                   "needs root to run autofill as another user"))
+    func theHostAndItsHelperAreNotDumpableSoTheUsersOtherProcessesCannotReadThem() async throws {
+        let folder = try TemporaryFolder()
+        chmod(folder.path, 0o755)
+        let home = "\(folder.path)/home"
+        try FileManager.default.createDirectory(atPath: "\(home)/run", withIntermediateDirectories: true)
+        let plugins = "\(folder.path)/plugins"
+        try FixturePlugin.bundle(in: plugins, name: "Stuck", plist: FixturePlugin.plist(id: "org.test.stuck", name: "Stuck"),
+                                 defines: ["FIXTURE_HANG_IN_ENTRY"])
+        let config = "\(home)/config.plist"
+        try PropertyListSerialization.data(fromPropertyList: [
+            "PluginSearchPaths": [plugins], "EnabledProviders": ["org.test.stuck"], "IdentityStoreDirectory": "stores",
+            "ProviderIsolation": ["LoadDeadlineSeconds": 120],
+        ] as [String: Any], format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        for path in [home, "\(home)/run", config] { chown(path, Self.nobody, Self.nobody) }
+        chmod(home, 0o700)
+        chmod("\(home)/run", 0o700)
+        let environment = ["HOME": home, "XDG_RUNTIME_DIR": "\(home)/run", "PATH": "/usr/bin:/bin"]
+        let asNobody = ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", CLI.binary]
+        let approved = try ChildProcess.run("/usr/bin/setpriv", asNobody + ["providers", "trust", "org.test.stuck", "--config", config],
+                                            environment: environment)
+        #expect(approved.status == 0, "\(approved.stderr)")
+
+        let host = try ChildProcess.start("/usr/bin/setpriv", asNobody + ["providers", "sync", "--config", config], environment: environment)
+        defer {
+            kill(host.pid, SIGKILL)
+            _ = host.wait()
+        }
+        // setpriv execs autofill: the same pid. Wait for its helper to be in the plugin's entry function.
+        var helper: Int32?
+        let deadline = ContinuousClock.now + .seconds(30)
+        while helper == nil && ContinuousClock.now < deadline {
+            helper = Self.children(of: host.pid).first
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let helperPID = try #require(helper, "no helper started")
+        try await Task.sleep(for: .milliseconds(300))
+        for (what, pid) in [("autofill", host.pid), ("its helper", helperPID)] {
+            #expect(Self.realUser(of: pid) == Self.nobody, "\(what) runs as nobody")
+            #expect(Self.owner(of: "/proc/\(pid)/mem") == 0, "\(what)'s /proc entries belong to root: it is not dumpable")
+        }
+    }
+
+    static func owner(of path: String) -> uid_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_uid : nil
+    }
+
+    static func realUser(of pid: Int32) -> uid_t? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })
+        else { return nil }
+        return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { uid_t($0) }
+    }
+
+    static func children(of parent: Int32) -> [Int32] {
+        let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return all.compactMap(Int32.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+                return false
+            }
+            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == parent
+        }
+    }
+}
