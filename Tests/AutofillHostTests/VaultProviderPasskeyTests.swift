@@ -351,7 +351,8 @@ struct VaultProviderPasskeyTests {
                                                 userHandle: [4]),
             parameters: PasskeyParameters(relyingParty: "example.org", clientDataHash: Self.hash("org"), style: .conditional, algorithms: [-7],
                                           hostRecentPasswordFill: true))
-        guard case .completed(.passkeyRegistration) = try await conditional(request) else { Issue.record("the upgrade was refused"); return }
+        let outcome = try await conditional(request)
+        guard case .completed(.passkeyRegistration) = outcome else { Issue.record("the upgrade was refused: \(outcome)"); return }
     }
 }
 

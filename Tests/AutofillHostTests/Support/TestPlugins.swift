@@ -150,8 +150,14 @@ enum Isolated {
         onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil
     ) throws -> any ProviderConnection {
         switch isolation {
-        case .inProcess: try PluginLoader.load(bundle: bundle, services: services)
-        case .helperProcess, .unsandboxed: try HelperConnection.launch(bundle: bundle, services: services, options: options, onFault: onFault)
+        case .inProcess: return try PluginLoader.load(bundle: bundle, services: services)
+        case .unsandboxed: return try HelperConnection.launch(bundle: bundle, services: services, options: options, onFault: onFault)
+        case .helperProcess:
+            // Sandboxed, as users run providers: the conformance tests prove the samples and fixtures
+            // work inside it.
+            var options = options
+            if options.sandbox == nil { options.sandbox = try TestSandbox.policy(bundle: bundle, settings: services.settings) }
+            return try HelperConnection.launch(bundle: bundle, services: services, options: options, onFault: onFault)
         }
     }
 
@@ -160,6 +166,48 @@ enum Isolated {
         if let helper = connection as? HelperConnection { return helper.session }
         return (connection as! InProcessConnection).session
     }
+}
+
+/// A sandbox for tests that launch helpers without a configuration: what the host grants every
+/// provider (the system folders, the Swift runtime, its bundle, a private data folder) plus the
+/// folder of each setting that names an absolute path (the samples' files: read and change).
+enum TestSandbox {
+    static func policy(bundle: String, settings: [String: String]) throws -> SandboxPolicy {
+        let data = "\(NSTemporaryDirectory())autofill-test-sandbox-\(getpid())/\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var rules: [SandboxPolicy.Rule] = ["/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache"].map {
+            .init(path: $0, access: [.read, .execute], reason: "the system")
+        }
+        if let runtime = swiftRuntimeFolder { rules.append(.init(path: runtime, access: [.read], reason: "the Swift runtime")) }
+        rules.append(.init(path: bundle, access: [.read], reason: "its bundle"))
+        for device in ["/dev/null", "/dev/zero", "/dev/urandom"] { rules.append(.init(path: device, access: [.read, .write], reason: "devices")) }
+        rules.append(.init(path: data, access: [.read, .write], reason: "its data folder"))
+        for value in settings.values where value.hasPrefix("/") {
+            let folder = (value as NSString).deletingLastPathComponent
+            rules.append(.init(path: folder, access: [.read, .write], reason: "a setting's folder"))
+        }
+        let environment = ProcessInfo.processInfo.environment
+        var kept = ["PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no", "HOME": data, "TMPDIR": data]
+        for key in ["XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME"] { kept[key] = environment[key] }
+        if let runtime = environment["XDG_RUNTIME_DIR"] {
+            // The Vault keeps its sessions in its private runtime folder (made first, as the host does:
+            // a rule for a missing path grants nothing).
+            try FileManager.default.createDirectory(atPath: "\(runtime)/autofill/providers", withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            rules.append(.init(path: "\(runtime)/autofill/providers", access: [.read, .write], reason: "runtime folders"))
+        }
+        return SandboxPolicy(rules: rules, environment: kept, dataFolder: data)
+    }
+
+    /// The folder of the Swift runtime this process loaded (read from /proc/self/maps).
+    static let swiftRuntimeFolder: String? = {
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
+        for line in maps.split(separator: "\n") {
+            guard let slash = line.firstIndex(of: "/"), line.hasSuffix("/libswiftCore.so") else { continue }
+            return (String(line[slash...]) as NSString).deletingLastPathComponent
+        }
+        return nil
+    }()
 }
 
 /// Waits (up to 10 s, for a loaded machine) until `condition` holds; the caller then checks it. For
