@@ -55,10 +55,11 @@ static int spawn_now(afh_spawn_job *job) {
             sigemptyset(&none);
             posix_spawnattr_setsigdefault(&attributes, &all);
             posix_spawnattr_setsigmask(&attributes, &none);
-            /* A process group of its own (its pgid is its pid): the host ends whatever the plugin
-             * forked along with it, and the terminal's signals (Ctrl-C) go to the host alone. */
-            posix_spawnattr_setpgroup(&attributes, 0);
-            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+            /* A session of its own (setsid: no controlling terminal, so /dev/tty opens nothing) and
+             * so a process group of its own (its pgid is its pid): the host ends whatever the plugin
+             * forked along with it (its sandbox cannot leave the group), and the terminal's signals
+             * (Ctrl-C) go to the host alone. */
+            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
             status = posix_spawn(&job->pid, job->path, &actions, &attributes, job->argv, job->envp);
             posix_spawnattr_destroy(&attributes);
         }

@@ -56,6 +56,16 @@ struct HelperProcessTests {
         return fields.count > 2 ? Int32(fields[2]) : nil
     }
 
+    /// The session id (sixth field of /proc/PID/stat) and controlling terminal (seventh) of `pid`.
+    static func session(of pid: Int32) -> Int32? { statField(pid, 3) }
+    static func controllingTerminal(of pid: Int32) -> Int32? { statField(pid, 4) }
+
+    static func statField(_ pid: Int32, _ index: Int) -> Int32? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        return fields.count > index ? Int32(fields[index]) : nil
+    }
+
     static let request = ProviderRequest.credentialWithoutUserInteraction(.password(PasswordCredentialIdentity(
         serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: "ok")))
 
@@ -247,6 +257,8 @@ struct HelperProcessTests {
         var connection: HelperConnection? = try launch(try faultBundle(), fault: "fork-complete")
         let helper = try #require(connection?.helperProcessID)
         #expect(Self.processGroup(of: helper) == helper)
+        #expect(Self.session(of: helper) == helper, "a session of its own: no controlling terminal")
+        #expect(Self.controllingTerminal(of: helper) == 0)
         guard case .completed = await connection!.send(Self.request, deadline: .seconds(5)) else {
             Issue.record("the fixture did not complete")
             return
