@@ -53,6 +53,41 @@ struct HostHardeningTests {
         }
     }
 
+    @Test func aHelperStartsWithNoneOfTheHostsOtherEnvironmentVariables() async throws {
+        // The kernel keeps a process's first environment for its whole life: a variable passed at
+        // spawn could be read back by the plugin even after the sandbox cleared it.
+        let folder = try TemporaryFolder()
+        let home = "\(folder.path)/home"
+        try FileManager.default.createDirectory(atPath: "\(home)/run", withIntermediateDirectories: true)
+        try FixturePlugin.bundle(in: "\(folder.path)/plugins", name: "Stuck", plist: FixturePlugin.plist(id: "org.test.stuck", name: "Stuck"),
+                                 defines: ["FIXTURE_HANG_IN_ENTRY"])
+        let config = "\(home)/config.plist"
+        try PropertyListSerialization.data(fromPropertyList: [
+            "PluginSearchPaths": ["\(folder.path)/plugins"], "EnabledProviders": ["org.test.stuck"], "IdentityStoreDirectory": "stores",
+            "ProviderIsolation": ["LoadDeadlineSeconds": 120],
+        ] as [String: Any], format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        let environment = ["HOME": home, "XDG_RUNTIME_DIR": "\(home)/run", "PATH": "/usr/bin:/bin",
+                           "SECRET_TOKEN": "decoy-7f3a", "SSH_AUTH_SOCK": "/tmp/ssh-decoy/agent.1"]
+        #expect(try ChildProcess.run(CLI.binary, ["providers", "trust", "org.test.stuck", "--config", config], environment: environment).status == 0)
+        let host = try ChildProcess.start(CLI.binary, ["providers", "sync", "--config", config], environment: environment)
+        defer {
+            kill(host.pid, SIGKILL)
+            _ = host.wait()
+        }
+        var helper: Int32?
+        let deadline = ContinuousClock.now + .seconds(30)
+        while helper == nil && ContinuousClock.now < deadline {
+            helper = Self.children(of: host.pid).first
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let pid = try #require(helper, "no helper started")
+        let first = try #require(FileManager.default.contents(atPath: "/proc/\(pid)/environ"))
+        let names = first.split(separator: 0).map { String(decoding: $0.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self) }
+        #expect(!names.contains("SECRET_TOKEN") && !names.contains("SSH_AUTH_SOCK"), "\(names)")
+        #expect(!String(decoding: first, as: UTF8.self).contains("decoy"))
+        #expect(names.contains("HOME"))
+    }
+
     static func owner(of path: String) -> uid_t? {
         var info = stat()
         return stat(path, &info) == 0 ? info.st_uid : nil

@@ -35,6 +35,13 @@ enum HelperSpawn {
         return path
     }
 
+    /// The variables a helper starts with (besides `LC_*`): locale, time zone, the user's folders,
+    /// and the dynamic loader's diagnostics (`LD_DEBUG`, `LD_DEBUG_OUTPUT`: what the loader opened).
+    static let passedToHelpers: Set<String> = [
+        "PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+        "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "LD_DEBUG", "LD_DEBUG_OUTPUT",
+    ]
+
     /// This process's executable.
     static func selfExecutable() -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -64,11 +71,15 @@ enum HelperSpawn {
         opened += errorOutput
 
         let arguments = [executable, "--parent", "\(getpid())", "--memory-limit", "\(memoryLimit)"]
+        // Only what starting the helper's runtime needs: the kernel keeps a process's first environment
+        // in its memory for life (clearenv only forgets the pointers), so anything passed here would be
+        // readable by the plugin later. The sandbox then replaces even this (SandboxPolicy.environment).
         var environment: [String] = []
         if var entry = afh_environment() {
             while let pointer = entry.pointee {
                 let line = String(cString: pointer)
-                if !line.hasPrefix("SWIFT_BACKTRACE=") { environment.append(line) }
+                let name = line.prefix { $0 != "=" }
+                if Self.passedToHelpers.contains(String(name)) || name.hasPrefix("LC_") { environment.append(line) }
                 entry += 1
             }
         }
