@@ -27,13 +27,15 @@ struct HostAuthenticationTests {
         try FixturePlugin.bundle(
             in: "\(home.path)/plugins",
             plist: FixturePlugin.plist(id: "org.t.fixture", capabilities: ["ProvidesPasswords": true, "ProvidesTextToInsert": true]))
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault.afvault")
+        // In a folder of its own: the Vault's sandbox may change files in its vault's folder (docs/SANDBOX.md).
+        try FileManager.default.createDirectory(atPath: "\(home.path)/vault", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault/vault.afvault")
         let pam = try home.pamFolder()
         for (name, var policy) in Self.policies {
             if policy["Policy"] == "pam" { policy["PAMConfigurationDirectory"] = pam }
             let plist: [String: Any] = [
                 "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault", "org.t.fixture"],
-                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault.afvault"], "org.t.fixture": ["FixtureName": "fix"]],
+                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault/vault.afvault"], "org.t.fixture": ["FixtureName": "fix"]],
                 "UserAuthentication": policy,
             ]
             try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
@@ -49,7 +51,7 @@ struct HostAuthenticationTests {
         // Unlocked: the vault answers without UI from now on, so only the host's policy stands between a
         // command and the secret.
         let unlocked = try ChildProcess.run(
-            "\(CLI.root)/.build/debug/autofill-vault", ["unlock", "--vault", "\(home.path)/vault.afvault", "--password-stdin"],
+            "\(CLI.root)/.build/debug/autofill-vault", ["unlock", "--vault", "\(home.path)/vault/vault.afvault", "--password-stdin"],
             environment: environment, input: Self.master + "\n")
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
     }

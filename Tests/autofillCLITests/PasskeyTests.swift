@@ -17,14 +17,16 @@ struct PasskeyTests {
     init() throws {
         home = try TemporaryHome()
         _ = try home.sample("VaultProvider", as: "org.autofill.vault")
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault.afvault")
+        // In a folder of its own: the Vault's sandbox may change files in its vault's folder (docs/SANDBOX.md).
+        try FileManager.default.createDirectory(atPath: "\(home.path)/vault", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault/vault.afvault")
         let pam = try home.pamFolder()
         for (name, policy) in [("pam", ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": pam]),
                                ("deny", ["Policy": "pam", "PAMService": "autofill-deny", "PAMConfigurationDirectory": pam]),
                                ("confirm", ["Policy": "confirm"]), ("none", ["Policy": "none"])] {
             let plist: [String: Any] = [
                 "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
-                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault.afvault"]],
+                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault/vault.afvault"]],
                 "UserAuthentication": policy,
             ]
             try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)

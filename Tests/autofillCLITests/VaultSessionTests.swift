@@ -12,11 +12,13 @@ struct VaultSessionTests {
         home = try TemporaryHome()
         _ = try home.sample("VaultProvider", as: "org.autofill.vault")
         _ = try home.sample("NetrcProvider", as: "org.t.netrc")
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault.afvault")
+        // In a folder of its own: the Vault's sandbox may change files in its vault's folder (docs/SANDBOX.md).
+        try FileManager.default.createDirectory(atPath: "\(home.path)/vault", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault/vault.afvault")
         _ = try home.file("netrc", "machine example.com login carol password netrc-pw\n")
         let plist: [String: Any] = [
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
-            "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault.afvault"], "org.t.netrc": ["NetrcFile": "./netrc"]],
+            "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault/vault.afvault"], "org.t.netrc": ["NetrcFile": "./netrc"]],
             "UserAuthentication": ["Policy": "confirm"],
         ]
         config = "\(home.path)/config.plist"

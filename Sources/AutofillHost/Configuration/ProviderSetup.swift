@@ -60,7 +60,7 @@ public struct ProviderSetup: Sendable {
     /// The services a provider gets when the host loads it: its own store and settings.
     public func services(for manifest: PluginManifest, store: SQLiteIdentityStore,
                          userInterface: any ProviderUserInterface = UnavailableUserInterface()) -> ProviderServices {
-        ProviderServices(store: store, settings: catalog.file.settings(for: manifest.identifier),
+        ProviderServices(store: store, settings: sandboxedSettings(for: manifest),
                          userInterface: userInterface, logger: logger,
                          userInterfaceIdleTimeout: catalog.file.configuration.uiIdleTimeout)
     }

@@ -162,12 +162,17 @@ private struct PlistChecker {
             problem(.invalidValue, PluginManifest.entrySymbolKey, "\(Self.quoted(entrySymbol)) is not a C function name",
                     fix: "use the exported function's name: letters, digits and '_', not starting with a digit")
         }
+        let sandbox = SandboxDeclaration.read(top[SandboxDeclaration.key]) { keyPath, message, fix in
+            problem(.invalidValue, keyPath, message, fix: fix)
+        }
         guard let identifier, let displayName, let executable, let capabilities, let abiVersion, let entrySymbol else {
             return nil
         }
-        return PluginManifest(
+        var manifest = PluginManifest(
             bundlePath: bundlePath, identifier: identifier, displayName: displayName, executable: executable,
             version: version, capabilities: capabilities, abiVersion: abiVersion, entrySymbol: entrySymbol)
+        manifest.sandbox = sandbox
+        return manifest
     }
 
     /// NSExtension → point identifier, attributes, capabilities.

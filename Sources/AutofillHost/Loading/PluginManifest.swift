@@ -25,6 +25,8 @@ public struct PluginManifest: Hashable, Sendable {
     public var abiVersion: Int
     /// `AFProviderEntrySymbol`.
     public var entrySymbol: String
+    /// `AFProviderSandbox`: what it may reach besides its own folders (docs/SANDBOX.md).
+    public var sandbox: SandboxDeclaration = SandboxDeclaration()
 
     /// The Info.plist's path.
     public var plistPath: String { "\(bundlePath)/Info.plist" }

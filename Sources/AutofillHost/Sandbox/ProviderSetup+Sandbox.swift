@@ -1,37 +1,335 @@
 internal import FoundationEssentials
 internal import Glibc
 
-// PLACEHOLDER (the lead's stub until the policy builder lands): system folders, the bundle, the
-// provider's private folders, a minimal environment. No declared grants yet.
 extension ProviderSetup {
+    /// The sandbox of provider `manifest` (docs/SANDBOX.md): what every provider gets (the system's
+    /// libraries, the Swift runtime, its bundle, a few harmless devices and /etc files, its private
+    /// folders, created here), what it declared (files by setting or path, TCP ports, the session
+    /// bus, programs, environment variables), and its whole environment. Throws, naming the provider,
+    /// the setting and what to do, when a declared file would reach what the host owns, the home
+    /// folder itself, or another enabled provider's files or folders.
     public func sandboxPolicy(for manifest: PluginManifest) throws(AutofillError) -> SandboxPolicy {
-        let environment = ProcessInfo.processInfo.environment
-        let home = environment["HOME"] ?? "/"
-        let data = (environment["XDG_DATA_HOME"] ?? "\(home)/.local/share") + "/autofill/providers/\(manifest.identifier)"
-        let runtime = environment["XDG_RUNTIME_DIR"].map { "\($0)/autofill/providers/\(manifest.identifier)" }
-        for folder in [data, runtime].compactMap({ $0 }) {
-            var path = ""
-            for component in folder.split(separator: "/") {
-                path += "/\(component)"
-                mkdir(path, 0o700)
-            }
+        let context = SandboxContext(setup: self)
+        return try context.policy(for: manifest)
+    }
+
+    /// The settings a provider sees: the configuration's, with each declared file setting made an
+    /// absolute path (resolved as the sandbox resolves it, so the provider opens exactly what it may).
+    func sandboxedSettings(for manifest: PluginManifest) -> [String: String] {
+        var settings = catalog.file.settings(for: manifest.identifier)
+        for file in manifest.sandbox.files {
+            guard let name = file.setting, let value = settings[name], !value.isEmpty else { continue }
+            settings[name] = catalog.file.resolve(value)
         }
-        var rules: [SandboxPolicy.Rule] = ["/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache"].map {
-            .init(path: $0, access: [.read, .execute], reason: "the system")
+        return settings
+    }
+}
+
+/// Everything the policy of one provider depends on besides its declaration: the user's folders, the
+/// host's own files and the other enabled providers' files.
+struct SandboxContext {
+    let environment: [String: String]
+    let home: String
+    let dataHome: String, configHome: String, stateHome: String, cacheHome: String
+    let runtimeDirectory: String?
+    /// What the host owns: never granted, never inside a grant.
+    let hostOwned: [String]
+    let setup: ProviderSetup?
+
+    static let helperPath = "/usr/local/bin:/usr/bin:/bin"
+
+    init(setup: ProviderSetup, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let file = setup.catalog.file
+        self.init(environment: environment, home: file.home,
+                  hostOwned: [setup.records.path, setup.stores.path, file.path], setup: setup)
+    }
+
+    init(environment: [String: String], home: String, hostOwned: [String], setup: ProviderSetup?) {
+        self.environment = environment
+        let home = Self.standardized(home)
+        self.home = home
+        func xdg(_ name: String, _ fallback: String) -> String {
+            environment[name].flatMap { $0.hasPrefix("/") ? Self.standardized($0) : nil } ?? "\(home)/\(fallback)"
         }
-        rules.append(.init(path: "/opt/swift/usr/lib/swift/linux", access: [.read], reason: "the Swift runtime"))
-        rules.append(.init(path: manifest.bundlePath, access: [.read], reason: "its bundle"))
-        for device in ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"] {
-            rules.append(.init(path: device, access: [.read, .write], reason: "devices"))
+        let dataHome = xdg("XDG_DATA_HOME", ".local/share"), configHome = xdg("XDG_CONFIG_HOME", ".config")
+        let stateHome = xdg("XDG_STATE_HOME", ".local/state")
+        let runtimeDirectory = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? Self.standardized($0) : nil }
+        self.dataHome = dataHome
+        self.configHome = configHome
+        self.stateHome = stateHome
+        cacheHome = xdg("XDG_CACHE_HOME", ".cache")
+        self.runtimeDirectory = runtimeDirectory
+        var owned = hostOwned.map(Self.standardized)
+        owned += ["\(configHome)/autofill", "\(dataHome)/autofill", "\(stateHome)/autofill"]
+        if let runtimeDirectory { owned.append("\(runtimeDirectory)/autofill") }
+        self.hostOwned = owned
+        self.setup = setup
+    }
+
+    func dataFolder(_ id: String) -> String { "\(dataHome)/autofill/providers/\(id)" }
+    func runtimeFolder(_ id: String) -> String? { runtimeDirectory.map { "\($0)/autofill/providers/\(id)" } }
+
+    // MARK: The policy
+
+    func policy(for manifest: PluginManifest, createFolders: Bool = true) throws(AutofillError) -> SandboxPolicy {
+        let id = manifest.identifier
+        let named = "\(manifest.displayName) (\(id))"
+        let data = dataFolder(id), runtime = runtimeFolder(id)
+        if createFolders {
+            try Self.makePrivateFolder(data, for: named)
+            if let runtime { try Self.makePrivateFolder(runtime, for: named) }
+        }
+        let declaration = manifest.sandbox
+        var rules: [SandboxPolicy.Rule] = []
+        // The system: libraries and data, read only (running a program needs a declared Executable).
+        for path in ["/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf"] {
+            rules.append(.init(path: path, access: .read, reason: "the system's libraries and settings"))
+        }
+        if let runtimeLibraries = Self.swiftRuntimeFolder {
+            rules.append(.init(path: runtimeLibraries, access: .read, reason: "the Swift runtime"))
+        }
+        rules.append(.init(path: manifest.bundlePath, access: .read, reason: "its bundle"))
+        for device in ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"] {
+            rules.append(.init(path: device, access: [.read, .write], reason: "harmless devices"))
         }
         rules.append(.init(path: data, access: [.read, .write], reason: "its data folder"))
         if let runtime { rules.append(.init(path: runtime, access: [.read, .write], reason: "its runtime folder")) }
-        for value in catalog.file.settings(for: manifest.identifier).values where value.hasPrefix("/") {
-            let folder = String(value[..<(value.lastIndex(of: "/") ?? value.endIndex)])
-            rules.append(.init(path: folder.isEmpty ? value : folder, access: [.read, .write], reason: "a setting (stub)"))
+
+        // Declared files, each checked against what it must never reach.
+        let others = otherProvidersPaths(excluding: id)
+        for grant in try declaredFiles(manifest) {
+            try check(grant.path, access: grant.access, of: manifest, what: grant.what, others: others)
+            rules.append(.init(path: grant.path, access: grant.access, reason: grant.what))
         }
-        var env: [String: String] = ["HOME": home, "PATH": "/usr/local/bin:/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no", "TMPDIR": runtime ?? data]
-        for key in ["XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "LANG"] { env[key] = environment[key] }
-        return SandboxPolicy(rules: rules, environment: env, dataFolder: data, runtimeFolder: runtime)
+        if !declaration.outboundTCPPorts.isEmpty {
+            for path in ["/etc/resolv.conf", "/etc/hosts", "/etc/gai.conf", "/etc/host.conf", "/etc/ssl"] {
+                rules.append(.init(path: path, access: .read, reason: "name resolution and certificates"))
+            }
+        }
+        var programs: [String] = []
+        for name in declaration.executables {
+            guard let program = Self.resolveProgram(name) else {
+                setup?.logger.warning("\(named) declares the program \(name), which is not on \(Self.helperPath): it cannot run it")
+                continue
+            }
+            programs.append(program)
+            rules.append(.init(path: program, access: [.read, .execute], reason: "the program \(name)"))
+            if let interpreter = Self.scriptInterpreter(program) {
+                rules.append(.init(path: interpreter, access: [.read, .execute], reason: "the interpreter of \(name)"))
+            }
+        }
+        if !programs.isEmpty, let loader = Self.realPath("/lib64/ld-linux-x86-64.so.2") {
+            rules.append(.init(path: loader, access: [.read, .execute], reason: "the dynamic loader, to run programs"))
+        }
+        return SandboxPolicy(
+            rules: rules, tcpPorts: declaration.outboundTCPPorts.sorted(), network: !declaration.outboundTCPPorts.isEmpty,
+            sessionBus: declaration.sessionBus, unixSockets: declaration.sessionBus || !declaration.executables.isEmpty,
+            runsPrograms: !declaration.executables.isEmpty, environment: environment(for: manifest, data: data, runtime: runtime),
+            dataFolder: data, runtimeFolder: runtime)
     }
+
+    /// The helper's whole environment (docs/SANDBOX.md, "Its environment").
+    func environment(for manifest: PluginManifest, data: String, runtime: String?) -> [String: String] {
+        var result: [String: String] = [
+            "HOME": home, "PATH": Self.helperPath, "SWIFT_BACKTRACE": "enable=no",
+            "XDG_DATA_HOME": dataHome, "XDG_CONFIG_HOME": configHome, "XDG_STATE_HOME": stateHome, "XDG_CACHE_HOME": cacheHome,
+            "TMPDIR": runtime ?? data, "AUTOFILL_PROVIDER_DATA_DIR": data,
+        ]
+        if let runtimeDirectory { result["XDG_RUNTIME_DIR"] = runtimeDirectory }
+        if let runtime { result["AUTOFILL_PROVIDER_RUNTIME_DIR"] = runtime }
+        for name in ["USER", "LOGNAME", "LANG", "LANGUAGE", "TZ"] { if let value = environment[name] { result[name] = value } }
+        for (name, value) in environment where name.hasPrefix("LC_") { result[name] = value }
+        if manifest.sandbox.sessionBus, let bus = environment["DBUS_SESSION_BUS_ADDRESS"] { result["DBUS_SESSION_BUS_ADDRESS"] = bus }
+        for name in manifest.sandbox.environment { if let value = environment[name] { result[name] = value } }
+        return result
+    }
+
+    // MARK: Declared files
+
+    struct Grant {
+        var path: String
+        var access: SandboxPolicy.Access
+        var what: String
+    }
+
+    /// The paths `manifest`'s declared files grant (a read-write file gives its folder), resolved
+    /// against the configuration and the user's folders. An unset setting without a default grants nothing.
+    func declaredFiles(_ manifest: PluginManifest) throws(AutofillError) -> [Grant] {
+        let settings = setup.map { $0.sandboxedSettings(for: manifest) } ?? [:]
+        var grants: [Grant] = []
+        for file in manifest.sandbox.files {
+            let value: String?
+            let what: String
+            if let name = file.setting {
+                if let set = settings[name], !set.isEmpty {
+                    value = set
+                } else if let fallback = file.defaultPath {
+                    value = expand(fallback, settings: settings)
+                } else {
+                    value = nil
+                }
+                what = "its \(name) setting"
+            } else {
+                value = file.path.flatMap { expand($0, settings: settings) }
+                what = "its declared path \(file.path ?? "")"
+            }
+            guard let value, value.hasPrefix("/") else { continue }
+            let path = Self.standardized(value)
+            switch file.access {
+            case .read:
+                grants.append(Grant(path: path, access: .read, what: what))
+            case .readWrite:
+                grants.append(Grant(path: Self.isDirectory(path) ? path : Self.parent(of: path), access: [.read, .write],
+                                    what: "the folder of \(what)"))
+            }
+        }
+        return grants
+    }
+
+    /// `~/…`, `$XDG_…/…` and `${Setting}` expanded; nil when a setting it names is unset.
+    func expand(_ text: String, settings: [String: String]) -> String? {
+        var text = text
+        while let dollar = text.firstIndex(of: "$"), text[text.index(after: dollar)...].hasPrefix("{"),
+            let close = text[dollar...].firstIndex(of: "}")
+        {
+            let name = String(text[text.index(dollar, offsetBy: 2)..<close])
+            guard let value = settings[name], !value.isEmpty else { return nil }
+            text.replaceSubrange(dollar...close, with: value)
+        }
+        if text == "~" { return home }
+        if text.hasPrefix("~/") { return home + text.dropFirst() }
+        let variables = ["$HOME": home, "$XDG_CONFIG_HOME": configHome, "$XDG_DATA_HOME": dataHome, "$XDG_STATE_HOME": stateHome,
+                         "$XDG_CACHE_HOME": cacheHome, "$XDG_RUNTIME_DIR": runtimeDirectory]
+        for (name, value) in variables where text == name || text.hasPrefix(name + "/") {
+            guard let value else { return nil }
+            return value + text.dropFirst(name.count)
+        }
+        return text
+    }
+
+    /// Other enabled providers' paths: their private folders and declared files, and whether each
+    /// is theirs to change (two providers may read the same file; neither may reach what the other changes).
+    func otherProvidersPaths(excluding id: String) -> [(id: String, path: String, changes: Bool)] {
+        guard let setup else { return [] }
+        var paths: [(String, String, Bool)] = []
+        for other in setup.catalog.enabledIDs where other != id {
+            paths.append((other, dataFolder(other), true))
+            if let runtime = runtimeFolder(other) { paths.append((other, runtime, true)) }
+            guard let manifest = try? setup.catalog.manifest(for: other), let grants = try? declaredFiles(manifest) else { continue }
+            for grant in grants { paths.append((other, grant.path, grant.access.contains(.write))) }
+        }
+        return paths
+    }
+
+    /// Refuses a grant that would reach what the host owns, the root or home folder, or another provider's files.
+    func check(_ path: String, access: SandboxPolicy.Access, of manifest: PluginManifest, what: String,
+               others: [(id: String, path: String, changes: Bool)]) throws(AutofillError) {
+        let named = "\(manifest.displayName) (\(manifest.identifier))"
+        func refuse(_ why: String) -> AutofillError {
+            AutofillError(.configuration,
+                          "\(named) would be given \(path) (\(what)), which \(why); autofill does not sandbox a provider that way. Keep the provider's file in a folder of its own (for example \(dataFolder(manifest.identifier))) and point the setting there (docs/SANDBOX.md)")
+        }
+        if path == "/" { throw refuse("is the whole file system") }
+        if path == home { throw refuse("is your home folder") }
+        if Self.overlaps(path, home) && !Self.isInside(path, home) { throw refuse("holds your home folder") }
+        let own = [dataFolder(manifest.identifier), runtimeFolder(manifest.identifier)].compactMap { $0 }
+        if !own.contains(where: { Self.isInside(path, $0) || path == $0 }) {
+            for owned in hostOwned where Self.overlaps(path, owned) {
+                throw refuse("\(Self.isInside(owned, path) ? "holds" : "is part of") \(owned), which autofill keeps for itself")
+            }
+        }
+        for (other, otherPath, changes) in others where Self.overlaps(path, otherPath) && (changes || access.contains(.write)) {
+            throw refuse("\(Self.isInside(otherPath, path) && otherPath != path ? "holds" : "is") \(otherPath), a file or folder of the provider \(other)")
+        }
+    }
+
+    // MARK: Folders and paths
+
+    /// Creates `folder` and missing parents 0700, and refuses one that is a symbolic link, another user's, or open to others.
+    static func makePrivateFolder(_ folder: String, for named: String) throws(AutofillError) {
+        var path = ""
+        for component in folder.split(separator: "/") {
+            path += "/\(component)"
+            if mkdir(path, 0o700) != 0 && errno != EEXIST {
+                throw AutofillError(.io, "cannot create \(path), the private folder of \(named) (\(String(cString: strerror(errno))))")
+            }
+        }
+        var info = stat()
+        guard lstat(folder, &info) == 0 else {
+            throw AutofillError(.io, "cannot check \(folder), the private folder of \(named) (\(String(cString: strerror(errno))))")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw AutofillError(.refused, "\(folder), the private folder of \(named), is a symbolic link or not a folder; remove it and run autofill again")
+        }
+        guard info.st_uid == getuid() else {
+            throw AutofillError(.refused, "\(folder), the private folder of \(named), belongs to user \(info.st_uid), not to you; remove it and run autofill again")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw AutofillError(.refused, "\(folder), the private folder of \(named), is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 \(folder)")
+        }
+    }
+
+    static func standardized(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            if part == "." { continue }
+            if part == ".." { _ = parts.popLast(); continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    static func parent(of path: String) -> String {
+        let parent = path.split(separator: "/").dropLast().joined(separator: "/")
+        return "/" + parent
+    }
+
+    /// `path` is strictly beneath `folder`.
+    static func isInside(_ path: String, _ folder: String) -> Bool {
+        folder == "/" ? path != "/" : path.hasPrefix(folder + "/")
+    }
+
+    static func overlaps(_ a: String, _ b: String) -> Bool { a == b || isInside(a, b) || isInside(b, a) }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// A program name on the helper's PATH, or an absolute path, resolved to the file itself.
+    static func resolveProgram(_ name: String) -> String? {
+        let candidates = name.hasPrefix("/") ? [name] : helperPath.split(separator: ":").map { "\($0)/\(name)" }
+        for candidate in candidates where access(candidate, X_OK) == 0 {
+            if let real = realPath(candidate), !isDirectory(real) { return real }
+        }
+        return nil
+    }
+
+    /// The interpreter a `#!` script names, resolved.
+    static func scriptInterpreter(_ program: String) -> String? {
+        guard let handle = fopen(program, "r") else { return nil }
+        defer { fclose(handle) }
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard fgets(&buffer, Int32(buffer.count), handle) != nil else { return nil }
+        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard line.hasPrefix("#!") else { return nil }
+        let interpreter = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).first.map(String.init)
+        return interpreter.flatMap(realPath)
+    }
+
+    /// The folder of the Swift runtime this process loaded (a Swift plugin needs the same one).
+    static let swiftRuntimeFolder: String? = {
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
+        for line in maps.split(separator: "\n") {
+            guard let slash = line.firstIndex(of: "/"), line.hasSuffix("/libswiftCore.so") else { continue }
+            return parent(of: String(line[slash...]))
+        }
+        return nil
+    }()
 }

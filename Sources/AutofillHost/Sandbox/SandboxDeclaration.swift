@@ -1,0 +1,242 @@
+internal import AutofillCore
+
+/// What a provider's Info.plist says it needs, in its `AFProviderSandbox` dictionary, read before any
+/// of its code runs (docs/SANDBOX.md, "Declaring what your provider needs"). Nothing declared means
+/// nothing beyond its own folders.
+///
+/// ```xml
+/// <key>AFProviderSandbox</key>
+/// <dict>
+///   <key>Files</key>
+///   <array>
+///     <dict><key>Setting</key><string>VaultFile</string><key>Access</key><string>read-write</string></dict>
+///     <dict><key>Setting</key><string>NetrcFile</string><key>Default</key><string>~/.netrc</string><key>Access</key><string>read</string></dict>
+///     <dict><key>Path</key><string>~/.password-store</string><key>Access</key><string>read</string></dict>
+///   </array>
+///   <key>OutboundTCPPorts</key><array><integer>443</integer></array>
+///   <key>SessionBus</key><true/>
+///   <key>Executables</key><array><string>gpg</string></array>
+///   <key>Environment</key><array><string>PASSWORD_STORE_DIR</string></array>
+/// </dict>
+/// ```
+public struct SandboxDeclaration: Hashable, Sendable {
+    /// The plist key.
+    public static let key = "AFProviderSandbox"
+
+    /// How a declared file may be used.
+    public enum Access: String, Hashable, Sendable {
+        /// Read the file (or everything beneath the folder).
+        case read
+        /// Read and change: the file's *folder* (saving atomically means a temporary file renamed over it).
+        case readWrite = "read-write"
+    }
+
+    /// One declared file or folder: named by a provider setting (with a default when unset) or by path.
+    public struct File: Hashable, Sendable {
+        public var setting: String?
+        public var path: String?
+        public var defaultPath: String?
+        public var access: Access
+
+        public init(setting: String? = nil, path: String? = nil, defaultPath: String? = nil, access: Access) {
+            self.setting = setting
+            self.path = path
+            self.defaultPath = defaultPath
+            self.access = access
+        }
+
+        /// The permission key recorded when the user approves it.
+        var permissionKey: String {
+            if let setting { return "file:setting:\(setting):\(access.rawValue)" }
+            return "file:path:\(path ?? ""):\(access.rawValue)"
+        }
+    }
+
+    public var files: [File]
+    public var outboundTCPPorts: [UInt16]
+    public var sessionBus: Bool
+    public var executables: [String]
+    public var environment: [String]
+
+    public init(files: [File] = [], outboundTCPPorts: [UInt16] = [], sessionBus: Bool = false, executables: [String] = [],
+                environment: [String] = []) {
+        self.files = files
+        self.outboundTCPPorts = outboundTCPPorts
+        self.sessionBus = sessionBus
+        self.executables = executables
+        self.environment = environment
+    }
+
+    /// The permissions as stable keys, recorded with the user's approval (``TrustRecord``).
+    public var permissionKeys: [String] {
+        var keys = files.map(\.permissionKey)
+        keys += outboundTCPPorts.map { "net:tcp:\($0)" }
+        if sessionBus { keys.append("bus:session") }
+        keys += executables.map { "exec:\($0)" }
+        keys += environment.map { "env:\($0)" }
+        return keys
+    }
+
+    /// The permission keys this declaration asks for beyond `approved`.
+    public func asksMore(than approved: [String]) -> [String] {
+        let known = Set(approved)
+        return permissionKeys.filter { !known.contains($0) }
+    }
+
+    /// A permission key in plain words ("connect to the internet on TCP port 443").
+    public static func describe(permissionKey key: String) -> String {
+        let parts = key.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
+        func safe(_ text: String) -> String { DisplayText.line(text, limit: 200) }
+        switch parts.first {
+        case "file" where parts.count == 4:
+            let what = parts[1] == "setting" ? "the file named by its \(safe(parts[2])) setting" : safe(parts[2])
+            return parts[3] == Access.readWrite.rawValue ? "read and change files in the folder of \(what)" : "read \(what)"
+        case "net" where parts.count == 3: return "connect to the internet on TCP port \(safe(parts[2]))"
+        case "bus": return "talk to your D-Bus session bus (where the Secret Service and desktop services live)"
+        case "exec" where parts.count == 2: return "run the program \(safe(parts[1]))"
+        case "env" where parts.count == 2: return "see the environment variable \(safe(parts[1]))"
+        default: return safe(key)
+        }
+    }
+
+    /// Environment variables a provider may never ask for: they would change how programs load, leak
+    /// the user's agents, or are the sandbox's own.
+    static func isRefusedEnvironmentName(_ name: String) -> Bool {
+        name.hasPrefix("LD_") || name.hasPrefix("AUTOFILL_") || name.hasPrefix("SWIFT_")
+            || ["DBUS_SESSION_BUS_ADDRESS", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "PATH", "HOME", "TMPDIR",
+                "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "PYTHONPATH", "PERL5LIB", "BASH_ENV", "ENV", "IFS"].contains(name)
+    }
+
+    /// Reads the `AFProviderSandbox` value; every mistake goes to `problem(keyPath, message, fix)`.
+    static func read(_ value: PlistValue?, problem: (String, String, String) -> Void) -> SandboxDeclaration {
+        var declaration = SandboxDeclaration()
+        guard let value else { return declaration }
+        let key = Self.key
+        guard case .dictionary(let top) = value else {
+            problem(key, "expected a Dictionary, found \(value.typeNameWithArticle)", "see docs/SANDBOX.md for its keys")
+            return declaration
+        }
+        let known = ["Files", "OutboundTCPPorts", "SessionBus", "Executables", "Environment"]
+        for name in top.keys.sorted() where !known.contains(name) {
+            problem("\(key).\(DisplayText.line(name, limit: 100))", "is not a sandbox key",
+                    "use only \(known.joined(separator: ", ")) (docs/SANDBOX.md)")
+        }
+        if let files = top["Files"] {
+            if case .array(let entries) = files {
+                for (index, entry) in entries.enumerated() {
+                    if let file = readFile(entry, path: "\(key).Files[\(index)]", problem: problem) { declaration.files.append(file) }
+                }
+            } else {
+                problem("\(key).Files", "expected an Array, found \(files.typeNameWithArticle)", "write an <array> of <dict>s with Setting or Path, and Access")
+            }
+        }
+        if let ports = top["OutboundTCPPorts"] {
+            if case .array(let entries) = ports {
+                for (index, entry) in entries.enumerated() {
+                    if case .integer(let port) = entry, (1...65535).contains(port) {
+                        if !declaration.outboundTCPPorts.contains(UInt16(port)) { declaration.outboundTCPPorts.append(UInt16(port)) }
+                    } else {
+                        problem("\(key).OutboundTCPPorts[\(index)]", "is not a TCP port", "write an <integer> from 1 to 65535")
+                    }
+                }
+            } else {
+                problem("\(key).OutboundTCPPorts", "expected an Array, found \(ports.typeNameWithArticle)", "write an <array> of <integer> ports")
+            }
+        }
+        switch top["SessionBus"] {
+        case .bool(let value): declaration.sessionBus = value
+        case .none: break
+        case .some(let other): problem("\(key).SessionBus", "expected a Boolean, found \(other.typeNameWithArticle)", "write <true/> or <false/>")
+        }
+        declaration.executables = strings(top["Executables"], path: "\(key).Executables", problem: problem) { name in
+            if name.hasPrefix("/") { return name.contains("/../") || name.hasSuffix("/..") ? "is not a plain absolute path" : nil }
+            return name.contains("/") || name == "." || name == ".." ? "is neither a program name nor an absolute path" : nil
+        }
+        declaration.environment = strings(top["Environment"], path: "\(key).Environment", problem: problem) { name in
+            guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic),
+                name.unicodeScalars.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) })
+            else { return "is not an environment variable name" }
+            return isRefusedEnvironmentName(name) ? "is not a variable a provider may see (it would change how programs load, reach your agents, or is autofill's own)" : nil
+        }
+        return declaration
+    }
+
+    private static func readFile(_ entry: PlistValue, path: String, problem: (String, String, String) -> Void) -> File? {
+        guard case .dictionary(let dict) = entry else {
+            problem(path, "expected a Dictionary, found \(entry.typeNameWithArticle)", "write <dict> with Setting or Path, and Access")
+            return nil
+        }
+        for name in dict.keys.sorted() where !["Setting", "Path", "Default", "Access"].contains(name) {
+            problem("\(path).\(DisplayText.line(name, limit: 100))", "is not a file key", "use Setting or Path, Default and Access")
+        }
+        func text(_ name: String) -> String?? {
+            switch dict[name] {
+            case .none: return .some(nil)
+            case .string(let value) where !value.isEmpty && !value.contains("\0"): return .some(value)
+            default:
+                problem("\(path).\(name)", "is not a non-empty String", "write <string>…</string>")
+                return nil
+            }
+        }
+        guard let setting = text("Setting"), let filePath = text("Path"), let defaultPath = text("Default") else { return nil }
+        let access: Access
+        switch dict["Access"] {
+        case .string(let value) where Access(rawValue: value) != nil: access = Access(rawValue: value)!
+        default:
+            problem("\(path).Access", "is missing or not read or read-write", "write <string>read</string> or <string>read-write</string>")
+            return nil
+        }
+        switch (setting, filePath) {
+        case (nil, nil), (.some, .some):
+            problem(path, "names \(setting == nil ? "neither" : "both") a Setting \(setting == nil ? "nor" : "and") a Path", "give exactly one of them")
+            return nil
+        case (.some, nil):
+            if let defaultPath, let wrong = pathProblem(defaultPath, allowingSettings: true) {
+                problem("\(path).Default", wrong, "write an absolute path, ~/…, or $XDG_DATA_HOME/… (docs/SANDBOX.md)")
+                return nil
+            }
+        case (nil, .some(let filePath)):
+            if defaultPath != nil { problem("\(path).Default", "goes with a Setting only", "remove it, or name a Setting"); return nil }
+            if let wrong = pathProblem(filePath, allowingSettings: false) {
+                problem("\(path).Path", wrong, "write an absolute path, ~/…, or $XDG_DATA_HOME/… (docs/SANDBOX.md)")
+                return nil
+            }
+        }
+        return File(setting: setting, path: filePath, defaultPath: defaultPath, access: access)
+    }
+
+    /// The variables a declared path may start with.
+    static let pathVariables = ["$HOME", "$XDG_CONFIG_HOME", "$XDG_DATA_HOME", "$XDG_STATE_HOME", "$XDG_CACHE_HOME", "$XDG_RUNTIME_DIR"]
+
+    /// Why `path` is not a declarable path, or nil.
+    static func pathProblem(_ path: String, allowingSettings: Bool) -> String? {
+        let components = path.split(separator: "/")
+        if components.contains("..") { return "contains .." }
+        if path.hasPrefix("/") || path == "~" || path.hasPrefix("~/") { return nil }
+        if pathVariables.contains(where: { path == $0 || path.hasPrefix($0 + "/") }) { return nil }
+        if allowingSettings && path.hasPrefix("${") { return nil }
+        return "is not an absolute path, ~/… or a path starting with \(pathVariables.joined(separator: ", "))"
+    }
+
+    private static func strings(_ value: PlistValue?, path: String, problem: (String, String, String) -> Void,
+                                check: (String) -> String?) -> [String] {
+        guard let value else { return [] }
+        guard case .array(let entries) = value else {
+            problem(path, "expected an Array, found \(value.typeNameWithArticle)", "write an <array> of <string>s")
+            return []
+        }
+        var result: [String] = []
+        for (index, entry) in entries.enumerated() {
+            guard case .string(let text) = entry, !text.isEmpty else {
+                problem("\(path)[\(index)]", "is not a non-empty String", "write <string>…</string>")
+                continue
+            }
+            if let wrong = check(text) {
+                problem("\(path)[\(index)]", "\"\(DisplayText.line(text, limit: 100))\" \(wrong)", "see docs/SANDBOX.md")
+                continue
+            }
+            if !result.contains(text) { result.append(text) }
+        }
+        return result
+    }
+}
