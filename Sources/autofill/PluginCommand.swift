@@ -2,6 +2,7 @@ import ArgumentParser
 import AutofillCore
 import AutofillHost
 import FoundationEssentials
+import Logging
 
 /// `autofill plugin …`: tools for provider authors.
 struct PluginCommand: ParsableCommand {
@@ -22,6 +23,8 @@ struct PluginCommand: ParsableCommand {
 
         func run() throws {
             global.bootstrapLogging()
+            // Absolute: the helper runs in its provider's data folder, and its sandbox's rules name absolute paths.
+            let bundle = bundle.hasPrefix("/") ? bundle : "\(FileManager.default.currentDirectoryPath)/\(bundle)"
             // Who could change the bundle comes first: nothing else of it is read if others could.
             if let refused = PluginPermissions.refusedValidation(bundle: bundle) {
                 let report = ValidationReport(refused)
@@ -35,10 +38,32 @@ struct PluginCommand: ParsableCommand {
             var services = ProviderServices(store: InMemoryIdentityStore(isEnabled: false), logger: .init(label: "autofill.plugin"))
             if let manifest { services = .validation(for: manifest) }
             services.settings = settings
-            // Always in a helper process: a plugin that crashes or hangs while loading is reported, not fatal.
-            let options = file?.configuration.helperOptions ?? HelperOptions()
-            let validation = HelperConnection.validate(bundle: bundle, services: services, options: options)
-            let report = ValidationReport(validation)
+            // Always in a helper process: a plugin that crashes or hangs while loading is reported, not fatal;
+            // and in the sandbox its declaration asks for, so checking a plugin never runs it with more.
+            var options = file?.configuration.helperOptions ?? HelperOptions()
+            var permissions: [String] = []
+            var refused: PluginProblem?
+            if let manifest, let file {
+                let environment = ProcessInfo.processInfo.environment
+                let setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: environment),
+                                          records: HostRecords(environment: environment), logger: Logger(label: "autofill.plugin"))
+                permissions = setup.sandboxSummary(for: manifest)
+                switch Result(catching: { () throws(AutofillError) in try setup.sandboxPolicy(for: manifest) }) {
+                case .success(let policy): options.sandbox = policy
+                case .failure(let error):
+                    refused = PluginProblem(.loadFailed, file: "\(manifest.bundlePath)/Info.plist", keyPath: SandboxDeclaration.key,
+                                            message: "cannot be sandboxed as configured: \(error.message)",
+                                            fix: "see docs/SANDBOX.md; nothing of the plugin ran")
+                }
+            }
+            var validation: PluginValidation
+            if let refused {
+                validation = PluginValidation(bundlePath: bundle, manifest: manifest, entryPoints: nil, problems: [refused])
+            } else {
+                validation = HelperConnection.validate(bundle: bundle, services: services, options: options)
+            }
+            var report = ValidationReport(validation)
+            report.permissions = permissions
             if json { try printJSON(report) } else { print(report.text) }
             guard validation.isValid else {
                 let notFound = validation.problems.contains { $0.code == .bundleNotFound }
@@ -104,6 +129,8 @@ struct ValidationReport: Encodable {
     let valid: Bool
     let provider: Provider?
     let entryPoints: [String]?
+    /// What its sandbox would let it reach, in plain words.
+    var permissions: [String] = []
     let problems: [PluginProblem]
 
     init(_ validation: PluginValidation) {
@@ -128,6 +155,9 @@ struct ValidationReport: Encodable {
             ]
         }
         if let entryPoints { lines.append("  entry points:  \(entryPoints.isEmpty ? "none" : entryPoints.joined(separator: ", "))") }
+        if !permissions.isEmpty {
+            lines.append("  may:           " + permissions.map { DisplayText.escaped($0, keepingNewlines: false) }.joined(separator: "\n                 "))
+        }
         for problem in problems { lines.append("\(problem.severity.rawValue): \(problem.description.replacingNewlines("\n  "))") }
         let errors = problems.filter { $0.severity == .error }.count
         lines.append(valid ? "valid" : "invalid: \(errors) problem\(errors == 1 ? "" : "s")")

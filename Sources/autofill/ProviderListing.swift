@@ -21,6 +21,8 @@ struct ProviderListing: Encodable {
         let store: Store?
         /// Enabled providers: whether the host would run them (nil when no single bundle declares the id).
         let trust: Trust?
+        /// What its sandbox lets it reach, in plain words (docs/SANDBOX.md).
+        let permissions: [String]
         let problems: [String]
     }
 
@@ -44,6 +46,7 @@ struct ProviderListing: Encodable {
             switch state {
             case .trusted(let trusted): record = trusted
             case .changed(_, let changed): record = changed
+            case .newPermissions(_, let changed): record = changed
             default: record = nil
             }
             recorded = record?.recorded.autofillTimestamp
@@ -95,14 +98,15 @@ struct ProviderListing: Encodable {
             rows.append(Provider(
                 id: id, displayName: manifest?.displayName, status: status, position: index + 1,
                 bundle: manifest?.bundlePath, capabilities: manifest?.capabilities.members.map(\.plistKey) ?? [],
-                store: store, trust: trust, problems: problems))
+                store: store, trust: trust, permissions: manifest.map(setup.sandboxSummary(for:)) ?? [], problems: problems))
         }
         for plugin in catalog.plugins where plugin.ignoredBecause != nil || !(plugin.manifest.map { enabled.contains($0.identifier) } ?? false) {
             let errors = plugin.problems.filter { $0.severity == .error }.map(\.description) + (plugin.ignoredBecause.map { ["ignored: it \($0); remove it"] } ?? [])
             rows.append(Provider(
                 id: plugin.manifest?.identifier, displayName: plugin.manifest?.displayName,
                 status: plugin.ignoredBecause != nil ? "ignored" : plugin.manifest == nil ? "invalid" : "available", position: nil, bundle: plugin.bundlePath,
-                capabilities: plugin.manifest?.capabilities.members.map(\.plistKey) ?? [], store: nil, trust: nil, problems: errors))
+                capabilities: plugin.manifest?.capabilities.members.map(\.plistKey) ?? [], store: nil, trust: nil,
+                permissions: plugin.manifest.map(setup.sandboxSummary(for:)) ?? [], problems: errors))
         }
         providers = rows
     }
@@ -137,6 +141,9 @@ struct ProviderListing: Encodable {
                     let count = "\(store.identities) identit\(store.identities == 1 ? "y" : "ies")"
                     return store.supportsIncrementalUpdates ? count : "\(count), waiting for the provider's full list (autofill providers sync)"
                 } ?? "no identity store yet (autofill providers sync)"))
+            }
+            if !provider.permissions.isEmpty {
+                lines.append("   may: " + provider.permissions.map(Self.printable).joined(separator: "\n        "))
             }
             if let trust = provider.trust, let reason = trust.reason {
                 lines.append("   ! \(Self.printable(reason).replacingNewlines("\n     "))")

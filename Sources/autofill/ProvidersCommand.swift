@@ -53,6 +53,11 @@ struct ProvidersCommand: ParsableCommand {
             try await reportingFillErrors(session) {
                 var setup = try global.setup()
                 let router = try session.router(setup)
+                // What it may reach, before any of its code runs: enabling approves it with its files.
+                if let (candidate, _) = try? setup.catalog.resolve(provider), !setup.catalog.enabledIDs.contains(candidate.identifier) {
+                    print("\(candidate.displayName) (\(candidate.identifier)) asks to:")
+                    for line in setup.sandboxSummary(for: candidate) { print("  \(line)") }
+                }
                 let (manifest, isNew, _) = try setup.enable(provider, userInterface: router.userInterface)
                 guard isNew else {
                     print("\(manifest.displayName) (\(manifest.identifier)) is already enabled.")
@@ -168,11 +173,11 @@ struct ProvidersCommand: ParsableCommand {
             global.bootstrapLogging()
             try reportingErrors {
                 let setup = try global.setup()
-                for id in ids { Self.show(try setup.trust(id)) }
+                for id in ids { Self.show(try setup.trust(id), setup: setup) }
             }
         }
 
-        static func show(_ change: TrustChange) {
+        static func show(_ change: TrustChange, setup: ProviderSetup) {
             let manifest = change.manifest
             print("\(manifest.displayName) (\(manifest.identifier)): \(manifest.bundlePath)")
             let previous = change.previous
@@ -186,6 +191,12 @@ struct ProvidersCommand: ParsableCommand {
                 }
             }
             if let previous { print("  recorded \(previous.recorded.autofillTimestamp) (\(previous.origin.rawValue))") }
+            print("It may:")
+            for line in setup.sandboxSummary(for: manifest) { print("  \(line)") }
+            let new = manifest.sandbox.asksMore(than: previous?.permissions ?? [])
+            if previous != nil && !new.isEmpty {
+                print("New since you last approved it: \(new.map(SandboxDeclaration.describe(permissionKey:)).joined(separator: "; ")).")
+            }
             if let lifted = change.liftedQuarantine { print("Lifted the quarantine (since \(lifted.since.autofillTimestamp): \(lifted.reason)).") }
             print(change.changedFiles.isEmpty
                   ? "Nothing changed; trusted \(manifest.displayName) again."

@@ -15,6 +15,14 @@ public struct PluginValidation: Sendable {
     /// Every problem found, errors and warnings.
     public var problems: [PluginProblem]
 
+    /// Creates a validation result.
+    public init(bundlePath: String, manifest: PluginManifest?, entryPoints: EntryPoints?, problems: [PluginProblem]) {
+        self.bundlePath = bundlePath
+        self.manifest = manifest
+        self.entryPoints = entryPoints
+        self.problems = problems
+    }
+
     /// True when the plugin loaded and no problem is an error.
     public var isValid: Bool {
         manifest != nil && entryPoints != nil && !problems.contains { $0.severity == .error }

@@ -1,3 +1,4 @@
+internal import AutofillCore
 internal import FoundationEssentials
 internal import Glibc
 
@@ -11,6 +12,47 @@ extension ProviderSetup {
     public func sandboxPolicy(for manifest: PluginManifest) throws(AutofillError) -> SandboxPolicy {
         let context = SandboxContext(setup: self)
         return try context.policy(for: manifest)
+    }
+
+    /// What `manifest`'s provider may reach, in plain words, one line each (with the paths its settings
+    /// name now): what `providers enable`, `providers trust`, `providers list` and `plugin validate` show.
+    public func sandboxSummary(for manifest: PluginManifest) -> [String] {
+        let context = SandboxContext(setup: self)
+        var lines: [String] = []
+        let settings = sandboxedSettings(for: manifest)
+        let declaration = manifest.sandbox
+        for file in declaration.files {
+            var line = SandboxDeclaration.describe(permissionKey: file.permissionKey)
+            if let name = file.setting {
+                let value = settings[name].flatMap { $0.isEmpty ? nil : $0 } ?? file.defaultPath.flatMap { context.expand($0, settings: settings) }
+                line += value.map { " (now \(DisplayText.line($0, limit: 300)))" } ?? " (not set: nothing)"
+            }
+            lines.append(line)
+        }
+        if !declaration.outboundTCPPorts.isEmpty {
+            lines.append("connect to the internet on TCP port\(declaration.outboundTCPPorts.count == 1 ? "" : "s") \(declaration.outboundTCPPorts.map(String.init).joined(separator: ", "))")
+        }
+        if declaration.sessionBus { lines.append(SandboxDeclaration.describe(permissionKey: "bus:session")) }
+        for name in declaration.executables {
+            let found = SandboxContext.resolveProgram(name).map { " (\($0))" } ?? " (not found: it cannot run it)"
+            lines.append("run the program \(DisplayText.line(name, limit: 200))\(found)")
+        }
+        if !declaration.environment.isEmpty {
+            lines.append("see the environment variable\(declaration.environment.count == 1 ? "" : "s") \(declaration.environment.joined(separator: ", "))")
+        }
+        let own = [context.dataFolder(manifest.identifier)] + [context.runtimeFolder(manifest.identifier)].compactMap { $0 }
+        lines.append("use its own folder\(own.count == 1 ? "" : "s"): \(own.joined(separator: " and "))")
+        var none: [String] = []
+        if declaration.files.isEmpty { none.append("no other files") }
+        if declaration.outboundTCPPorts.isEmpty { none.append("no network") }
+        if declaration.executables.isEmpty { none.append("no programs") }
+        if !none.isEmpty { lines.append("nothing else: \(none.joined(separator: ", "))") }
+        do {
+            _ = try context.policy(for: manifest, createFolders: false)
+        } catch {
+            lines.append("cannot be sandboxed as configured: \(error.message)")
+        }
+        return lines
     }
 
     /// The settings a provider sees: the configuration's, with each declared file setting made an

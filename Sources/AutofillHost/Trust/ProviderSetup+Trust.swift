@@ -49,6 +49,10 @@ extension ProviderSetup {
         if let record {
             let changed = fingerprint.changedFiles(since: record.fingerprint, executable: manifest.executable)
             if !changed.isEmpty { return .changed(files: changed, record: record) }
+            // The files are the approved ones; their declaration may still ask more than the record (a
+            // record made before the sandbox approved nothing).
+            let more = manifest.sandbox.asksMore(than: record.permissions ?? [])
+            if !more.isEmpty { return .newPermissions(more, record: record) }
         }
         if let quarantine = try faultLedger.quarantine(for: manifest.identifier, bundle: manifest.bundlePath, fingerprint: fingerprint) {
             return .quarantined(quarantine)
@@ -95,7 +99,7 @@ extension ProviderSetup {
                 "\(Self.name(manifest)) was not run: you did not approve its files; `autofill providers trust \(manifest.identifier)` approves them")
         }
         let record = TrustRecord(fingerprint: fingerprint, bundle: manifest.bundlePath, executable: manifest.executable,
-                                 recorded: .wholeSecondsNow, origin: .confirmed)
+                                 recorded: .wholeSecondsNow, origin: .confirmed, permissions: manifest.sandbox.permissionKeys)
         let kept = try trustRecords.saveIfAbsent(record, for: manifest.identifier)
         guard kept != record else { return }
         // Another autofill recorded files in the meantime: those are the ones to compare with.
@@ -106,12 +110,12 @@ extension ProviderSetup {
 
     /// What the approval question says: the provider, where it is, and its files' SHA-256.
     func approvalQuestion(_ manifest: PluginManifest, fingerprint: PluginFingerprint) -> String {
-        let lines = [
-            "\(Self.name(manifest)) is enabled in \(catalog.file.path), but you have not approved its files:",
-        ] + fingerprint.lines(of: manifest).map { "  \($0)" } + [
-            "autofill records them and refuses to run it if they change (then `autofill providers trust \(manifest.identifier)`).",
-            "Approve these files and run \(manifest.displayName)?",
-        ]
+        var lines = ["\(Self.name(manifest)) is enabled in \(catalog.file.path), but you have not approved its files:"]
+        lines += fingerprint.lines(of: manifest).map { "  \($0)" }
+        lines.append("It asks to:")
+        lines += sandboxSummary(for: manifest).map { "  \($0)" }
+        lines.append("autofill records them and refuses to run it if they change (then `autofill providers trust \(manifest.identifier)`).")
+        lines.append("Approve these files and run \(manifest.displayName)?")
         return lines.joined(separator: "\n")
     }
 
@@ -138,7 +142,7 @@ extension ProviderSetup {
         try checkPermissions(manifest)
         let fingerprint = try PluginFingerprint(of: manifest)
         let current = TrustRecord(fingerprint: fingerprint, bundle: manifest.bundlePath, executable: manifest.executable,
-                                  recorded: .wholeSecondsNow, origin: .trusted)
+                                  recorded: .wholeSecondsNow, origin: .trusted, permissions: manifest.sandbox.permissionKeys)
         let previous = try trustRecords.record(for: id, bundle: manifest.bundlePath)
         // A quarantine of other files was lifted when they changed; report only one that applied.
         let lifted = try faultLedger.quarantine(for: id, bundle: manifest.bundlePath, fingerprint: fingerprint)
@@ -175,7 +179,7 @@ extension ProviderSetup {
         guard !isEnabled || previous == nil else { return (previous, false) }
         try trustRecords.save(
             TrustRecord(fingerprint: try PluginFingerprint(of: manifest), bundle: manifest.bundlePath, executable: manifest.executable,
-                        recorded: .wholeSecondsNow, origin: .enabled),
+                        recorded: .wholeSecondsNow, origin: .enabled, permissions: manifest.sandbox.permissionKeys),
             for: manifest.identifier)
         return (previous, true)
     }

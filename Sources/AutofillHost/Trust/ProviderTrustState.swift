@@ -10,6 +10,9 @@ public enum ProviderTrustState: Sendable, Equatable {
     case notRecorded
     /// The files differ from the ones recorded: refused until `providers trust`.
     case changed(files: [String], record: TrustRecord)
+    /// The files are the recorded ones, but its sandbox declaration asks for permissions the user did
+    /// not approve (a record from before the sandbox approved none): refused until `providers trust`.
+    case newPermissions([String], record: TrustRecord)
     /// Quarantined after repeated faults: refused until its files change, `providers enable` or `providers trust`.
     case quarantined(ProviderQuarantine)
     /// Other users could change its files: refused until the permissions are fixed.
@@ -23,6 +26,7 @@ public enum ProviderTrustState: Sendable, Equatable {
         case .trusted: "trusted"
         case .notRecorded: "notRecorded"
         case .changed: "changed"
+        case .newPermissions: "newPermissions"
         case .quarantined: "quarantined"
         case .unsafe: "unsafe"
         case .unreadable: "unreadable"
@@ -33,7 +37,7 @@ public enum ProviderTrustState: Sendable, Equatable {
     public var allowsLaunch: Bool {
         switch self {
         case .trusted: true
-        case .notRecorded, .changed, .quarantined, .unsafe, .unreadable: false
+        case .notRecorded, .changed, .newPermissions, .quarantined, .unsafe, .unreadable: false
         }
     }
 
@@ -57,6 +61,11 @@ public enum ProviderTrustState: Sendable, Equatable {
             return AutofillError(
                 .refused,
                 "\(name) changed \(record.sinceWhat): \(differ); run `autofill providers trust \(manifest.identifier)` after checking it")
+        case .newPermissions(let keys, _):
+            let words = keys.map(SandboxDeclaration.describe(permissionKey:)).joined(separator: "; ")
+            return AutofillError(
+                .refused,
+                "\(name) asks for more than you approved: \(words); run `autofill providers trust \(manifest.identifier)` to review its permissions and approve them")
         case .quarantined(let quarantine):
             return AutofillError(
                 .refused,

@@ -23,14 +23,19 @@ public struct TrustRecord: Codable, Equatable, Sendable {
     public var recorded: Date
     /// How.
     public var origin: Origin
+    /// The sandbox permissions approved with the files (``SandboxDeclaration/permissionKeys``); nil in a
+    /// record made before autofill had a sandbox, which approves none.
+    public var permissions: [String]?
 
     /// Creates a record.
-    public init(fingerprint: PluginFingerprint, bundle: String, executable: String, recorded: Date, origin: Origin) {
+    public init(fingerprint: PluginFingerprint, bundle: String, executable: String, recorded: Date, origin: Origin,
+                permissions: [String]? = nil) {
         self.fingerprint = fingerprint
         self.bundle = bundle
         self.executable = executable
         self.recorded = recorded
         self.origin = origin
+        self.permissions = permissions
     }
 
     /// "since you enabled it", "since you trusted it", "since you approved it".
