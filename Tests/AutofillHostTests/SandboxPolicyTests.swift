@@ -1,0 +1,179 @@
+@testable import AutofillHost
+import AutofillStore
+import AutofillTestSupport
+import Foundation
+import Logging
+import Testing
+
+/// The host's decision (docs/SANDBOX.md): the declaration read from a plist, the permissions in plain
+/// words, and the policy built from it, the settings and the user's folders — refusals included.
+struct SandboxPolicyTests {
+    let folder: TemporaryFolder
+
+    init() throws {
+        folder = try TemporaryFolder()
+    }
+
+    func declaration(_ value: Any) -> (SandboxDeclaration, [String]) {
+        var problems: [String] = []
+        let data = try! PropertyListSerialization.data(fromPropertyList: ["X": value], format: .xml, options: 0)
+        guard case .dictionary(let top) = try! PlistValue.read(contentsOf: data) else { return (SandboxDeclaration(), ["not a dict"]) }
+        let read = SandboxDeclaration.read(top["X"]) { keyPath, message, _ in problems.append("\(keyPath): \(message)") }
+        return (read, problems)
+    }
+
+    // MARK: The declaration
+
+    @Test func aFullDeclarationReadsAndGivesStablePermissionKeys() {
+        let (declaration, problems) = declaration([
+            "Files": [["Setting": "VaultFile", "Access": "read-write"], ["Path": "~/.password-store", "Access": "read"],
+                      ["Setting": "StateFile", "Default": "${OTPAuthFile}.state.json", "Access": "read-write"]],
+            "OutboundTCPPorts": [443, 443, 8443], "SessionBus": true, "Executables": ["gpg"], "Environment": ["PASSWORD_STORE_DIR"],
+        ])
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(declaration.permissionKeys == [
+            "file:setting:VaultFile:read-write", "file:path:~/.password-store:read", "file:setting:StateFile:read-write",
+            "net:tcp:443", "net:tcp:8443", "bus:session", "exec:gpg", "env:PASSWORD_STORE_DIR",
+        ])
+        #expect(declaration.asksMore(than: ["net:tcp:443", "exec:gpg"]).contains("net:tcp:8443"))
+        #expect(SandboxDeclaration.describe(permissionKey: "net:tcp:443") == "connect to the internet on TCP port 443")
+        #expect(SandboxDeclaration.describe(permissionKey: "file:setting:VaultFile:read-write")
+            == "read and change files in the folder of the file named by its VaultFile setting")
+    }
+
+    @Test(arguments: [
+        ("<key>Files</key><string>x</string>", "Files: expected an Array"),
+        ("<key>Files</key><array><dict><key>Access</key><string>read</string></dict></array>", "names neither a Setting nor a Path"),
+        ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Path</key><string>/x</string><key>Access</key><string>read</string></dict></array>", "names both"),
+        ("<key>Files</key><array><dict><key>Path</key><string>relative/x</string><key>Access</key><string>read</string></dict></array>", "is not an absolute path"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/a/../etc</string><key>Access</key><string>read</string></dict></array>", "contains .."),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>write</string></dict></array>", "Access: is missing or not read or read-write"),
+        ("<key>OutboundTCPPorts</key><array><integer>0</integer></array>", "is not a TCP port"),
+        ("<key>OutboundTCPPorts</key><array><integer>70000</integer></array>", "is not a TCP port"),
+        ("<key>SessionBus</key><string>yes</string>", "expected a Boolean"),
+        ("<key>Executables</key><array><string>bin/gpg</string></array>", "is neither a program name nor an absolute path"),
+        ("<key>Environment</key><array><string>LD_PRELOAD</string></array>", "is not a variable a provider may see"),
+        ("<key>Environment</key><array><string>SSH_AUTH_SOCK</string></array>", "is not a variable a provider may see"),
+        ("<key>Environment</key><array><string>A B</string></array>", "is not an environment variable name"),
+        ("<key>Network</key><true/>", "Network: is not a sandbox key"),
+    ])
+    func aMalformedDeclarationIsAProblemNamingTheKey(xml: String, expected: String) throws {
+        let plist = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>X</key><dict>\(xml)</dict></dict></plist>"
+        guard case .dictionary(let top) = try PlistValue.read(contentsOf: Data(plist.utf8)) else { Issue.record("no dict"); return }
+        var problems: [String] = []
+        _ = SandboxDeclaration.read(top["X"]) { keyPath, message, _ in problems.append("\(keyPath): \(message)") }
+        #expect(problems.contains { $0.contains(expected) }, "\(problems)")
+    }
+
+    // MARK: The policy
+
+    /// A setup with a configuration in `folder`, the given providers' bundles (copies of the samples)
+    /// enabled with `settings`.
+    func setup(settings: [String: [String: String]], enabled: [String] = ["org.autofill.vault"]) throws -> ProviderSetup {
+        let home = "\(folder.path)/home"
+        try FileManager.default.createDirectory(atPath: "\(home)/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let config = "\(folder.path)/conf/config.plist"
+        try FileManager.default.createDirectory(atPath: "\(folder.path)/conf", withIntermediateDirectories: true)
+        try PropertyListSerialization.data(fromPropertyList: [
+            "PluginSearchPaths": ["\(Repository.root)/.build/plugins"], "EnabledProviders": enabled, "ProviderSettings": settings,
+            "IdentityStoreDirectory": "\(folder.path)/stores",
+        ] as [String: Any], format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        let file = try ConfigurationFile.read(path: config, source: .option, writePath: config, home: home)
+        return ProviderSetup(catalog: ProviderCatalog(file: file), stores: IdentityStoreDirectory(path: "\(folder.path)/stores"),
+                             records: HostRecords(path: "\(home)/.local/state/autofill"), logger: Logger(label: "test"))
+    }
+
+    func context(_ setup: ProviderSetup, _ extra: [String: String] = [:]) -> SandboxContext {
+        let home = "\(folder.path)/home"
+        return SandboxContext(setup: setup, environment: ["HOME": home, "XDG_RUNTIME_DIR": "\(home)/run", "PATH": "/usr/bin",
+                                                          "SECRET_TOKEN": "decoy", "LANG": "C.UTF-8"].merging(extra) { $1 })
+    }
+
+    @Test func theVaultGetsItsFolderItsOwnFoldersTheSystemReadOnlyAndAnEnvironmentOfNothingElse() throws {
+        try FileManager.default.createDirectory(atPath: "\(folder.path)/vault", withIntermediateDirectories: true)
+        let setup = try setup(settings: ["org.autofill.vault": ["VaultFile": "\(folder.path)/vault/v.afvault"]])
+        let manifest = try setup.catalog.manifest(for: "org.autofill.vault")
+        let policy = try context(setup).policy(for: manifest)
+        let home = "\(folder.path)/home"
+        let data = "\(home)/.local/share/autofill/providers/org.autofill.vault"
+        #expect(policy.rules.contains { $0.path == "\(folder.path)/vault" && $0.access == [.read, .write] })
+        #expect(policy.rules.contains { $0.path == data && $0.access == [.read, .write] })
+        #expect(policy.rules.contains { $0.path == "/usr" && $0.access == .read }, "the system is read-only: no programs")
+        #expect(!policy.rules.contains { $0.access.contains(.execute) })
+        #expect(!policy.rules.contains { ["/proc", "/tmp", "/dev/tty", home].contains($0.path) })
+        #expect(!policy.network && !policy.runsPrograms && !policy.unixSockets && !policy.sessionBus)
+        #expect(policy.environment["SECRET_TOKEN"] == nil)
+        #expect(Set(policy.environment.keys) == [
+            "HOME", "PATH", "SWIFT_BACKTRACE", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
+            "TMPDIR", "AUTOFILL_PROVIDER_DATA_DIR", "AUTOFILL_PROVIDER_RUNTIME_DIR", "LANG",
+        ])
+        var info = stat()
+        #expect(stat(data, &info) == 0 && info.st_mode & 0o777 == 0o700, "its data folder is made private")
+    }
+
+    @Test(arguments: [
+        ("home", "is your home folder"),
+        ("records", "which autofill keeps for itself"),
+        ("stores", "which autofill keeps for itself"),
+        ("config", "which autofill keeps for itself"),
+        ("root", "is the whole file system"),
+    ])
+    func aVaultFileWhoseFolderReachesTooMuchIsRefused(place: String, expected: String) throws {
+        let home = "\(folder.path)/home"
+        let vault =
+            switch place {
+            case "home": "\(home)/v.afvault"
+            case "records": "\(home)/.local/state/autofill/v.afvault"
+            case "stores": "\(folder.path)/stores/v.afvault"
+            case "config": "\(folder.path)/conf/v.afvault"
+            default: "/v.afvault"
+            }
+        let setup = try setup(settings: ["org.autofill.vault": ["VaultFile": vault]])
+        let manifest = try setup.catalog.manifest(for: "org.autofill.vault")
+        let error = try #require(throws: AutofillError.self) { try context(setup).policy(for: manifest) }
+        #expect(error.message.contains(expected), "\(error.message)")
+        #expect(error.message.contains("Vault (org.autofill.vault)") && error.message.contains("VaultFile"))
+    }
+
+    @Test func aFolderHoldingAnotherProvidersFileIsRefused() throws {
+        try FileManager.default.createDirectory(atPath: "\(folder.path)/shared", withIntermediateDirectories: true)
+        try Data("machine x login y password z\n".utf8).write(to: URL(fileURLWithPath: "\(folder.path)/shared/netrc"))
+        let setup = try setup(settings: ["org.autofill.vault": ["VaultFile": "\(folder.path)/shared/v.afvault"],
+                                         "org.autofill.netrc": ["NetrcFile": "\(folder.path)/shared/netrc"]],
+                              enabled: ["org.autofill.vault", "org.autofill.netrc"])
+        let error = try #require(throws: AutofillError.self) {
+            try context(setup).policy(for: try setup.catalog.manifest(for: "org.autofill.vault"))
+        }
+        #expect(error.message.contains("a file or folder of the provider org.autofill.netrc"), "\(error.message)")
+        // The reader is refused too: the Vault changes files in that folder.
+        #expect(throws: AutofillError.self) { try context(setup).policy(for: try setup.catalog.manifest(for: "org.autofill.netrc")) }
+    }
+
+    @Test func aPrivateFolderThatIsALinkOrOpenToOthersIsRefused() throws {
+        let setup = try setup(settings: [:])
+        let manifest = try setup.catalog.manifest(for: "org.autofill.vault")
+        let data = "\(folder.path)/home/.local/share/autofill/providers/org.autofill.vault"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        chmod(data, 0o755)
+        var error = try #require(throws: AutofillError.self) { try context(setup).policy(for: manifest) }
+        #expect(error.message.contains("is open to other users (mode 755); run chmod 700"), "\(error.message)")
+        try FileManager.default.removeItem(atPath: data)
+        try FileManager.default.createSymbolicLink(atPath: data, withDestinationPath: folder.path)
+        error = try #require(throws: AutofillError.self) { try context(setup).policy(for: manifest) }
+        #expect(error.message.contains("is a symbolic link"), "\(error.message)")
+    }
+
+    @Test func aDeclaredProgramIsGrantedWithTheLoaderAndAPortBringsNameResolution() throws {
+        let setup = try setup(settings: [:])
+        var manifest = try setup.catalog.manifest(for: "org.autofill.vault")
+        manifest.sandbox = SandboxDeclaration(outboundTCPPorts: [443], sessionBus: true, executables: ["true"], environment: ["SECRET_TOKEN"])
+        let policy = try context(setup, ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/bus"]).policy(for: manifest)
+        let program = try #require(SandboxContext.resolveProgram("true"))
+        #expect(policy.rules.contains { $0.path == program && $0.access == [.read, .execute] })
+        #expect(policy.rules.contains { $0.path.hasSuffix("ld-linux-x86-64.so.2") && $0.access.contains(.execute) })
+        #expect(policy.rules.contains { $0.path == "/etc/resolv.conf" })
+        #expect(policy.network && policy.tcpPorts == [443] && policy.runsPrograms && policy.unixSockets && policy.sessionBus)
+        #expect(policy.environment["DBUS_SESSION_BUS_ADDRESS"] == "unix:path=/run/bus")
+        #expect(policy.environment["SECRET_TOKEN"] == "decoy", "declared, so passed")
+    }
+}
