@@ -20,7 +20,9 @@ struct FillBenchmark {
         let runtime = "\(home)/run"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let config = "\(home)/config.plist"
-        let vault = "\(home)/vault.afvault"
+        // In a folder of its own: the Vault's sandbox may change files in its vault's folder (docs/SANDBOX.md).
+        let vault = "\(home)/vault/vault.afvault"
+        try FileManager.default.createDirectory(atPath: "\(home)/vault", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Config/demo/vault/vault.afvault", toPath: vault)
         let plist: [String: Any] = [
             "PluginSearchPaths": ["\(repositoryRoot)/.build/plugins"],

@@ -35,7 +35,9 @@ struct IsolationBenchmark {
         setenv("XDG_DATA_HOME", "\(home)/.local/share", 1)
         setenv("XDG_CONFIG_HOME", "\(home)/.config", 1)
         setenv(HelperProtocol.executableEnvironmentKey, "\(bin)/\(HelperProtocol.executableName)", 1)
-        let vault = "\(home)/vault.afvault"
+        // In a folder of its own: the Vault's sandbox may change files in its vault's folder (docs/SANDBOX.md).
+        let vault = "\(home)/vault/vault.afvault"
+        try FileManager.default.createDirectory(atPath: "\(home)/vault", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Config/demo/vault/vault.afvault", toPath: vault)
         let environment = ["HOME=\(home)", "XDG_RUNTIME_DIR=\(runtime)", "XDG_DATA_HOME=\(home)/.local/share",
                            "XDG_CONFIG_HOME=\(home)/.config", "PATH=/usr/bin:/bin"]
@@ -154,21 +156,48 @@ struct IsolationBenchmark {
         let clock = ContinuousClock()
         for sample in ["VaultProvider", "NetrcProvider"] {
             let services = ProviderServices(store: InMemoryIdentityStore(), settings: ["VaultFile": vault], logger: Self.logger)
-            var local: [Duration] = [], isolated: [Duration] = []
+            var local: [Duration] = [], isolated: [Duration] = [], sandboxed: [Duration] = []
             for _ in 0..<runs {
-                let (a, b) = (try copies.fresh(sample), try copies.fresh(sample))
+                let (a, b, c) = (try copies.fresh(sample), try copies.fresh(sample), try copies.fresh(sample))
                 var start = clock.now
                 _ = try PluginLoader.load(bundle: a, services: services)
                 local.append(clock.now - start)
                 start = clock.now
                 _ = try HelperConnection.launch(bundle: b, services: services)  // released at once: its helper is stopped
                 isolated.append(clock.now - start)
+                let policy = try Self.sandbox(bundle: c, vault: vault)  // what the host grants: built before the clock starts
+                start = clock.now
+                _ = try HelperConnection.launch(bundle: c, services: services, options: HelperOptions(sandbox: policy))
+                sandboxed.append(clock.now - start)
             }
-            let l = Samples(local), i = Samples(isolated)
+            let l = Samples(local), i = Samples(isolated), s = Samples(sandboxed)
             let name = sample == "VaultProvider" ? "Vault (Swift)" : "Netrc (C)"
             lines.append("  \(pad(name, 14)) in process \(ms(l.median))  \(ms(l.p99))   helper (spawn, handshake, load) \(ms(i.median))  \(ms(i.p99))   \(ratio(i.median, l.median))")
+            lines.append("  \(pad("", 14)) sandboxed helper \(ms(s.median))  \(ms(s.p99))   the sandbox adds \(ms(s.median - i.median)) to the median (aim ≤ 2 ms)")
         }
         return lines
+    }
+
+    /// A sandbox like the one the host builds for a sample (docs/SANDBOX.md): the system read-only,
+    /// the Swift runtime, the bundle, the vault's folder, a private data folder.
+    static func sandbox(bundle: String, vault: String) throws -> SandboxPolicy {
+        let data = "\(bundle).data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var rules: [SandboxPolicy.Rule] = ["/usr", "/lib", "/lib64", "/etc/ld.so.cache"].map { .init(path: $0, access: .read, reason: "system") }
+        // The Swift runtime this process loaded (the helper and a Swift plugin load the same one).
+        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+        if let line = maps.split(separator: "\n").first(where: { $0.hasSuffix("/libswiftCore.so") }), let slash = line.firstIndex(of: "/") {
+            rules.append(.init(path: (String(line[slash...]) as NSString).deletingLastPathComponent, access: .read, reason: "the Swift runtime"))
+        }
+        rules.append(.init(path: bundle, access: .read, reason: "its bundle"))
+        rules.append(.init(path: (vault as NSString).deletingLastPathComponent, access: [.read, .write], reason: "its vault"))
+        rules.append(.init(path: "/dev/null", access: [.read, .write], reason: "devices"))
+        rules.append(.init(path: data, access: [.read, .write], reason: "its data folder"))
+        let environment = ProcessInfo.processInfo.environment
+        var kept = ["HOME": environment["HOME"] ?? "/", "PATH": "/usr/bin:/bin", "TMPDIR": data]
+        kept["XDG_RUNTIME_DIR"] = environment["XDG_RUNTIME_DIR"]
+        if let runtime = environment["XDG_RUNTIME_DIR"] { rules.append(.init(path: "\(runtime)/autofill", access: [.read, .write], reason: "sessions")) }
+        return SandboxPolicy(rules: rules, environment: kept, dataFolder: data)
     }
 
     // MARK: 4. Crashes
