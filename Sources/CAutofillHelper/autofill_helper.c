@@ -10,6 +10,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -254,4 +255,12 @@ int afh_install_fault_reporter(int fd) {
         if (sigaction(signals[i], &action, NULL) != 0) return -1;
     }
     return 0;
+}
+
+/* ---- The terminal's width ---- */
+
+int afh_terminal_columns(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return 0;
+    return size.ws_col;
 }

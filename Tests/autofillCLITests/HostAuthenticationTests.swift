@@ -170,7 +170,7 @@ struct HostAuthenticationTests {
         let output = "\(home.path)/confirmed.txt"
         let session = try TmuxSession(shell("fill example.com --pick 1 --json --trace", policy: "confirm", output: output))
         let screen = try session.waitFor("[y/n, q cancels]:")
-        #expect(screen.contains("[autofill] Confirm"))
+        #expect(screen.contains("autofill ▶ Confirm"))
         #expect(screen.contains("trace: Vault (org.autofill.vault) provideCredentialWithoutUserInteraction(for:) → completed"),
                 "--trace prints each line as it happens, before the question: \(screen)")
         try session.send("y", "Enter")

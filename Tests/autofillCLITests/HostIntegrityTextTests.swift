@@ -53,6 +53,25 @@ struct HostIntegrityTextTests {
 
     // MARK: Item 10: provider text
 
+    @Test func aProvidersPromptIsFramedWithItsNameAndIDAndNoLineOfItPassesForTheHosts() throws {
+        let config = try enableHostile()
+        let output = "\(home.path)/list.out"
+        let command = "env HOME=\(home.path) XDG_CONFIG_HOME=\(home.path)/.config XDG_DATA_HOME=\(home.path)/.local/share "
+            + "XDG_STATE_HOME=\(home.path)/.local/state XDG_RUNTIME_DIR=\(home.path)/run TERM=xterm "
+            + "\(CLI.binary) fill hostile.test --list --provider org.t.hostile --config \(config) > \(output) 2>&1; echo EXIT=$? >> \(output)"
+        let session = try TmuxSession(command)
+        let screen = try session.waitFor("Choose 1–2 (q cancels):")
+        let lines = screen.split(separator: "\n").map(String.init)
+        let header = try #require(lines.firstIndex { $0.hasPrefix("┌─ Hostile (org.t.hostile): ") }, "\(screen)")
+        #expect(lines[header].contains(#"Choose\r"#), "the carriage return is shown escaped")
+        for line in lines[(header + 1)...] where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            #expect(line.hasPrefix("│ "), "every line drawn for the provider is framed: \(line)")
+        }
+        #expect(screen.contains(#"│   2. second\nautofill: third"#), "\(screen)")
+        try session.send("q", "Enter")
+        _ = try CLI.waitForFile(output, containing: "EXIT=")
+    }
+
     @Test(arguments: isolations)
     func anEscapeSequenceInACancelReasonNeverReachesStderrRaw(isolation: String) throws {
         let config = try enableHostile(isolation: isolation, users: ["escape"])

@@ -242,7 +242,7 @@ struct TrustCommandTests {
         // No: refused, nothing recorded; the UI script's "confirm no" was not what answered.
         let refused = try TmuxSession(command)
         let question = try refused.waitFor("Approve these files and run Net? [y/n, q cancels]:")
-        #expect(question.contains("[autofill] Approve a provider"))
+        #expect(question.contains("autofill ▶ Approve a provider"))
         #expect(question.contains("Net (org.t.net) is enabled in /"), "the configuration's path follows (the pane wraps it)")
         #expect(question.contains("  libNetrcProvider.so  SHA-256 "))
         try refused.send("n", "Enter")

@@ -1,3 +1,4 @@
+internal import CAutofillHelper
 internal import Glibc
 internal import Synchronization
 
@@ -24,6 +25,12 @@ final class Terminal: Sendable {
     deinit { close(fd) }
 
     /// Writes text to the terminal.
+    /// The terminal's width in columns (80 when it does not say).
+    var columns: Int {
+        let columns = Int(afh_terminal_columns(fd))
+        return columns > 0 ? columns : 80
+    }
+
     func write(_ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0

@@ -1,4 +1,5 @@
 public import AutofillCore
+internal import FoundationEssentials
 
 /// Providers' UI (and the host's own prompts) rendered on the controlling terminal.
 ///
@@ -21,48 +22,52 @@ public final class TerminalUserInterface: ProviderUserInterface {
     public var answersComeFromAPerson: Bool { true }
 
     public func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
+        let frame = PromptFrame(owner: providerName, columns: terminal.columns, attributes: Self.attributes)
         switch request {
         case .prompt(let title, let message, let secret, let maxLength):
-            header(title, providerName)
+            terminal.write(frame.header(title))
             while true {
-                terminal.write("\(Self.prompt(message)) ")
+                terminal.write(frame.question(Self.prompt(message)))
                 guard let line = terminal.readLine(echo: !secret) else { throw .canceled }
                 guard line.count <= maxLength else {
-                    terminal.write("That is \(line.count) bytes; \(providerName) takes at most \(maxLength). Try again (Ctrl-D cancels).\n")
+                    terminal.write(frame.lines("That is \(line.count) bytes; this takes at most \(maxLength). Try again (Ctrl-D cancels)."))
                     continue
                 }
                 guard let text = String(validating: line, as: UTF8.self) else {
-                    terminal.write("That is not valid UTF-8. Try again (Ctrl-D cancels).\n")
+                    terminal.write(frame.lines("That is not valid UTF-8. Try again (Ctrl-D cancels)."))
                     continue
                 }
                 return .text(Secret(text))
             }
         case .choose(let title, let items):
-            header(title, providerName)
-            for (index, item) in items.enumerated() { terminal.write("  \(index + 1). \(Self.printable(item))\n") }
+            terminal.write(frame.header(title))
+            for (index, item) in items.enumerated() {
+                terminal.write(frame.lines("  \(index + 1). \(DisplayText.escaped(item, keepingNewlines: false))"))
+            }
             while true {
-                terminal.write("Choose 1–\(items.count) (q cancels): ")
+                terminal.write(frame.question("Choose 1–\(items.count) (q cancels):"))
                 guard let line = terminal.readLine(echo: true) else { throw .canceled }
                 let answer = String(decoding: line, as: UTF8.self).trimmed
                 if answer == "q" { throw .canceled }
                 if let number = Int(answer), (1...items.count).contains(number) { return .choice(number - 1) }
-                terminal.write("Type a number from 1 to \(items.count), or q.\n")
+                terminal.write(frame.lines("Type a number from 1 to \(items.count), or q."))
             }
         case .confirm(let title, let message):
-            header(title, providerName)
+            terminal.write(frame.header(title))
             while true {
-                terminal.write("\(Self.printable(message)) [y/n, q cancels]: ")
+                terminal.write(frame.question("\(Self.printable(message)) [y/n, q cancels]:"))
                 guard let line = terminal.readLine(echo: true) else { throw .canceled }
                 switch String(decoding: line, as: UTF8.self).trimmed.lowercased() {
                 case "y", "yes": return .confirmed(true)
                 case "n", "no": return .confirmed(false)
                 case "q": throw .canceled
-                default: terminal.write("Type y or n (q cancels).\n")
+                default: terminal.write(frame.lines("Type y or n (q cancels)."))
                 }
             }
         case .message(let title, let message):
-            header(title, providerName)
-            terminal.write("\(Self.printable(message))\nPress Enter to continue (q cancels): ")
+            terminal.write(frame.header(title))
+            terminal.write(frame.lines(Self.printable(message)))
+            terminal.write(frame.question("Press Enter to continue (q cancels):"))
             guard let line = terminal.readLine(echo: true) else { throw .canceled }
             if String(decoding: line, as: UTF8.self).trimmed == "q" { throw .canceled }
             return .acknowledged
@@ -76,8 +81,11 @@ public final class TerminalUserInterface: ProviderUserInterface {
         return text + ":"
     }
 
-    private func header(_ title: String, _ providerName: String) {
-        terminal.write("\n[\(Self.printable(providerName))] \(Self.printable(title))\n")
+    /// Whether the host's own prompts get their reverse-video mark: not with `NO_COLOR` or `TERM=dumb`
+    /// (the line-start rule alone then tells them apart).
+    static var attributes: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["NO_COLOR"] == nil && environment["TERM"] != "dumb" && environment["TERM"] != nil
     }
 
     /// Text from a provider with control characters, escape sequences and bidi controls shown

@@ -214,7 +214,8 @@ public final class ProviderSession: HostServicesHandler {
             }
             if let clock { watchIdleness(id, clock: clock) }
         }
-        return try services.userInterface.present(ui.displaySafe, providerName: displayName)
+        // "Name (id)": the terminal shows both, in a frame the provider cannot draw (PromptFrame).
+        return try services.userInterface.present(ui.displaySafe, providerName: "\(displayName) (\(providerID))")
     }
 
     public func reportMalformedCall(_ service: String, _ problem: String) {

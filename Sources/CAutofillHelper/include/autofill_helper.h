@@ -89,6 +89,9 @@ char **afh_environment(void);
 /* "SEGV" for SIGSEGV (sigabbrev_np), or NULL for a number that is no signal. */
 const char *afh_signal_name(int signal_number);
 
+/* The width of the terminal open on `fd` in columns (TIOCGWINSZ), 0 when unknown. */
+int afh_terminal_columns(int fd);
+
 /* waitpid decoding (the W* macros are not importable): */
 int afh_exited(int status);      /* WIFEXITED */
 int afh_exit_status(int status); /* WEXITSTATUS */
