@@ -184,11 +184,7 @@ struct IsolationBenchmark {
         let data = "\(bundle).data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var rules: [SandboxPolicy.Rule] = ["/usr", "/lib", "/lib64", "/etc/ld.so.cache"].map { .init(path: $0, access: .read, reason: "system") }
-        // The Swift runtime this process loaded (the helper and a Swift plugin load the same one).
-        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
-        if let line = maps.split(separator: "\n").first(where: { $0.hasSuffix("/libswiftCore.so") }), let slash = line.firstIndex(of: "/") {
-            rules.append(.init(path: (String(line[slash...]) as NSString).deletingLastPathComponent, access: .read, reason: "the Swift runtime"))
-        }
+        if let runtime = SandboxSupport.swiftRuntimeFolder { rules.append(.init(path: runtime, access: .read, reason: "the Swift runtime")) }
         rules.append(.init(path: bundle, access: .read, reason: "its bundle"))
         rules.append(.init(path: (vault as NSString).deletingLastPathComponent, access: [.read, .write], reason: "its vault"))
         rules.append(.init(path: "/dev/null", access: [.read, .write], reason: "devices"))

@@ -4,50 +4,68 @@ import Testing
 
 /// The host's own hardening (docs/SANDBOX.md): a running `autofill` and its sandboxed helper are not
 /// dumpable, so another process of the same user cannot ptrace them or read their memory through
-/// /proc. The kernel shows it in who owns /proc/PID: root, not the process's user. Run as an
-/// unprivileged user (setpriv), since root owns everything under /proc of a root process anyway.
+/// /proc (the kernel shows it in who owns /proc/PID: root, not the process's user; run as an
+/// unprivileged user, since root owns everything under /proc of a root process anyway); and a helper
+/// starts with none of the host's other environment variables.
 struct HostHardeningTests {
     static let nobody: uid_t = 65534
+
+    /// A running `autofill providers sync` (run as `nobody` with `asNobody`) whose helper hangs in its
+    /// plugin's entry function, with `extra` in its environment. Ends both with SIGKILL afterwards.
+    final class StuckHost {
+        let folder: TemporaryFolder
+        let host: ChildProcess.Running
+        let helper: Int32
+
+        init(asNobody: Bool, extra: [String: String] = [:]) async throws {
+            folder = try TemporaryFolder()
+            chmod(folder.path, 0o755)
+            let home = "\(folder.path)/home", plugins = "\(folder.path)/plugins"
+            try FileManager.default.createDirectory(atPath: "\(home)/run", withIntermediateDirectories: true)
+            try FixturePlugin.bundle(in: plugins, name: "Stuck", plist: FixturePlugin.plist(id: "org.test.stuck", name: "Stuck"),
+                                     defines: ["FIXTURE_HANG_IN_ENTRY"])
+            let config = "\(home)/config.plist"
+            try PropertyListSerialization.data(fromPropertyList: [
+                "PluginSearchPaths": [plugins], "EnabledProviders": ["org.test.stuck"], "IdentityStoreDirectory": "stores",
+                "ProviderIsolation": ["LoadDeadlineSeconds": 120],
+            ] as [String: Any], format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+            if asNobody { for path in [home, "\(home)/run", config] { chown(path, HostHardeningTests.nobody, HostHardeningTests.nobody) } }
+            chmod(home, 0o700)
+            chmod("\(home)/run", 0o700)
+            let environment = ["HOME": home, "XDG_RUNTIME_DIR": "\(home)/run", "PATH": "/usr/bin:/bin"].merging(extra) { $1 }
+            // setpriv execs autofill: the same pid.
+            let (program, prefix) = asNobody
+                ? ("/usr/bin/setpriv", ["--reuid=\(HostHardeningTests.nobody)", "--regid=\(HostHardeningTests.nobody)", "--clear-groups", CLI.binary])
+                : (CLI.binary, [])
+            let approved = try ChildProcess.run(program, prefix + ["providers", "trust", "org.test.stuck", "--config", config], environment: environment)
+            #expect(approved.status == 0, "\(approved.stderr)")
+            host = try ChildProcess.start(program, prefix + ["providers", "sync", "--config", config], environment: environment)
+            var helper: Int32?
+            let deadline = ContinuousClock.now + .seconds(30)
+            while helper == nil && ContinuousClock.now < deadline {
+                helper = HostHardeningTests.children(of: host.pid).first
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            guard let helper else {
+                kill(host.pid, SIGKILL)
+                _ = host.wait()
+                throw ChildProcessError("no helper started")
+            }
+            self.helper = helper
+            try await Task.sleep(for: .milliseconds(300))  // into the plugin's entry function
+        }
+
+        deinit {
+            kill(host.pid, SIGKILL)
+            _ = host.wait()
+        }
+    }
 
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
                    "needs root to run autofill as another user"))
     func theHostAndItsHelperAreNotDumpableSoTheUsersOtherProcessesCannotReadThem() async throws {
-        let folder = try TemporaryFolder()
-        chmod(folder.path, 0o755)
-        let home = "\(folder.path)/home"
-        try FileManager.default.createDirectory(atPath: "\(home)/run", withIntermediateDirectories: true)
-        let plugins = "\(folder.path)/plugins"
-        try FixturePlugin.bundle(in: plugins, name: "Stuck", plist: FixturePlugin.plist(id: "org.test.stuck", name: "Stuck"),
-                                 defines: ["FIXTURE_HANG_IN_ENTRY"])
-        let config = "\(home)/config.plist"
-        try PropertyListSerialization.data(fromPropertyList: [
-            "PluginSearchPaths": [plugins], "EnabledProviders": ["org.test.stuck"], "IdentityStoreDirectory": "stores",
-            "ProviderIsolation": ["LoadDeadlineSeconds": 120],
-        ] as [String: Any], format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
-        for path in [home, "\(home)/run", config] { chown(path, Self.nobody, Self.nobody) }
-        chmod(home, 0o700)
-        chmod("\(home)/run", 0o700)
-        let environment = ["HOME": home, "XDG_RUNTIME_DIR": "\(home)/run", "PATH": "/usr/bin:/bin"]
-        let asNobody = ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", CLI.binary]
-        let approved = try ChildProcess.run("/usr/bin/setpriv", asNobody + ["providers", "trust", "org.test.stuck", "--config", config],
-                                            environment: environment)
-        #expect(approved.status == 0, "\(approved.stderr)")
-
-        let host = try ChildProcess.start("/usr/bin/setpriv", asNobody + ["providers", "sync", "--config", config], environment: environment)
-        defer {
-            kill(host.pid, SIGKILL)
-            _ = host.wait()
-        }
-        // setpriv execs autofill: the same pid. Wait for its helper to be in the plugin's entry function.
-        var helper: Int32?
-        let deadline = ContinuousClock.now + .seconds(30)
-        while helper == nil && ContinuousClock.now < deadline {
-            helper = Self.children(of: host.pid).first
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let helperPID = try #require(helper, "no helper started")
-        try await Task.sleep(for: .milliseconds(300))
-        for (what, pid) in [("autofill", host.pid), ("its helper", helperPID)] {
+        let running = try await StuckHost(asNobody: true)
+        for (what, pid) in [("autofill", running.host.pid), ("its helper", running.helper)] {
             #expect(Self.realUser(of: pid) == Self.nobody, "\(what) runs as nobody")
             #expect(Self.owner(of: "/proc/\(pid)/mem") == 0, "\(what)'s /proc entries belong to root: it is not dumpable")
         }
@@ -56,32 +74,8 @@ struct HostHardeningTests {
     @Test func aHelperStartsWithNoneOfTheHostsOtherEnvironmentVariables() async throws {
         // The kernel keeps a process's first environment for its whole life: a variable passed at
         // spawn could be read back by the plugin even after the sandbox cleared it.
-        let folder = try TemporaryFolder()
-        let home = "\(folder.path)/home"
-        try FileManager.default.createDirectory(atPath: "\(home)/run", withIntermediateDirectories: true)
-        try FixturePlugin.bundle(in: "\(folder.path)/plugins", name: "Stuck", plist: FixturePlugin.plist(id: "org.test.stuck", name: "Stuck"),
-                                 defines: ["FIXTURE_HANG_IN_ENTRY"])
-        let config = "\(home)/config.plist"
-        try PropertyListSerialization.data(fromPropertyList: [
-            "PluginSearchPaths": ["\(folder.path)/plugins"], "EnabledProviders": ["org.test.stuck"], "IdentityStoreDirectory": "stores",
-            "ProviderIsolation": ["LoadDeadlineSeconds": 120],
-        ] as [String: Any], format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
-        let environment = ["HOME": home, "XDG_RUNTIME_DIR": "\(home)/run", "PATH": "/usr/bin:/bin",
-                           "SECRET_TOKEN": "decoy-7f3a", "SSH_AUTH_SOCK": "/tmp/ssh-decoy/agent.1"]
-        #expect(try ChildProcess.run(CLI.binary, ["providers", "trust", "org.test.stuck", "--config", config], environment: environment).status == 0)
-        let host = try ChildProcess.start(CLI.binary, ["providers", "sync", "--config", config], environment: environment)
-        defer {
-            kill(host.pid, SIGKILL)
-            _ = host.wait()
-        }
-        var helper: Int32?
-        let deadline = ContinuousClock.now + .seconds(30)
-        while helper == nil && ContinuousClock.now < deadline {
-            helper = Self.children(of: host.pid).first
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let pid = try #require(helper, "no helper started")
-        let first = try #require(FileManager.default.contents(atPath: "/proc/\(pid)/environ"))
+        let running = try await StuckHost(asNobody: false, extra: ["SECRET_TOKEN": "decoy-7f3a", "SSH_AUTH_SOCK": "/tmp/ssh-decoy/agent.1"])
+        let first = try #require(FileManager.default.contents(atPath: "/proc/\(running.helper)/environ"))
         let names = first.split(separator: 0).map { String(decoding: $0.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self) }
         #expect(!names.contains("SECRET_TOKEN") && !names.contains("SSH_AUTH_SOCK"), "\(names)")
         #expect(!String(decoding: first, as: UTF8.self).contains("decoy"))

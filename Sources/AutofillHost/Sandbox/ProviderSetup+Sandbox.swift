@@ -127,7 +127,7 @@ struct SandboxContext {
         for path in ["/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf"] {
             rules.append(.init(path: path, access: .read, reason: "the system's libraries and settings"))
         }
-        if let runtimeLibraries = Self.swiftRuntimeFolder {
+        if let runtimeLibraries = SandboxSupport.swiftRuntimeFolder {
             rules.append(.init(path: runtimeLibraries, access: .read, reason: "the Swift runtime"))
         }
         rules.append(.init(path: manifest.bundlePath, access: .read, reason: "its bundle"))
@@ -364,14 +364,4 @@ struct SandboxContext {
         let interpreter = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).first.map(String.init)
         return interpreter.flatMap(realPath)
     }
-
-    /// The folder of the Swift runtime this process loaded (a Swift plugin needs the same one).
-    static let swiftRuntimeFolder: String? = {
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
-        for line in maps.split(separator: "\n") {
-            guard let slash = line.firstIndex(of: "/"), line.hasSuffix("/libswiftCore.so") else { continue }
-            return parent(of: String(line[slash...]))
-        }
-        return nil
-    }()
 }

@@ -178,7 +178,7 @@ enum TestSandbox {
         var rules: [SandboxPolicy.Rule] = ["/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache"].map {
             .init(path: $0, access: [.read, .execute], reason: "the system")
         }
-        if let runtime = swiftRuntimeFolder { rules.append(.init(path: runtime, access: [.read], reason: "the Swift runtime")) }
+        if let runtime = SandboxSupport.swiftRuntimeFolder { rules.append(.init(path: runtime, access: [.read], reason: "the Swift runtime")) }
         rules.append(.init(path: bundle, access: [.read], reason: "its bundle"))
         for device in ["/dev/null", "/dev/zero", "/dev/urandom"] { rules.append(.init(path: device, access: [.read, .write], reason: "devices")) }
         rules.append(.init(path: data, access: [.read, .write], reason: "its data folder"))
@@ -198,16 +198,6 @@ enum TestSandbox {
         }
         return SandboxPolicy(rules: rules, environment: kept, dataFolder: data)
     }
-
-    /// The folder of the Swift runtime this process loaded (read from /proc/self/maps).
-    static let swiftRuntimeFolder: String? = {
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
-        for line in maps.split(separator: "\n") {
-            guard let slash = line.firstIndex(of: "/"), line.hasSuffix("/libswiftCore.so") else { continue }
-            return (String(line[slash...]) as NSString).deletingLastPathComponent
-        }
-        return nil
-    }()
 }
 
 /// Waits (up to 10 s, for a loaded machine) until `condition` holds; the caller then checks it. For
