@@ -8,6 +8,11 @@ enum SandboxEntry {
     /// Replaces this process's environment with the policy's, moves into its data folder and applies
     /// the Landlock rules and seccomp filter. The report, or a sentence saying what failed.
     static func enter(_ policy: SandboxPolicy) -> Result<SandboxReport, SandboxFailure> {
+        let start = ContinuousClock.now
+        func elapsedMicroseconds() -> Int {
+            let elapsed = (ContinuousClock.now - start).components
+            return Int(elapsed.seconds) * 1_000_000 + Int(elapsed.attoseconds / 1_000_000_000_000)
+        }
         // The environment first: nothing of the host's reaches the plugin but what the policy lists.
         guard clearenv() == 0 else { return .failure(SandboxFailure("clearenv failed")) }
         for (name, value) in policy.environment.sorted(by: { $0.key < $1.key }) where setenv(name, value, 1) != 0 {
@@ -39,7 +44,8 @@ enum SandboxEntry {
         }
         return .success(SandboxReport(landlockABI: Int(report.landlock_abi), kernelLandlockABI: Int(afs_landlock_abi()),
                                       seccompRules: Int(report.seccomp_rules), pathRules: policy.rules.count,
-                                      skippedPathRules: Int(report.skipped_rules)))
+                                      skippedPathRules: Int(report.skipped_rules),
+                                      microseconds: elapsedMicroseconds()))
     }
 }
 

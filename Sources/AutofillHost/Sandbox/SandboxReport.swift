@@ -10,19 +10,22 @@ public struct SandboxReport: Hashable, Sendable {
     /// Path rules given to Landlock, and how many of them were skipped because the path did not exist.
     public var pathRules: Int
     public var skippedPathRules: Int
+    /// How long entering the sandbox took in the helper (environment, Landlock, seccomp), in microseconds.
+    public var microseconds: Int
 
-    public init(landlockABI: Int, kernelLandlockABI: Int, seccompRules: Int, pathRules: Int, skippedPathRules: Int) {
+    public init(landlockABI: Int, kernelLandlockABI: Int, seccompRules: Int, pathRules: Int, skippedPathRules: Int, microseconds: Int = 0) {
         self.landlockABI = landlockABI
         self.kernelLandlockABI = kernelLandlockABI
         self.seccompRules = seccompRules
         self.pathRules = pathRules
         self.skippedPathRules = skippedPathRules
+        self.microseconds = microseconds
     }
 
     /// One line for `-v`.
     public var summary: String {
         let landlock = landlockABI > 0 ? "Landlock ABI \(landlockABI) (the kernel offers \(kernelLandlockABI))" : "no Landlock"
         let skipped = skippedPathRules > 0 ? ", \(skippedPathRules) of them absent" : ""
-        return "sandboxed: \(landlock), \(pathRules) path rules\(skipped), a seccomp filter of \(seccompRules) rules"
+        return "sandboxed: \(landlock), \(pathRules) path rules\(skipped), a seccomp filter of \(seccompRules) rules (entered in \(microseconds) µs)"
     }
 }

@@ -23,7 +23,7 @@ extension FrameWriter {
     }
 
     mutating func sandboxReport(_ report: SandboxReport) {
-        for value in [report.landlockABI, report.kernelLandlockABI, report.seccompRules, report.pathRules, report.skippedPathRules] {
+        for value in [report.landlockABI, report.kernelLandlockABI, report.seccompRules, report.pathRules, report.skippedPathRules, report.microseconds] {
             int(value)
         }
     }
@@ -67,6 +67,6 @@ extension FrameReader {
     mutating func sandboxReport() throws(FrameError) -> SandboxReport {
         SandboxReport(landlockABI: try int("sandboxed.landlockABI"), kernelLandlockABI: try int("sandboxed.kernelLandlockABI"),
                       seccompRules: try int("sandboxed.seccompRules"), pathRules: try int("sandboxed.pathRules"),
-                      skippedPathRules: try int("sandboxed.skippedPathRules"))
+                      skippedPathRules: try int("sandboxed.skippedPathRules"), microseconds: try int("sandboxed.microseconds"))
     }
 }
