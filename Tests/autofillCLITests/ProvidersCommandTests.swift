@@ -47,8 +47,16 @@ struct ProvidersCommandTests {
         let enabled = try CLI.run(["providers", "enable", bundle, "--config", config], home: home.path)
         #expect(enabled.status == 0, "\(enabled.stderr)")
         #expect(enabled.stdout.contains("Enabled Netrc (org.t.netrc) as provider 1 of 1."))
+        // What it may reach, in plain words, before any of its code runs (docs/SANDBOX.md)…
+        #expect(enabled.stdout.hasPrefix("Netrc (org.t.netrc) asks to:\n  read the file named by its NetrcFile setting (now \(home.path)/.netrc)\n"),
+                "\(enabled.stdout)")
+        #expect(enabled.stdout.contains("  nothing else: no network, no programs\n"))
+        // …recorded with its files' SHA-256.
+        let records = try String(contentsOfFile: "\(home.path)/.local/state/autofill/trust.json", encoding: .utf8)
+        #expect(records.contains("file:setting:NetrcFile:read"), "\(records)")
         let list = try CLI.run(["providers", "list", "--config", config], home: home.path)
         #expect(list.stdout.contains("1  org.t.netrc"))
+        #expect(list.stdout.contains("   may: read the file named by its NetrcFile setting"))
         let again = try CLI.run(["providers", "enable", "org.t.netrc", "--config", config], home: home.path)
         #expect(again.stdout.contains("is already enabled"))
     }
