@@ -83,13 +83,16 @@ struct ProviderConnectionTests {
 
     @Test(arguments: Isolated.modes)
     func aCompletionOfTheWrongKindFailsTheRequestNamingTheProvider(isolation: ProviderIsolation) async throws {
-        let outcome = try await load(isolation).send(passwordRequest("wrong"), deadline: .seconds(3))
+        // Kept until the end: a released connection stops its helper, which may then never send the log line.
+        let connection = try load(isolation)
+        let outcome = await connection.send(passwordRequest("wrong"), deadline: .seconds(3))
         guard case .failed(let failure) = outcome else { Issue.record("got \(outcome)"); return }
         #expect(failure.reason == .wrongCompletion)
         #expect(failure.message.hasPrefix("Alpha answered provideCredentialWithoutUserInteraction(for:) with a text completion"))
         // In a helper, the plugin's log line after its completion may arrive after the outcome.
         try await eventually { log.contains("wrong completion status -3") }
         #expect(log.contains("wrong completion status -3"))
+        withExtendedLifetime(connection) {}
     }
 
     @Test(arguments: Isolated.modes)

@@ -41,15 +41,15 @@ struct HostHardeningTests {
             #expect(approved.status == 0, "\(approved.stderr)")
             host = try ChildProcess.start(program, prefix + ["providers", "sync", "--config", config], environment: environment)
             var helper: Int32?
-            let deadline = ContinuousClock.now + .seconds(30)
-            while helper == nil && ContinuousClock.now < deadline {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while helper == nil && host.isRunning && ContinuousClock.now < deadline {
                 helper = HostHardeningTests.children(of: host.pid).first
                 try await Task.sleep(for: .milliseconds(20))
             }
             guard let helper else {
                 kill(host.pid, SIGKILL)
-                _ = host.wait()
-                throw ChildProcessError("no helper started")
+                let ended = host.wait()
+                throw ChildProcessError("no helper started (autofill exited \(ended.status): \(ended.stderr))")
             }
             self.helper = helper
             try await Task.sleep(for: .milliseconds(300))  // into the plugin's entry function
