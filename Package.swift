@@ -12,6 +12,7 @@
 //   AutofillHost         discovers, validates and loads plugins; configuration; transport
 //   CAutofillHelper      libc calls of helper processes Swift cannot make (spawn, prctl, signals)
 //   CAutofillSandbox     the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl
+//   CAutofillAgent       the agent's socket calls: listen/connect, SO_PEERCRED, SCM_RIGHTS, lock file
 //   autofill-provider-helper  runs one plugin in a process of its own (the default isolation)
 //   AutofillProviderKit  the Swift SDK for provider authors
 //   AutofillCompanion    a provider's companion program writing its identity store
@@ -52,6 +53,7 @@ let package = Package(
         .target(name: "CAutofillProvider"),
         .target(name: "CAutofillHelper"),
         .target(name: "CAutofillSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
+        .target(name: "CAutofillAgent"),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "AutofillCore"),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
@@ -65,7 +67,7 @@ let package = Package(
             name: "AutofillHost",
             dependencies: [
                 "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
-                "CAutofillHelper", "CAutofillSandbox",
+                "CAutofillHelper", "CAutofillSandbox", "CAutofillAgent",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

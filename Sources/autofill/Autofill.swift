@@ -1,4 +1,6 @@
 import ArgumentParser
+import AutofillHost
+import Glibc
 
 /// The `autofill` command.
 @main
@@ -34,6 +36,68 @@ struct Autofill: AsyncParsableCommand {
                   says which); or a host file other users could write
               78  configuration error or refused change (a fourth provider)
             """,
-        subcommands: [FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self]
+        subcommands: [
+            FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, LockCommand.self, UnlockCommand.self,
+            IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self, AgentCommand.self,
+        ]
     )
+
+    /// Runs a command through the agent when it serves it (docs/AGENT.md), else in this process.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let environment = ClientContext.process.environment
+        if let route = AgentRoute(arguments, environment: environment) {
+            switch AgentClient.run(arguments, environment: environment, start: route.startsAgent) {
+            case .exited(let status):
+                Glibc.exit(status)
+            case .runHere(let reason):
+                if arguments.contains("-v") || arguments.contains("--verbose") {
+                    printError("autofill: running in this process: \(reason)")
+                }
+            }
+        }
+        Glibc.exit(await execute(arguments))
+    }
+
+    /// Parses and runs `arguments` (without the program name) in the current ``ClientContext``,
+    /// writing help, usage errors and error messages to its console; the exit status. The same for a
+    /// command run in this process and one the agent runs for a client.
+    static func execute(_ arguments: [String]) async -> Int32 {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch {
+            let code = exitCode(for: error).rawValue
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                ClientContext.current.console.write(message + "\n", to: code == 0 ? .output : .error)
+            }
+            return code
+        }
+    }
+}
+
+/// Which commands the agent runs (the ones that fill, and locking), and whether one may start it.
+struct AgentRoute {
+    /// Whether this command starts an agent when none runs (`lock` and `agent status` do not).
+    let startsAgent: Bool
+
+    /// The route of `arguments`, or nil to run in this process: a command the agent does not serve,
+    /// help, `--no-agent`, or `AUTOFILL_AGENT=off`.
+    init?(_ arguments: [String], environment: [String: String]) {
+        guard environment[AgentProtocol.switchEnvironmentKey] != "off", let command = arguments.first else { return nil }
+        let options = arguments.prefix { $0 != "--" }
+        guard !options.contains(where: { ["-h", "--help", "help", "--no-agent", "--version"].contains($0) }) else { return nil }
+        switch command {
+        case "fill", "suggest", "text", "passkey", "unlock": startsAgent = true
+        case "lock": startsAgent = false
+        case "agent" where arguments.dropFirst().first == "status": startsAgent = false
+        default: return nil
+        }
+    }
 }

@@ -41,7 +41,7 @@ struct PasskeyInput: ParsableArguments {
             var bytes: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                let count = buffer.withUnsafeMutableBytes { read(ClientContext.current.console.input, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { break }
                 bytes += buffer[0..<count]

@@ -117,7 +117,7 @@ struct FillOutput: Encodable {
         case .json:
             try printJSON(self)
         case .plain:
-            Swift.print(password ?? code ?? text ?? "")
+            printLine(password ?? code ?? text ?? "")
         case .env:
             var lines: [String] = []
             if let user { lines.append("AUTOFILL_USER=\(Self.shellQuoted(user))") }
@@ -125,7 +125,7 @@ struct FillOutput: Encodable {
             if let code { lines.append("AUTOFILL_CODE=\(Self.shellQuoted(code))") }
             if let text { lines.append("AUTOFILL_TEXT=\(Self.shellQuoted(text))") }
             lines.append("AUTOFILL_PROVIDER=\(Self.shellQuoted(provider.id))")
-            Swift.print(lines.joined(separator: "\n"))
+            printLine(lines.joined(separator: "\n"))
         }
     }
 

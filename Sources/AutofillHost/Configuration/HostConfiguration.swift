@@ -57,6 +57,9 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     public var quarantine: QuarantineSettings?
     /// How providers run: in helper processes (the default) or in process (docs/CONFIGURATION.md).
     public var providerIsolation: ProviderIsolationSettings?
+    /// Seconds the agent stays without a request before it exits, and its providers' unlocked state
+    /// with it (docs/AGENT.md); default 900.
+    public var agentIdleTimeoutSeconds: Double?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case pluginSearchPaths = "PluginSearchPaths"
@@ -68,6 +71,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         case userAuthentication = "UserAuthentication"
         case quarantine = "Quarantine"
         case providerIsolation = "ProviderIsolation"
+        case agentIdleTimeoutSeconds = "AgentIdleTimeoutSeconds"
     }
 
     /// Creates a configuration.
@@ -92,6 +96,7 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         userAuthentication = try container.decodeIfPresent(UserAuthenticationSettings.self, forKey: .userAuthentication)
         quarantine = try container.decodeIfPresent(QuarantineSettings.self, forKey: .quarantine)
         providerIsolation = try container.decodeIfPresent(ProviderIsolationSettings.self, forKey: .providerIsolation)
+        agentIdleTimeoutSeconds = try container.decodeIfPresent(Double.self, forKey: .agentIdleTimeoutSeconds)
     }
 
     /// The no-UI deadline.
@@ -103,6 +108,14 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
     public var uiIdleTimeout: Duration {
         uiIdleTimeoutSeconds.map { .milliseconds(Int64(($0 * 1000).rounded())) } ?? Self.defaultUIIdleTimeout
     }
+
+    /// The agent's idle time (``agentIdleTimeoutSeconds``).
+    public var agentIdleTimeout: Duration {
+        agentIdleTimeoutSeconds.map { .milliseconds(Int64(($0 * 1000).rounded())) } ?? Self.defaultAgentIdleTimeout
+    }
+
+    /// The agent's idle time when the configuration gives none: 15 minutes.
+    public static let defaultAgentIdleTimeout: Duration = .seconds(900)
 
     /// Problems that make the configuration unusable, as sentences.
     public func problems() -> [String] {
@@ -120,6 +133,9 @@ public struct HostConfiguration: Codable, Equatable, Sendable {
         }
         if let seconds = uiIdleTimeoutSeconds, !(seconds > 0 && seconds <= 3600) {
             problems.append("UIIdleTimeoutSeconds is \(seconds); give a number of seconds above 0 and at most 3600")
+        }
+        if let seconds = agentIdleTimeoutSeconds, !(seconds > 0 && seconds <= 86_400) {
+            problems.append("AgentIdleTimeoutSeconds is \(seconds); give a number of seconds above 0 and at most 86400")
         }
         problems += quarantine?.problems() ?? []
         problems += providerIsolation?.problems() ?? []

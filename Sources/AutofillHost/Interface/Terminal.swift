@@ -1,3 +1,4 @@
+internal import CAutofillAgent
 internal import CAutofillHelper
 internal import Glibc
 internal import Synchronization
@@ -7,19 +8,32 @@ internal import Synchronization
 final class Terminal: Sendable {
     private let fd: Int32
 
-    /// The controlling terminal, or nil when there is none (a pipeline, cron, CI).
+    /// Fires while a line is read: the agent's client went away (nil in the CLI's own process).
+    private let cancellation: RequestCancellation?
+
+    /// The controlling terminal, or nil when there is none (a pipeline, cron, CI). For a request the
+    /// agent serves, the client's terminal (``ClientContext/terminal``: the client opened its
+    /// controlling terminal and passed it); the agent itself has none and never opens one.
     static func open() -> Terminal? {
-        let fd = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        let context = ClientContext.current
+        let fd: Int32
+        if context.isAgentRequest {
+            guard let terminal = context.terminal else { return nil }
+            fd = fcntl(terminal, F_DUPFD_CLOEXEC, 0)
+        } else {
+            fd = Glibc.open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        }
         guard fd >= 0 else { return nil }
         guard isatty(fd) == 1 else {
             close(fd)
             return nil
         }
-        return Terminal(fd: fd)
+        return Terminal(fd: fd, cancellation: context.cancellation)
     }
 
-    private init(fd: Int32) {
+    private init(fd: Int32, cancellation: RequestCancellation?) {
         self.fd = fd
+        self.cancellation = cancellation
     }
 
     deinit { close(fd) }
@@ -50,7 +64,7 @@ final class Terminal: Sendable {
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
             quiet.c_lflag |= tcflag_t(ECHONL)
-            TerminalRestore.arm(fd: fd, settings: saved)
+            if cancellation == nil { TerminalRestore.arm(fd: fd, settings: saved) }
             tcsetattr(fd, TCSAFLUSH, &quiet)
         }
         defer {
@@ -62,6 +76,11 @@ final class Terminal: Sendable {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while true {
+            // The agent reads a client's terminal only while that client waits: its leaving ends the read.
+            if let cancellation {
+                let ready = afa_wait_either(fd, cancellation.descriptor, -1)
+                if ready < 0 || ready & 2 != 0 { return nil }
+            }
             let n = Glibc.read(fd, &byte, 1)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return line.isEmpty ? nil : line }

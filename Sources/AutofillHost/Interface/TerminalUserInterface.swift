@@ -8,21 +8,26 @@ internal import FoundationEssentials
 /// prompt, so nothing is ever cut short.
 public final class TerminalUserInterface: ProviderUserInterface {
     private let terminal: Terminal
+    /// Whether the host's prompts get their reverse-video mark (``attributes(_:)``), decided by the
+    /// environment of the client it was opened for.
+    private let attributes: Bool
 
-    /// The terminal UI, or nil when the process has no controlling terminal.
+    /// The terminal UI, or nil when the process has no controlling terminal (for a request the agent
+    /// serves: when its client passed none).
     public static func open() -> TerminalUserInterface? {
-        Terminal.open().map(TerminalUserInterface.init)
+        Terminal.open().map { TerminalUserInterface(terminal: $0, attributes: attributes(ClientContext.current.environment)) }
     }
 
-    private init(terminal: Terminal) {
+    private init(terminal: Terminal, attributes: Bool) {
         self.terminal = terminal
+        self.attributes = attributes
     }
 
     /// A person at the terminal answers.
     public var answersComeFromAPerson: Bool { true }
 
     public func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
-        let frame = PromptFrame(owner: providerName, columns: terminal.columns, attributes: Self.attributes)
+        let frame = PromptFrame(owner: providerName, columns: terminal.columns, attributes: attributes)
         switch request {
         case .prompt(let title, let message, let secret, let maxLength):
             terminal.write(frame.header(title))
@@ -83,9 +88,8 @@ public final class TerminalUserInterface: ProviderUserInterface {
 
     /// Whether the host's own prompts get their reverse-video mark: not with `NO_COLOR` or `TERM=dumb`
     /// (the line-start rule alone then tells them apart).
-    static var attributes: Bool {
-        let environment = ProcessInfo.processInfo.environment
-        return environment["NO_COLOR"] == nil && environment["TERM"] != "dumb" && environment["TERM"] != nil
+    static func attributes(_ environment: [String: String]) -> Bool {
+        environment["NO_COLOR"] == nil && environment["TERM"] != "dumb" && environment["TERM"] != nil
     }
 
     /// Text from a provider with control characters, escape sequences and bidi controls shown

@@ -490,8 +490,15 @@ public final class FillRouter: Sendable {
     }
 
     /// The loaded provider, loading it the first time with its store, settings and the host's UI.
+    /// Under the agent, the provider kept running in its ``ProviderPool``, its requests carrying this
+    /// router's UI.
     func connection(for manifest: PluginManifest) throws(AutofillError) -> any ProviderConnection {
         if let existing = connections.withLock({ $0[manifest.identifier] }) { return existing }
+        if let pool = ClientContext.current.pool {
+            let connection = ScopedConnection(try pool.connection(for: manifest, setup: setup), userInterface: ui)
+            connections.withLock { $0[manifest.identifier] = connection }
+            return connection
+        }
         guard let store = try setup.store(for: manifest.identifier) else {
             throw AutofillError(.configuration, "\(manifest.identifier) is not enabled")
         }

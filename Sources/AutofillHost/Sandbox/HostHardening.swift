@@ -8,6 +8,9 @@ internal import CAutofillSandbox
 public enum HostHardening {
     /// Applies both to this process. Call once the configuration is known, before any provider runs.
     public static func apply(configuration: HostConfiguration) {
+        // The agent serves every configuration: it is made non-dumpable once when it starts (the
+        // agent's own hardening) and never sets no_new_privs, which a PAM policy would need unset.
+        guard !ClientContext.current.isAgentRequest else { return }
         let usesPAM = configuration.userAuthentication?.policy == .pam
         _ = afs_harden_host(usesPAM ? 0 : 1)
     }

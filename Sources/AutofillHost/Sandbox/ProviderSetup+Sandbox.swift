@@ -80,7 +80,7 @@ struct SandboxContext {
 
     static let helperPath = "/usr/local/bin:/usr/bin:/bin"
 
-    init(setup: ProviderSetup, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(setup: ProviderSetup, environment: [String: String] = ClientContext.current.environment) {
         let file = setup.catalog.file
         self.init(environment: environment, home: file.home,
                   hostOwned: [setup.records.path, setup.stores.path, file.path], setup: setup)

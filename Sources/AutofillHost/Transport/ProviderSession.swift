@@ -25,6 +25,8 @@ public final class ProviderSession: HostServicesHandler {
         var userInterfaceCalls = 0
         /// Changes whenever the idle clock starts or stops, so an old timer knows it is stale.
         var idleClock: UInt64 = 0
+        /// The UI of the client this request serves, when it is not the session's own.
+        var userInterface: (any ProviderUserInterface)?
     }
 
     private struct State {
@@ -62,12 +64,18 @@ public final class ProviderSession: HostServicesHandler {
     /// How many requests are waiting for an answer.
     public var pendingCount: Int { state.withLock { $0.pending.count } }
 
-    /// Registers `request`, returning its new id; the continuation is resumed exactly once.
+    /// The UI for requests registered from this task, instead of the session's own: a provider the
+    /// agent keeps running serves a different client with each request (``ScopedConnection``).
+    @TaskLocal public static var requestUserInterface: (any ProviderUserInterface)?
+
+    /// Registers `request`, returning its new id; the continuation is resumed exactly once. Its UI
+    /// calls go to ``requestUserInterface`` if the registering task set one.
     public func register(_ request: ProviderRequest, continuation: CheckedContinuation<ProviderOutcome, Never>) -> UInt64 {
-        state.withLock { state in
+        let userInterface = Self.requestUserInterface
+        return state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.pending[id] = Pending(request: request, continuation: continuation)
+            state.pending[id] = Pending(request: request, continuation: continuation, userInterface: userInterface)
             return id
         }
     }
@@ -195,7 +203,7 @@ public final class ProviderSession: HostServicesHandler {
     public func present(_ ui: UserInterfaceRequest, forRequest id: UInt64) throws(UserInterfaceError)
         -> UserInterfaceAnswer
     {
-        guard let request = state.withLock({ $0.pending[id]?.request }) else {
+        guard let (request, requestUserInterface) = state.withLock({ state in state.pending[id].map { ($0.request, $0.userInterface) } }) else {
             throw .unavailable("request \(id) is not pending")
         }
         guard request.entryPoint.allowsUserInterface else {
@@ -215,7 +223,7 @@ public final class ProviderSession: HostServicesHandler {
             if let clock { watchIdleness(id, clock: clock) }
         }
         // "Name (id)": the terminal shows both, in a frame the provider cannot draw (PromptFrame).
-        return try services.userInterface.present(ui.displaySafe, providerName: "\(displayName) (\(providerID))")
+        return try (requestUserInterface ?? services.userInterface).present(ui.displaySafe, providerName: "\(displayName) (\(providerID))")
     }
 
     public func reportMalformedCall(_ service: String, _ problem: String) {

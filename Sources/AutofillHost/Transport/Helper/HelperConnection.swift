@@ -164,6 +164,12 @@ public final class HelperConnection: ProviderConnection {
         current.withLock { $0?.sandboxReport }
     }
 
+    /// Ends the helper now serving, and with it everything the provider held in memory (`autofill
+    /// lock`); requests it held fail, and the next request starts a fresh helper.
+    public func endHelper() {
+        current.withLock { $0 }?.stopAndWait(.released)
+    }
+
     /// How many helpers this connection has started (1 after launch; each restart adds one).
     public var helperStarts: Int { starts.withLock { $0 } }
 

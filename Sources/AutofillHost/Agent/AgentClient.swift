@@ -1,0 +1,139 @@
+internal import CAutofillAgent
+internal import Glibc
+
+/// The client side of the agent: what every `autofill` invocation of a command the agent serves
+/// does before anything else (docs/AGENT.md).
+///
+/// It connects to the agent's socket, starting the agent first when none listens (as gpg starts
+/// gpg-agent), and sends the command line with its standard descriptors and its controlling
+/// terminal. The agent runs the command exactly as this process would have and answers with the
+/// exit status, which this process exits with. It is kept small: it parses nothing and loads no
+/// provider, so a command costs this process's start, one round trip and the agent's work.
+public enum AgentClient {
+    /// How long a client waits for an agent it started to listen.
+    static let startWait: Duration = .seconds(10)
+
+    /// What the client should do.
+    public enum Outcome: Equatable {
+        /// The agent ran the command: exit with this status.
+        case exited(Int32)
+        /// Run the command in this process (the agent is off, unreachable, or said so). The reason, for `--verbose`.
+        case runHere(String)
+    }
+
+    /// Runs `arguments` (without the program name) through the agent. `start` says whether to start
+    /// an agent when none runs (`lock` and `agent stop` do not: with no agent, nothing is unlocked).
+    public static func run(_ arguments: [String], environment: [String: String], start: Bool) -> Outcome {
+        guard let paths = AgentPaths(environment: environment) else { return .runHere(AgentPaths.noRuntimeFolder) }
+        var socket = afa_connect(paths.socket)
+        if socket < 0 {
+            guard start else { return .runHere("no agent is running") }
+            switch startAgent(paths, environment: environment) {
+            case .success(let connected): socket = connected
+            case .failure(let reason): return .runHere(reason.description)
+            }
+        }
+        defer { close(socket) }
+        let request = AgentProtocol.Message.run(
+            version: AgentProtocol.version, arguments: absolutePaths(arguments), environment: AgentProtocol.sentEnvironment(environment))
+        var descriptors: [Int32] = [0, 1, 2]
+        let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        var saved = termios()
+        let restorable = terminal >= 0 && tcgetattr(terminal, &saved) == 0
+        if terminal >= 0 { descriptors.append(terminal) }
+        defer {
+            if terminal >= 0 {
+                // A prompt the agent left with echo off (it was stopped mid-question) is restored here.
+                var now = termios()
+                if restorable && tcgetattr(terminal, &now) == 0 && now.c_lflag & tcflag_t(ECHO) != saved.c_lflag & tcflag_t(ECHO) {
+                    tcsetattr(terminal, TCSAFLUSH, &saved)
+                }
+                close(terminal)
+            }
+        }
+        guard request.send(on: socket, descriptors: descriptors) else {
+            return .runHere("the agent closed the connection before the request was sent")
+        }
+        var passed: [Int32] = []
+        let answer: AgentProtocol.Message?
+        do {
+            answer = try AgentProtocol.Message.receive(from: socket, descriptors: &passed)
+        } catch {
+            answer = nil
+        }
+        for descriptor in passed { close(descriptor) }
+        switch answer {
+        case .exit(let status)?: return .exited(status)
+        case .runHere(let reason)?: return .runHere(reason)
+        case .run?, nil:
+            writeError("autofill: the agent ended before it answered (it was stopped or crashed); nothing more happened. The next command starts a new agent (docs/AGENT.md).\n")
+            return .exited(69)
+        }
+    }
+
+    /// Starts `autofill agent serve` detached and connects once it listens.
+    private static func startAgent(_ paths: AgentPaths, environment: [String: String]) -> Result<Int32, StartFailure> {
+        let executable = HelperSpawn.selfExecutable()
+        let arguments = [executable, "agent", "serve"]
+        let variables = AgentProtocol.sentEnvironment(environment).map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let status = HelperSpawn.withCStrings(arguments) { argv in
+            HelperSpawn.withCStrings(variables) { envp in afa_spawn_detached(executable, argv, envp, &pid) }
+        }
+        guard status == 0 else { return .failure(StartFailure("cannot start \(executable) agent serve: \(String(cString: strerror(status)))")) }
+        let deadline = ContinuousClock.now + startWait
+        var reaped = false
+        while ContinuousClock.now < deadline {
+            let socket = afa_connect(paths.socket)
+            if socket >= 0 { return .success(socket) }
+            // An agent that exits at once (another one won the race, or it could not start) is reaped
+            // here; a race's winner is listening already or soon.
+            if !reaped {
+                var code: Int32 = 0
+                if waitpid(pid, &code, WNOHANG) == pid { reaped = true }
+            }
+            usleep(2_000)
+        }
+        return .failure(StartFailure("the agent did not start listening on \(paths.socket) within \(startWait.formattedSeconds) (run `autofill agent serve -v` to see why)"))
+    }
+
+    struct StartFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Options whose values are files, made absolute against this process's folder: the agent runs
+    /// in a folder of its own.
+    static let pathOptions: Set<String> = ["--config", "--ui-script", "--options"]
+
+    static func absolutePaths(_ arguments: [String]) -> [String] {
+        var folder = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&folder, folder.count) != nil else { return arguments }
+        let cwd = String(decoding: folder.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        func absolute(_ path: String) -> String {
+            path.hasPrefix("/") || path == "-" || path.isEmpty ? path : (cwd == "/" ? "" : cwd) + "/" + path
+        }
+        var result: [String] = []
+        var pendingOption = false
+        for argument in arguments {
+            if pendingOption {
+                result.append(absolute(argument))
+                pendingOption = false
+            } else if pathOptions.contains(argument) {
+                result.append(argument)
+                pendingOption = true
+            } else if let equals = argument.firstIndex(of: "="), pathOptions.contains(String(argument[..<equals])) {
+                result.append(String(argument[...equals]) + absolute(String(argument[argument.index(after: equals)...])))
+            } else {
+                result.append(argument)
+                if argument == "--" { pendingOption = false }
+            }
+        }
+        return result
+    }
+
+    private static func writeError(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}

@@ -1,0 +1,139 @@
+internal import CAutofillAgent
+internal import Glibc
+
+/// The protocol between `autofill` and its agent (docs/AGENT.md): the helper protocol's framing
+/// (``FrameWriter``: `u32 length` + `u8 tag` + fields, the same limits), with tags of its own so
+/// neither side can mistake one protocol for the other.
+///
+/// One request per connection. The client sends `run` with its standard input, output and error
+/// and, when it has one, its controlling terminal attached (SCM_RIGHTS); the agent runs the command
+/// line as `autofill` itself would, writing to those descriptors and asking on that terminal, and
+/// answers `exit` with the status. `runHere` tells the client to run the command itself (its
+/// environment would launch providers differently from the agent's). The client sends nothing else:
+/// its closing the connection cancels the request.
+public enum AgentProtocol {
+    /// The version this build speaks; the agent answers any other with `runHere`.
+    public static let version: UInt32 = 1
+    /// The environment variable that turns the agent off (`off`) for a command.
+    public static let switchEnvironmentKey = "AUTOFILL_AGENT"
+    /// The variables a client sends: the ones autofill reads. Nothing else of its environment (which
+    /// may hold other programs' tokens) crosses the socket.
+    public static func sentEnvironment(_ environment: [String: String]) -> [String: String] {
+        environment.filter { key, _ in
+            sentKeys.contains(key) || key.hasPrefix("AUTOFILL_") || key.hasPrefix("XDG_") || key.hasPrefix("LC_")
+        }
+    }
+
+    static let sentKeys: Set<String> = [
+        "PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TERM", "NO_COLOR", "COLUMNS", "LINES", "LD_DEBUG", "LD_DEBUG_OUTPUT",
+    ]
+
+    /// The variables that decide how providers are launched (helpers' environment, the helper
+    /// executable, the sandbox): a client whose values differ from the agent's runs in its own
+    /// process, since the agent's running providers were launched with the agent's.
+    static func launchEnvironment(_ environment: [String: String]) -> [String: String] {
+        environment.filter { key, _ in
+            HelperSpawn.passedToHelpers.contains(key) || key.hasPrefix("LC_") || key == HelperProtocol.executableEnvironmentKey
+                || key == "AUTOFILL_TEST_NO_LANDLOCK"
+        }
+    }
+
+    /// Every message.
+    enum Message: Equatable {
+        /// Client → agent: run `arguments` (without the program name; file options made absolute) for
+        /// a client whose environment holds `environment` (``sentEnvironment(_:)``).
+        case run(version: UInt32, arguments: [String], environment: [String: String])
+        /// Agent → client: the command ended with `status`.
+        case exit(status: Int32)
+        /// Agent → client: run the command in your own process, because `reason`.
+        case runHere(reason: String)
+
+        private enum Tag: UInt8 {
+            case run = 0xA1, exit = 0xA2, runHere = 0xA3
+        }
+
+        var frame: [UInt8] {
+            switch self {
+            case .run(let version, let arguments, let environment):
+                var writer = FrameWriter(tag: Tag.run.rawValue)
+                writer.u32(version)
+                writer.array(arguments) { $0.string($1) }
+                writer.array(environment.sorted { $0.key < $1.key }) { writer, pair in
+                    writer.string(pair.key)
+                    writer.string(pair.value)
+                }
+                return writer.frame
+            case .exit(let status):
+                var writer = FrameWriter(tag: Tag.exit.rawValue)
+                writer.i32(status)
+                return writer.frame
+            case .runHere(let reason):
+                var writer = FrameWriter(tag: Tag.runHere.rawValue)
+                writer.string(reason)
+                return writer.frame
+            }
+        }
+
+        init(body: [UInt8]) throws(FrameError) {
+            var reader = FrameReader(body: body)
+            switch Tag(rawValue: try reader.u8("tag")) {
+            case .run:
+                let version = try reader.u32("version")
+                let arguments = try reader.array("arguments", minimumElementSize: 4) { reader throws(FrameError) in try reader.string("argument") }
+                var environment: [String: String] = [:]
+                for (key, value) in try reader.array("environment", minimumElementSize: 8, { reader throws(FrameError) in
+                    (try reader.string("variable"), try reader.string("value"))
+                }) {
+                    environment[key] = value
+                }
+                self = .run(version: version, arguments: arguments, environment: environment)
+            case .exit:
+                self = .exit(status: try reader.i32("status"))
+            case .runHere:
+                self = .runHere(reason: try reader.string("reason"))
+            case nil:
+                throw FrameError("not a message of the agent protocol")
+            }
+            try reader.finish("the agent message")
+        }
+    }
+}
+
+extension AgentProtocol.Message {
+    /// Reads one whole message from `socket`, collecting descriptors passed with it (each received
+    /// close-on-exec); nil at end of stream before any byte.
+    static func receive(from socket: Int32, descriptors: inout [Int32]) throws(FrameError) -> Self? {
+        var assembler = FrameAssembler()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var received = false
+        while true {
+            var fds = [Int32](repeating: -1, count: Int(AFA_MAX_FDS))
+            var fdCount = 0
+            let count = buffer.withUnsafeMutableBytes { raw in
+                afa_receive_with_fds(socket, raw.baseAddress, raw.count, &fds, fds.count, &fdCount)
+            }
+            descriptors += fds.prefix(fdCount)
+            if count < 0 { throw FrameError("cannot read the agent socket (\(String(cString: strerror(errno))))") }
+            if count == 0 {
+                if received { throw FrameError("the connection ended in the middle of a message") }
+                return nil
+            }
+            received = true
+            buffer.withUnsafeBytes { assembler.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            if let body = try assembler.next() {
+                guard !assembler.isMidFrame else { throw FrameError("bytes after the message") }
+                return try Self(body: body)
+            }
+        }
+    }
+
+    /// Sends this message on `socket` with `descriptors` attached; false when the peer is gone.
+    func send(on socket: Int32, descriptors: [Int32] = []) -> Bool {
+        let frame = self.frame
+        return frame.withUnsafeBytes { raw in
+            descriptors.withUnsafeBufferPointer { fds in
+                afa_send_with_fds(socket, raw.baseAddress, raw.count, fds.baseAddress, fds.count) == 0
+            }
+        }
+    }
+}

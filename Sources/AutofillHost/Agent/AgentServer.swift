@@ -1,0 +1,306 @@
+internal import CAutofillAgent
+internal import Dispatch
+internal import Glibc
+public import Logging
+internal import Synchronization
+
+/// The agent: `autofill` as a per-user daemon that runs commands for its clients and keeps their
+/// providers running between them (docs/AGENT.md).
+///
+/// It listens on ``AgentPaths/socket`` and serves each connection on a thread of its own: the peer
+/// must have this process's uid (`SO_PEERCRED`); it sends one `run` request (``AgentProtocol``) with
+/// its descriptors, and the agent runs the command line through `handler` in a ``ClientContext`` of
+/// the client's, on a ``RequestExecutor`` of the request's own, so one client waiting at a prompt or
+/// on a slow provider never holds up another. A client that goes away mid-request is cancelled at
+/// once: its console is closed first (it gets nothing), its terminal reads end, and what it started
+/// runs down without it.
+///
+/// It ends after its idle time without a request, when its socket is removed or replaced, on
+/// SIGTERM or SIGINT, or on `autofill agent stop`; SIGHUP locks every provider and carries on.
+/// Ending locks everything: the providers' helpers end with the agent.
+public final class AgentServer: Sendable {
+    /// What one command run for a client returns: its exit status.
+    public typealias Handler = @Sendable (_ arguments: [String]) async -> Int32
+
+    /// How starting ended.
+    public enum Start {
+        /// This process now serves.
+        case started(AgentServer)
+        /// Another agent already holds the socket's lock.
+        case alreadyRunning(AgentPaths)
+    }
+
+    /// What `autofill agent status` shows.
+    public struct Status: Sendable {
+        public var pid: Int32
+        public var socket: String
+        public var uptime: Duration
+        public var idleTimeout: Duration
+        public var activeRequests: Int
+        public var providers: [(id: String, pid: Int32?)]
+    }
+
+    private struct State {
+        var active = 0
+        var lastActivity = ContinuousClock.now
+        var idleTimeout: Duration
+        var stopReason: String?
+    }
+
+    /// The agent's paths.
+    public let paths: AgentPaths
+    /// The providers it keeps running.
+    public let pool = ProviderPool()
+    private let environment: [String: String]
+    private let listener: Int32
+    private let lockDescriptor: Int32
+    private let socketIdentity: (device: UInt64, inode: UInt64)
+    private let handler: Handler
+    private let logger: Logger
+    private let started = ContinuousClock.now
+    private let state: Mutex<State>
+    private let finished = DispatchSemaphore(value: 0)
+    private let events = DispatchQueue(label: "autofill.agent.events")
+    private let sources = Mutex<RetainedSources?>(nil)
+
+    /// Keeps the signal and timer sources alive (Dispatch sources are thread-safe; the protocol does not say so).
+    private struct RetainedSources: @unchecked Sendable {
+        let sources: [any DispatchSourceProtocol]
+    }
+
+    /// The agent this process is, once started (its own commands reach it: stop, status, lock).
+    public static var current: AgentServer? { running.withLock { $0 } }
+    private static let running = Mutex<AgentServer?>(nil)
+
+    private init(paths: AgentPaths, environment: [String: String], listener: Int32, lockDescriptor: Int32,
+                 socketIdentity: (UInt64, UInt64), idleTimeout: Duration, handler: @escaping Handler, logger: Logger) {
+        self.paths = paths
+        self.environment = environment
+        self.listener = listener
+        self.lockDescriptor = lockDescriptor
+        self.socketIdentity = socketIdentity
+        self.handler = handler
+        self.logger = logger
+        state = Mutex(State(idleTimeout: idleTimeout))
+    }
+
+    /// Starts serving in this process: the folder prepared, the lock taken, the socket bound (0600),
+    /// this process hardened (not dumpable, no core dumps), signals and timers set. Refuses without
+    /// `XDG_RUNTIME_DIR`.
+    public static func start(environment: [String: String], idleTimeout: Duration, logger: Logger,
+                             handler: @escaping Handler) throws(AutofillError) -> Start {
+        guard let paths = AgentPaths(environment: environment) else {
+            throw AutofillError(.configuration, "cannot start the agent: \(AgentPaths.noRuntimeFolder)")
+        }
+        try paths.prepare()
+        let lock = afa_lock_file(paths.lockFile)
+        if lock == -2 { return .alreadyRunning(paths) }
+        guard lock >= 0 else { throw AutofillError(.io, "cannot take the agent's lock \(paths.lockFile) (\(String(cString: strerror(errno))))") }
+        // Holding the lock, any socket there is a dead agent's.
+        unlink(paths.socket)
+        let listener = afa_listen(paths.socket)
+        guard listener >= 0 else {
+            let reason = String(cString: strerror(errno))
+            close(lock)
+            throw AutofillError(.io, "cannot listen on \(paths.socket) (\(reason))")
+        }
+        var device: UInt64 = 0, inode: UInt64 = 0
+        _ = afa_identity(paths.socket, &device, &inode)
+        guard afa_harden() == 0 else {
+            close(listener)
+            close(lock)
+            throw AutofillError(.internal, "cannot harden the agent (no core dumps, not dumpable): \(String(cString: strerror(errno)))")
+        }
+        let server = AgentServer(paths: paths, environment: environment, listener: listener, lockDescriptor: lock,
+                                 socketIdentity: (device, inode), idleTimeout: idleTimeout, handler: handler, logger: logger)
+        running.withLock { $0 = server }
+        server.watch()
+        DispatchQueue(label: "autofill.agent.accept").async { server.acceptLoop() }
+        logger.info("the agent (pid \(getpid())) listens on \(paths.socket)")
+        return .started(server)
+    }
+
+    /// Blocks until the agent stops, then locks every provider (their helpers end), removes the
+    /// socket if it is still this agent's, and releases the lock. Returns why it stopped.
+    public func wait() -> String {
+        finished.wait()
+        let reason = state.withLock { $0.stopReason } ?? "stopped"
+        logger.info("the agent stops: \(reason)")
+        pool.lock()
+        var device: UInt64 = 0, inode: UInt64 = 0
+        if afa_identity(paths.socket, &device, &inode) == 0, device == socketIdentity.device, inode == socketIdentity.inode {
+            unlink(paths.socket)
+        }
+        close(listener)
+        close(lockDescriptor)
+        return reason
+    }
+
+    /// Stops the agent (``wait()`` returns) for `reason`.
+    public func stop(_ reason: String) {
+        let first = state.withLock { state in
+            defer { if state.stopReason == nil { state.stopReason = reason } }
+            return state.stopReason == nil
+        }
+        if first { finished.signal() }
+    }
+
+    /// Sets the idle time (a request's configuration may name one: the latest wins).
+    public func setIdleTimeout(_ timeout: Duration) {
+        state.withLock { $0.idleTimeout = timeout }
+    }
+
+    /// The agent now.
+    public var status: Status {
+        let (active, idle) = state.withLock { ($0.active, $0.idleTimeout) }
+        return Status(pid: getpid(), socket: paths.socket, uptime: ContinuousClock.now - started, idleTimeout: idle,
+                      activeRequests: active, providers: pool.running)
+    }
+
+    // MARK: Signals and timers
+
+    private func watch() {
+        signal(SIGPIPE, SIG_IGN)
+        var made: [any DispatchSourceProtocol] = []
+        for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: events)
+            source.setEventHandler { [self] in stop("\(name)") }
+            source.resume()
+            made.append(source)
+        }
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: events)
+        hangup.setEventHandler { [self] in
+            let locked = pool.lock()
+            logger.notice("SIGHUP: locked \(locked.ended.isEmpty ? "nothing (no provider was running)" : locked.ended.joined(separator: ", "))")
+        }
+        hangup.resume()
+        made.append(hangup)
+        let timer = DispatchSource.makeTimerSource(queue: events)
+        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
+        timer.setEventHandler { [self] in tick() }
+        timer.resume()
+        made.append(timer)
+        let retained = RetainedSources(sources: made)
+        sources.withLock { $0 = retained }
+    }
+
+    /// Ends the agent when it has been idle long enough, or when its socket is gone or replaced (as
+    /// gpg-agent does: whoever removed it wants no agent there).
+    private func tick() {
+        let idle = state.withLock { state -> Duration? in
+            guard state.active == 0 else { return nil }
+            let idle = ContinuousClock.now - state.lastActivity
+            return idle >= state.idleTimeout ? state.idleTimeout : nil
+        }
+        if let idle { return stop("no request for \(idle.formattedSeconds)") }
+        var device: UInt64 = 0, inode: UInt64 = 0
+        if afa_identity(paths.socket, &device, &inode) != 0 || device != socketIdentity.device || inode != socketIdentity.inode {
+            stop("its socket \(paths.socket) was removed or replaced")
+        }
+    }
+
+    // MARK: Connections
+
+    private func acceptLoop() {
+        while true {
+            let connection = afa_accept(listener)
+            if connection < 0 {
+                if errno == EBADF || errno == EINVAL { return }  // closed: stopping
+                if errno == EMFILE || errno == ENFILE { usleep(50_000) }
+                continue
+            }
+            DispatchQueue(label: "autofill.agent.connection").async { [self] in serve(connection) }
+        }
+    }
+
+    private func serve(_ socket: Int32) {
+        defer { close(socket) }
+        var uid: uid_t = 0, pid: pid_t = 0
+        guard afa_peer_credentials(socket, &uid, &pid) == 0 else { return }
+        guard uid == getuid() else {
+            logger.warning("refused a connection from pid \(pid) of uid \(uid): the agent serves uid \(getuid()) only")
+            return
+        }
+        guard afa_wait_readable(socket, 10_000) == 1 else { return }
+        var descriptors: [Int32] = []
+        let message: AgentProtocol.Message?
+        do {
+            message = try AgentProtocol.Message.receive(from: socket, descriptors: &descriptors)
+        } catch {
+            for descriptor in descriptors { close(descriptor) }
+            logger.warning("pid \(pid) sent something that is not the agent protocol: \(error.message)")
+            return
+        }
+        guard case .run(let version, let arguments, let clientEnvironment)? = message, descriptors.count == 3 || descriptors.count == 4 else {
+            for descriptor in descriptors { close(descriptor) }
+            if message != nil { logger.warning("pid \(pid) sent a request without its standard descriptors; refused") }
+            return
+        }
+        if let reason = refusal(version: version, environment: clientEnvironment) {
+            for descriptor in descriptors { close(descriptor) }
+            _ = AgentProtocol.Message.runHere(reason: reason).send(on: socket)
+            return
+        }
+        let status = run(arguments, environment: clientEnvironment, descriptors: descriptors, socket: socket)
+        if let status { _ = AgentProtocol.Message.exit(status: status).send(on: socket) }
+    }
+
+    /// Why this agent should not run a client's command (it then runs it itself), or nil.
+    private func refusal(version: UInt32, environment clientEnvironment: [String: String]) -> String? {
+        guard version == AgentProtocol.version else {
+            return "the agent speaks protocol \(AgentProtocol.version) and the client \(version)"
+        }
+        let mine = AgentProtocol.launchEnvironment(environment), theirs = AgentProtocol.launchEnvironment(clientEnvironment)
+        guard mine == theirs else {
+            let differing = Set(mine.keys).union(theirs.keys).filter { mine[$0] != theirs[$0] }.sorted()
+            return "its environment differs from the agent's in \(differing.joined(separator: ", ")), which decide how providers are launched"
+        }
+        return nil
+    }
+
+    /// Runs one command for a client; its status, or nil when the client went away first.
+    private func run(_ arguments: [String], environment clientEnvironment: [String: String], descriptors: [Int32], socket: Int32) -> Int32? {
+        state.withLock { state in
+            state.active += 1
+            state.lastActivity = .now
+        }
+        defer {
+            state.withLock { state in
+                state.active -= 1
+                state.lastActivity = .now
+            }
+        }
+        let console = Console(input: descriptors[0], output: descriptors[1], error: descriptors[2], owned: true)
+        let terminal = descriptors.count == 4 ? descriptors[3] : nil
+        defer {
+            console.close()
+            if let terminal { close(terminal) }
+        }
+        let verbose = arguments.prefix { $0 != "--" }.contains { $0 == "-v" || $0 == "--verbose" }
+        let cancellation = RequestCancellation()
+        let context = ClientContext(environment: clientEnvironment, console: console, terminal: terminal,
+                                    cancellation: cancellation, pool: pool, logLevel: verbose ? .debug : .warning)
+        let done = RequestCancellation()
+        let status = Mutex<Int32?>(nil)
+        let handler = self.handler
+        let task = Task(executorPreference: RequestExecutor(label: "autofill.agent.request")) {
+            let result = await ClientContext.$current.withValue(context) { await handler(arguments) }
+            status.withLock { $0 = result }
+            done.cancel()
+        }
+        let ready = afa_wait_either(socket, done.descriptor, -1)
+        if ready & 2 == 0 || !done.isCanceled {
+            // The client closed the connection (or wrote more, which the protocol forbids): it gets
+            // nothing from here on, and what waits on its terminal stops waiting.
+            console.close()
+            cancellation.cancel()
+            task.cancel()
+            _ = afa_wait_readable(done.descriptor, -1)
+            logger.info("a client left before its command \(arguments.first ?? "") ended; cancelled")
+            return nil
+        }
+        return status.withLock { $0 }
+    }
+}

@@ -1,0 +1,110 @@
+internal import AutofillCore
+internal import Synchronization
+
+/// The providers the agent keeps running between requests, so each can keep its unlocked state in
+/// its own memory (docs/AGENT.md).
+///
+/// One connection per configuration file and provider id. A request that would launch the provider
+/// differently (another bundle, settings, sandbox, limits or isolation) replaces it. Every request
+/// admits the provider again (trust and quarantine, ``ProviderSetup/admit(_:)``), so a provider
+/// whose files changed or that was quarantined since is refused as it would be without the agent.
+/// The connection's helper restarts on the next request after a crash, as always; ``lock(_:)`` ends
+/// helpers on purpose, and with them what they held.
+public final class ProviderPool: Sendable {
+    /// What a launch depends on: the same signature reuses the running provider.
+    struct Signature: Equatable {
+        var bundlePath: String
+        var isolation: String
+        var options: HelperOptions?
+        var settings: [String: String]
+        var stores: String
+    }
+
+    private struct Entry {
+        var signature: Signature
+        var connection: any ProviderConnection
+        var providerID: String
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// An empty pool.
+    public init() {}
+
+    /// The running connection of `manifest` for `setup`, launched (``ProviderSetup/launch(_:store:userInterface:)``)
+    /// when there is none or it was launched differently. Admits the provider first either way.
+    func connection(for manifest: PluginManifest, setup: ProviderSetup) throws(AutofillError) -> any ProviderConnection {
+        let isolation = setup.catalog.file.configuration.isolation(for: manifest.identifier)
+        let signature = Signature(
+            bundlePath: manifest.bundlePath, isolation: "\(isolation)",
+            options: isolation == .inProcess ? nil : try setup.helperOptions(for: manifest),
+            settings: setup.sandboxedSettings(for: manifest), stores: setup.stores.path)
+        let key = setup.catalog.file.path + "\u{0}" + manifest.identifier
+        if let entry = entries.withLock({ $0[key] }), entry.signature == signature {
+            try setup.admit(manifest)
+            return entry.connection
+        }
+        guard let store = try setup.store(for: manifest.identifier) else {
+            throw AutofillError(.configuration, "\(manifest.identifier) is not enabled")
+        }
+        let connection = try setup.launch(manifest, store: store)
+        let replaced = entries.withLock { entries in
+            defer { entries[key] = Entry(signature: signature, connection: connection, providerID: manifest.identifier) }
+            return entries[key]
+        }
+        (replaced?.connection as? HelperConnection)?.endHelper()
+        return connection
+    }
+
+    /// Ends the helpers of provider `id` (every provider when nil) and forgets them: their unlocked
+    /// state dies with them. Returns the ids ended, and whether any of them ran in this process
+    /// (`inProcess`), whose state only ends with the process.
+    @discardableResult
+    public func lock(_ id: String? = nil) -> (ended: [String], inProcess: Bool) {
+        let taken = entries.withLock { entries -> [Entry] in
+            let matching = entries.filter { id == nil || $0.value.providerID == id }
+            for key in matching.keys { entries.removeValue(forKey: key) }
+            return Array(matching.values)
+        }
+        var inProcess = false
+        for entry in taken {
+            if let helper = entry.connection as? HelperConnection {
+                helper.endHelper()
+            } else {
+                inProcess = true
+            }
+        }
+        return (Array(Set(taken.map(\.providerID))).sorted(), inProcess)
+    }
+
+    /// The ids of the providers running now, with the pid of each one's helper (nil: in process, or
+    /// not started again since it ended).
+    public var running: [(id: String, pid: Int32?)] {
+        entries.withLock { entries in
+            entries.values.map { ($0.providerID, ($0.connection as? HelperConnection)?.helperProcessID) }
+        }.sorted { $0.id < $1.id }
+    }
+}
+
+/// A pooled connection as one request sees it: its sends carry the request's UI
+/// (``ProviderSession/requestUserInterface``), since the connection outlives the client it was
+/// launched for.
+final class ScopedConnection: ProviderConnection {
+    let base: any ProviderConnection
+    let userInterface: any ProviderUserInterface
+
+    init(_ base: any ProviderConnection, userInterface: any ProviderUserInterface) {
+        self.base = base
+        self.userInterface = userInterface
+    }
+
+    var manifest: PluginManifest { base.manifest }
+    var entryPoints: EntryPoints { base.entryPoints }
+    var strayCompletions: Int { base.strayCompletions }
+
+    func send(_ request: ProviderRequest, deadline: Duration?) async -> ProviderOutcome {
+        await ProviderSession.$requestUserInterface.withValue(userInterface) {
+            await base.send(request, deadline: deadline)
+        }
+    }
+}

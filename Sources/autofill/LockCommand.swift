@@ -1,0 +1,71 @@
+import ArgumentParser
+import AutofillCore
+import AutofillHost
+
+/// `autofill lock [ID]`: end providers' unlocked state now.
+struct LockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        abstract: "Lock every provider, or one: the agent ends their helpers, and what they held unlocked with them.",
+        discussion: """
+            With no agent running nothing is unlocked, and this says so. A provider configured to run in the
+            agent's own process (ProviderIsolation inProcess) can only be locked by ending the agent, which
+            this then does. SIGHUP to the agent locks everything too (docs/AGENT.md).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("The provider to lock (default: all).", valueName: "id")) var provider: String?
+
+    func run() throws {
+        global.bootstrapLogging()
+        guard let pool = ClientContext.current.pool, let server = AgentServer.current else {
+            print("Nothing is unlocked: no agent is running.")
+            return
+        }
+        let (ended, inProcess) = pool.lock(provider)
+        if inProcess {
+            server.stop("a provider that runs in the agent's process was locked (autofill lock)")
+            print("Locked \(ended.joined(separator: ", ")); the agent ends, since one of them ran in its own process.")
+            return
+        }
+        switch (provider, ended.isEmpty) {
+        case (let id?, true): print("\(id) was not unlocked: the agent is not running it.")
+        case (nil, true): print("Nothing was unlocked: the agent runs no provider.")
+        default: print("Locked \(ended.joined(separator: ", ")).")
+        }
+    }
+}
+
+/// `autofill unlock ID`: run a provider's configuration UI through the agent, which is how a
+/// provider unlocks itself ahead of a fill (the Vault asks for its master password there and
+/// publishes its identities).
+struct UnlockCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Unlock a provider ahead of time: its configuration UI runs in the agent, and it stays unlocked there.",
+        discussion: """
+            The provider must declare ShowsConfigurationUI. How long it stays unlocked is the provider's own
+            setting (the Vault's UnlockTimeoutSeconds); `autofill lock` ends it sooner. Without the agent
+            (AUTOFILL_AGENT=off) nothing stays unlocked after the command.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var session: SessionOptions
+    @Argument(help: ArgumentHelp("The provider to unlock.", valueName: "id")) var provider: String
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await reportingFillErrors(session) {
+            let setup = try global.setup()
+            let router = try session.router(setup)
+            let manifest = try router.chooseProvider(
+                declaring: .showsConfigurationUI, id: provider, title: "Unlock which provider?", canceled: "Nothing was unlocked.")
+            try await router.configure(manifest)
+            if ClientContext.current.pool != nil {
+                print("Unlocked \(manifest.displayName) (\(manifest.identifier)); `autofill lock \(manifest.identifier)` locks it.")
+            } else {
+                print("\(manifest.displayName) (\(manifest.identifier)) was unlocked for this command only: without the agent nothing stays unlocked (docs/AGENT.md).")
+            }
+        }
+    }
+}
