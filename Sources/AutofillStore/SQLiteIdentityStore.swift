@@ -43,11 +43,15 @@ public final class SQLiteIdentityStore: CredentialIdentityStore {
         self.path = path
         if create {
             // Create the file ourselves so it is 0600 from the start; SQLite gives -wal/-shm the same mode.
-            let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
+            // Only when it does not exist (O_EXCL): closing a descriptor of a database file drops every
+            // POSIX lock this process holds on it, and a process that keeps stores open (the agent) would
+            // lose its connections' locks to a second open of the same store.
+            let fd = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 {
+                close(fd)
+            } else if errno != EEXIST {
                 throw IdentityStoreError(.internalError, "cannot create the identity store \(path): \(String(cString: strerror(errno)))")
             }
-            close(fd)
         }
         do {
             let connection = try SQLiteConnection(path: path, create: false, busyTimeout: Self.busyTimeoutMilliseconds)

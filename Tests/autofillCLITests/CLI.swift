@@ -16,13 +16,22 @@ enum CLI {
 
     typealias Result = ChildProcess.Result
 
-    /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`.
+    /// How the suite runs commands: through the agent (the default, as users run them), or each in
+    /// its own process when the test process has `AUTOFILL_TEST_AGENT=off` (`Scripts/test` runs the
+    /// CLI tests both ways).
+    static let agentSetting = ProcessInfo.processInfo.environment["AUTOFILL_TEST_AGENT"] == "off" ? "off" : "on"
+
+    /// Whether commands run through the agent in this run of the suite.
+    static var usesAgent: Bool { agentSetting == "on" }
+
+    /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`. The
+    /// agent a command starts lives in `home`'s runtime folder and ends when the home is removed.
     static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:]) throws -> Result {
         let environment = [
             "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
             "XDG_STATE_HOME": "\(home)/.local/state",
             "XDG_RUNTIME_DIR": "\(home)/run",
-            "PATH": "/usr/bin:/bin", "COLUMNS": "100",
+            "PATH": "/usr/bin:/bin", "COLUMNS": "100", "AUTOFILL_AGENT": agentSetting,
         ].merging(extra) { $1 }
         return try ChildProcess.run(binary, arguments, environment: environment)
     }
