@@ -21,6 +21,11 @@ struct Autofill: AsyncParsableCommand {
             that was read, or to $XDG_CONFIG_HOME/autofill/config.plist when the
             built-in demo was read.
 
+            fill, suggest, text, passkey, unlock and lock run in the agent, a
+            per-user daemon started on first use that keeps providers (and what
+            they unlocked) in memory between commands; AUTOFILL_AGENT=off or
+            --no-agent runs them in this process (`autofill agent --help`).
+
             Exit status (sysexits.h):
               0   success
               64  usage error (unknown provider id, bad argument)

@@ -24,15 +24,27 @@ enum CLI {
     /// Whether commands run through the agent in this run of the suite.
     static var usesAgent: Bool { agentSetting == "on" }
 
-    /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`. The
-    /// agent a command starts lives in `home`'s runtime folder and ends when the home is removed.
-    static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:]) throws -> Result {
-        let environment = [
+    /// The environment of a command run for `home`: its HOME and XDG folders, PATH, the suite's agent
+    /// setting. The agent a command starts lives in `home`'s runtime folder and ends when the home is
+    /// removed.
+    static func environment(home: String) -> [String: String] {
+        [
             "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
-            "XDG_STATE_HOME": "\(home)/.local/state",
-            "XDG_RUNTIME_DIR": "\(home)/run",
-            "PATH": "/usr/bin:/bin", "COLUMNS": "100", "AUTOFILL_AGENT": agentSetting,
-        ].merging(extra) { $1 }
+            "XDG_STATE_HOME": "\(home)/.local/state", "XDG_RUNTIME_DIR": "\(home)/run",
+            "PATH": "/usr/bin:/bin", "AUTOFILL_AGENT": agentSetting,
+        ]
+    }
+
+    /// ``environment(home:)`` (with `extra`) as the `env NAME='value' …` prefix of a shell command,
+    /// for commands run in a tmux pane.
+    static func shellEnvironment(home: String, _ extra: [String: String] = [:]) -> String {
+        "env " + environment(home: home).merging(extra) { $1 }.sorted { $0.key < $1.key }
+            .map { "\($0.key)='\($0.value.replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
+    }
+
+    /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`.
+    static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:]) throws -> Result {
+        let environment = environment(home: home).merging(["COLUMNS": "100"]) { $1 }.merging(extra) { $1 }
         return try ChildProcess.run(binary, arguments, environment: environment)
     }
 }

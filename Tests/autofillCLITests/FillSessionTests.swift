@@ -40,9 +40,8 @@ struct FillSessionTests {
 
     /// The shell command that runs autofill in the tmux pane (the `confirm` policy), its stdout to a file.
     func shell(_ arguments: String, output: String) -> String {
-        "env HOME=\(home.path) XDG_CONFIG_HOME=\(home.path)/.config XDG_DATA_HOME=\(home.path)/.local/share "
-            + "XDG_STATE_HOME=\(home.path)/.local/state "
-            + "\(CLI.binary) \(arguments) --config \(confirmConfig) > \(output); echo EXIT=$? >> \(output)"
+        CLI.shellEnvironment(home: home.path)
+            + " \(CLI.binary) \(arguments) --config \(confirmConfig) > \(output); echo EXIT=$? >> \(output)"
     }
 
     @Test func anInteractiveSessionInATerminal() throws {

@@ -45,12 +45,8 @@ struct HelperFaultCommandTests {
 
     /// Runs `autofill arguments --config config`, killed after 60 s (status 137) so a hang fails the test.
     func autofill(_ arguments: [String], config: String) throws -> CLI.Result {
-        let environment = [
-            "HOME": home.path, "XDG_CONFIG_HOME": "\(home.path)/.config", "XDG_DATA_HOME": "\(home.path)/.local/share",
-            "XDG_STATE_HOME": "\(home.path)/.local/state", "XDG_RUNTIME_DIR": "\(home.path)/run", "PATH": "/usr/bin:/bin",
-        ]
-        return try ChildProcess.run("/usr/bin/timeout", ["-s", "KILL", "60", CLI.binary] + arguments + ["--config", config],
-                                    environment: environment)
+        try ChildProcess.run("/usr/bin/timeout", ["-s", "KILL", "60", CLI.binary] + arguments + ["--config", config],
+                             environment: CLI.environment(home: home.path))
     }
 
     /// The trust state `providers list --json` gives provider `id`.

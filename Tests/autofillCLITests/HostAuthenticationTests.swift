@@ -56,10 +56,7 @@ struct HostAuthenticationTests {
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
     }
 
-    var environment: [String: String] {
-        ["HOME": home.path, "XDG_CONFIG_HOME": "\(home.path)/.config", "XDG_DATA_HOME": "\(home.path)/.local/share",
-         "XDG_RUNTIME_DIR": "\(home.path)/run", "PATH": "/usr/bin:/bin"]
-    }
+    var environment: [String: String] { CLI.environment(home: home.path) }
 
     /// `autofill ARGS --config POLICY.plist [--ui-script …]`, without a terminal.
     func autofill(_ arguments: [String], policy: String, script: String? = nil) throws -> CLI.Result {
@@ -151,8 +148,7 @@ struct HostAuthenticationTests {
 
     /// The shell command that runs autofill in a tmux pane, its stdout to a file.
     func shell(_ arguments: String, policy: String, output: String) -> String {
-        let variables = environment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
-        return "env \(variables) \(CLI.binary) \(arguments) --config \(home.path)/\(policy).plist > \(output); echo EXIT=$? >> \(output)"
+        "\(CLI.shellEnvironment(home: home.path)) \(CLI.binary) \(arguments) --config \(home.path)/\(policy).plist > \(output); echo EXIT=$? >> \(output)"
     }
 
     /// Checks that a command in a tmux pane exited 0 after printing JSON whose `authentication` is `method`

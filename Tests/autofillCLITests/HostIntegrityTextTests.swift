@@ -56,9 +56,8 @@ struct HostIntegrityTextTests {
     @Test func aProvidersPromptIsFramedWithItsNameAndIDAndNoLineOfItPassesForTheHosts() throws {
         let config = try enableHostile()
         let output = "\(home.path)/list.out"
-        let command = "env HOME=\(home.path) XDG_CONFIG_HOME=\(home.path)/.config XDG_DATA_HOME=\(home.path)/.local/share "
-            + "XDG_STATE_HOME=\(home.path)/.local/state XDG_RUNTIME_DIR=\(home.path)/run TERM=xterm "
-            + "\(CLI.binary) fill hostile.test --list --provider org.t.hostile --config \(config) > \(output) 2>&1; echo EXIT=$? >> \(output)"
+        let command = CLI.shellEnvironment(home: home.path, ["TERM": "xterm"])
+            + " \(CLI.binary) fill hostile.test --list --provider org.t.hostile --config \(config) > \(output) 2>&1; echo EXIT=$? >> \(output)"
         let session = try TmuxSession(command)
         let screen = try session.waitFor("Choose 1–2 (q cancels):")
         let lines = screen.split(separator: "\n").map(String.init)
@@ -93,7 +92,7 @@ struct HostIntegrityTextTests {
         #expect(!result.stderr.contains("\u{1b}"))
         let flood = result.stderr.split(separator: "\n").filter { $0.contains("flood line") }
         #expect(flood.count == 999, "the 1,000 lines a session keeps, less the fixture's \"loaded\"")
-        #expect(result.stderr.contains("4001 more log lines of the provider were dropped (it wrote over 1000)"))
+        #expect(result.stderr.contains("4001 more log lines of the provider were dropped (it wrote over 1000)"), "\(result.stderr.suffix(600))")
     }
 
     @Test func aForgedFrameWithA205KBReasonEndsTheHelperAndNeverReachesTheUser() throws {

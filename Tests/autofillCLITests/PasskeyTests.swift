@@ -51,8 +51,7 @@ struct PasskeyTests {
         let run = "\(home.path)/run-\(UUID().uuidString)"
         let quoted = ([CLI.binary] + arguments + ["--config", "\(home.path)/\(policy).plist"])
             .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let variables = "HOME='\(home.path)' XDG_CONFIG_HOME='\(home.path)/.config' XDG_DATA_HOME='\(home.path)/.local/share' XDG_RUNTIME_DIR='\(home.path)/run'"
-        let session = try TmuxSession("env \(variables) \(quoted) > \(run).out 2> \(run).err; echo $? > \(run).status")
+        let session = try TmuxSession("\(CLI.shellEnvironment(home: home.path)) \(quoted) > \(run).out 2> \(run).err; echo $? > \(run).status")
         for answer in answers {
             try session.waitFor(answer.prompt)
             try session.send("-l", answer.keys)

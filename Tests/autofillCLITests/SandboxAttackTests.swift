@@ -146,9 +146,13 @@ struct SandboxAttackTests {
         try #require(parts.count == 5 && parts[0] == "ok", "\(outcome)")
         #expect(parts[4] == "EPERM", "setsid is denied")
         let child = try #require(Int32(parts[2]))
+        // The agent keeps the helper running between commands: locking ends it (without the agent it
+        // ended with the command).
+        let locked = try CLI.run(["lock"], home: home.path)
+        #expect(locked.status == 0, "\(locked.stderr)")
         let deadline = Date().addingTimeInterval(10)
         while Self.isRunning(child) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(!Self.isRunning(child), "the provider's child outlived autofill")
+        #expect(!Self.isRunning(child), "the provider's child outlived its helper")
     }
 
     static func isRunning(_ pid: Int32) -> Bool {

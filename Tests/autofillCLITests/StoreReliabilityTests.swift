@@ -43,7 +43,7 @@ struct StoreReliabilityTests {
             .joined(separator: "\n")
         return try ChildProcess.start(
             "/bin/sh", ["-c", script],
-            environment: ["HOME": home.path, "XDG_CONFIG_HOME": "\(home.path)/.config", "XDG_DATA_HOME": "\(home.path)/.local/share"])
+            environment: CLI.environment(home: home.path))
     }
 
     @Test func readsDuringAlternatingReplacesAreNeverTorn() throws {

@@ -236,9 +236,8 @@ struct TrustCommandTests {
         try saveAlice()
         let script = try home.file("no.ui", "confirm no\n")
         let output = "\(home.path)/fill.out"
-        let command = "env HOME=\(home.path) XDG_CONFIG_HOME=\(home.path)/.config XDG_DATA_HOME=\(home.path)/.local/share "
-            + "XDG_STATE_HOME=\(home.path)/.local/state XDG_RUNTIME_DIR=\(home.path)/run "
-            + "\(CLI.binary) fill example.com --pick 1 --ui-script \(script) --config \(config) > \(output) 2>&1; echo EXIT=$? >> \(output)"
+        let command = CLI.shellEnvironment(home: home.path)
+            + " \(CLI.binary) fill example.com --pick 1 --ui-script \(script) --config \(config) > \(output) 2>&1; echo EXIT=$? >> \(output)"
         // No: refused, nothing recorded; the UI script's "confirm no" was not what answered.
         let refused = try TmuxSession(command)
         let question = try refused.waitFor("Approve these files and run Net? [y/n, q cancels]:")

@@ -27,6 +27,8 @@ public final class ProviderSession: HostServicesHandler {
         var idleClock: UInt64 = 0
         /// The UI of the client this request serves, when it is not the session's own.
         var userInterface: (any ProviderUserInterface)?
+        /// The agent's client this request serves (its stderr gets the provider's log lines).
+        var client: ClientContext?
     }
 
     private struct State {
@@ -42,6 +44,8 @@ public final class ProviderSession: HostServicesHandler {
     public let displayName: String
     private let services: ProviderServices
     private let state = Mutex(State())
+    /// The agent's client whose request launched the provider: its log lines at load go there.
+    private let launchClient: ClientContext?
     /// Where deadlines and the watchdog fire. A serial queue of its own: its thread comes from
     /// Dispatch's overcommitting pool, so a transport that waits there (a helper's kill being
     /// reported) never holds one of the few threads of `DispatchQueue.global()`, whose timers the
@@ -56,6 +60,7 @@ public final class ProviderSession: HostServicesHandler {
         services.logger[metadataKey: "provider"] = "\(providerID)"
         self.services = services
         timers = DispatchQueue(label: "autofill.session.\(providerID)")
+        launchClient = ClientContext.current.isAgentRequest ? ClientContext.current : nil
     }
 
     /// How many completions arrived for requests that were not pending.
@@ -72,10 +77,13 @@ public final class ProviderSession: HostServicesHandler {
     /// calls go to ``requestUserInterface`` if the registering task set one.
     public func register(_ request: ProviderRequest, continuation: CheckedContinuation<ProviderOutcome, Never>) -> UInt64 {
         let userInterface = Self.requestUserInterface
+        let client = ClientContext.current.isAgentRequest ? ClientContext.current : nil
         return state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.pending[id] = Pending(request: request, continuation: continuation, userInterface: userInterface)
+            // A provider the agent keeps running gets a fresh line budget with each burst of requests.
+            if client != nil && state.pending.isEmpty && id > 1 { state.logLines = LineBudget() }
+            state.pending[id] = Pending(request: request, continuation: continuation, userInterface: userInterface, client: client)
             return id
         }
     }
@@ -137,8 +145,21 @@ public final class ProviderSession: HostServicesHandler {
 
     private func take(_ id: UInt64) -> Pending? {
         let (pending, dropped) = state.withLock { ($0.pending.removeValue(forKey: id), $0.logLines.takeDropped()) }
-        if dropped > 0 { services.logger.warning("\(LineBudget.droppedMessage(dropped, "log lines"))") }
+        if dropped > 0 {
+            inClientContext(pending?.client) { services.logger.warning("\(LineBudget.droppedMessage(dropped, "log lines"))") }
+        }
         return pending
+    }
+
+    /// Runs `body` (which logs) in the context of the agent's client the line belongs to: `client`,
+    /// else the newest pending request's, else the one whose request launched the provider. Outside
+    /// the agent, and for lines nobody is waiting for, in the current context.
+    private func inClientContext(_ client: ClientContext?, _ body: () -> Void) {
+        let context = client ?? state.withLock { state in
+            state.pending.max { $0.key < $1.key }?.value.client
+        } ?? launchClient
+        guard let context else { return body() }
+        ClientContext.$current.withValue(context, operation: body)
     }
 
     // MARK: HostServicesHandler
@@ -156,7 +177,7 @@ public final class ProviderSession: HostServicesHandler {
             case .warning: .warning
             case .error: .error
             }
-        services.logger.log(level: logLevel, "\(DisplayText.line(message))")
+        inClientContext(nil) { services.logger.log(level: logLevel, "\(DisplayText.line(message))") }
     }
 
     public func setting(forKey key: String) -> String? {
