@@ -176,4 +176,65 @@ struct CSVImportTests {
             "row 3: login_uri is not a web address (ftp://, not http:// or https://): give a domain like example.com or a URL like https://example.com/login; skipped",
         ])
     }
+
+    /// A Bitwarden export of 10,000 login rows (rows 2–10,001) with distinct sites and users, every
+    /// tenth with a TOTP secret, and three rows that are not imported: row 4,323 has no password,
+    /// row 7,002 repeats row 12's login, and row 10,001 is alice at example.com (as in ``Fixture``).
+    static let largeExport: String = {
+        var lines = [bitwardenHeader]
+        for index in 0..<10_000 {
+            let site = index == 7_000 ? 10 : index
+            var (uri, user, password) = ("https://login.site\(site).example.com/signin", "user\(site)@mail.example", "pw-\(index)")
+            if index == 4_321 { password = "" }
+            if index == 9_999 { (uri, user) = ("example.com", "alice") }
+            let totp = index.isMultiple(of: 10) ? "JBSWY3DPEHPK3PXP" : ""
+            lines.append(",\(index.isMultiple(of: 7) ? "1" : ""),login,Site \(site),,,0,\(uri),\(user),\(password),\(totp)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }()
+
+    @Test func aLargeExportIsImportedOnceAndItsLoginsSkippedTheSecondTime() throws {
+        var contents = Fixture.contents
+        let first = try contents.importCSV(Self.largeExport, name: "large.csv")
+        let logins = first.entries.compactMap { if case .password(let e) = $0 { e } else { nil } }
+        let codes = first.entries.compactMap { if case .oneTimeCode(let e) = $0 { e } else { nil } }
+        #expect(logins.count == 9_997)
+        #expect(codes.count == 999)  // every tenth row, less row 7,002's
+        #expect(first.entries.count == logins.count + codes.count)
+        #expect(logins.first?.user == "user0@mail.example" && logins.last?.user == "user9998@mail.example")
+        #expect(logins.map(\.user) == (0..<9_999).filter { $0 != 4_321 && $0 != 7_000 }.map { "user\($0)@mail.example" })
+        #expect(first.problems.map(\.description) == [
+            "row 4323: the password is empty; skipped",
+            "row 7002: user10@mail.example at https://login.site10.example.com/signin is in the vault already; skipped",
+            "row 10001: alice at example.com is in the vault already; skipped",
+        ])
+        #expect(contents.entries == Fixture.contents.entries + first.entries)
+        #expect(Set(contents.entries.map(\.id)).count == contents.entries.count)
+
+        // Again: every login is in the vault now, and each row says so under its own number.
+        let before = contents
+        let second = try contents.importCSV(Self.largeExport, name: "large.csv")
+        #expect(second.entries.isEmpty)
+        #expect(contents == before)
+        #expect(second.problems.map(\.row) == Array(2...10_001))
+        #expect(second.problems.filter { $0.message.hasSuffix(" is in the vault already; skipped") }.count == 9_999)
+        #expect(second.problems[4_321].description == "row 4323: the password is empty; skipped")
+        for problem in first.problems + second.problems { #expect(!problem.message.contains("pw-")) }
+    }
+
+    @Test func aCodeForAnAccountThatHasOneIsLeftOutWhenTheLoginIsNew() throws {
+        let csv = """
+            \(Self.bitwardenHeader)
+            ,,login,A,,,0,https://a.example,alice,pw-1,otpauth://totp/Shared:same?secret=JBSWY3DPEHPK3PXP&issuer=Shared
+            ,,login,B,,,0,https://a.example,bob,pw-2,otpauth://totp/Shared:same?secret=JBSWY3DPEHPK3PXP&issuer=Shared
+
+            """
+        var contents = VaultContents()
+        let result = try contents.importCSV(csv, name: "bw.csv")
+        #expect(result.entries.map(\.kind) == ["password", "oneTimeCode", "password"])
+        #expect(result.problems.map(\.description) == [
+            "row 3: the one-time code for Shared:same at https://a.example is in the vault already; login imported without it"
+        ])
+        #expect(contents.entries == result.entries)
+    }
 }

@@ -118,6 +118,29 @@ struct CompanionCLITests {
         #expect(try store.allIdentities().count == 2)
     }
 
+    @Test func aLargeImportFillsTheStoreAndASecondOneSkipsEveryLogin() throws {
+        let store = try enabledStore()
+        #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
+        let csv = try home.file("large.csv", CSVImportTests.largeExport)
+        var result = try run(["import", "--password-stdin", csv], input: Self.master)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(
+            "Imported 9998 logins, 999 one-time codes and 0 texts from \(csv) (bitwarden format); 2 rows need a look (above)."))
+        #expect(result.stdout.contains("org.autofill.vault: identity store updated: 10997 saved, 0 removed"))
+        #expect(result.stderr.contains("warning: \(csv) row 4323: the password is empty; skipped"))
+        #expect(result.stderr.contains("warning: \(csv) row 7002: user10@mail.example at https://login.site10.example.com/signin is in the vault already; skipped"))
+        #expect(try store.allIdentities().count == 10_997)
+
+        result = try run(["import", "--password-stdin", csv], input: Self.master)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(
+            "Imported 0 logins, 0 one-time codes and 0 texts from \(csv) (bitwarden format); 10000 rows need a look (above)."))
+        #expect(result.stdout.contains("org.autofill.vault: identity store already up to date"))
+        #expect(result.stderr.contains("warning: \(csv) row 10001: alice at example.com is in the vault already; skipped"))
+        #expect(!result.stderr.contains("pw-"))
+        #expect(try store.allIdentities().count == 10_997)
+    }
+
     @Test func anOTPAuthURIWithItsSecretOutsideSecretEqualsIsRefusedWithoutPrintingIt() throws {
         #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
         let secret = "ORSXG5BAONSWG4TFOQQGC3TE"

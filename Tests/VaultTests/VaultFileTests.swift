@@ -171,4 +171,31 @@ struct VaultFileTests {
         #expect(throws: VaultError.self) { try contents.add(.text(TextEntry(id: "has space", title: "t", text: Secret("x")))) }
         #expect(throws: VaultError.self) { try contents.add(.text(TextEntry(id: "", title: "t", text: Secret("x")))) }
     }
+
+    @Test func addingManyChecksEveryIdAndAddsAllOrNone() throws {
+        var contents = Fixture.contents
+        let carol = VaultEntry.password(PasswordEntry(id: "vault-3", service: Fixture.example, user: "carol", password: Secret("c")))
+        let note = VaultEntry.text(TextEntry(id: "text-2", title: "Note", text: Secret("n")))
+        #expect(throws: VaultError(.invalidInput, "an entry with id vault-1 exists already; choose another id or remove it first")) {
+            try contents.add(contentsOf: [carol, .password(Fixture.alice)])
+        }
+        #expect(throws: VaultError(.invalidInput, "an entry with id vault-3 exists already; choose another id or remove it first")) {
+            try contents.add(contentsOf: [carol, note, carol])
+        }
+        #expect(throws: VaultError.self) { try contents.add(contentsOf: [carol, .text(TextEntry(id: "has space", title: "t", text: Secret("x")))]) }
+        #expect(contents == Fixture.contents)
+        try contents.add(contentsOf: [carol, note])
+        #expect(contents.entries == Fixture.contents.entries + [carol, note])
+    }
+
+    @Test(arguments: [
+        (String(repeating: "a", count: 128), true), (String(repeating: "a", count: 129), false),
+        (String(repeating: "é", count: 128), true), (String(repeating: "é", count: 129), false),
+        (String(repeating: "e\u{301}", count: 128), true),  // 384 bytes, 128 characters
+        ("a\u{7F}b", false), ("a\tb", false), ("a\u{A0}b", false), ("a\u{85}b", false), ("a\u{2003}b", false),
+        ("a\u{3000}b", false), ("ключ-1", true), ("!~", true),
+    ])
+    func entryIdsAreCheckedByCharactersAndScalars(_ id: String, _ valid: Bool) {
+        #expect(((try? VaultContents.checkID(id)) != nil) == valid, "\(id.unicodeScalars.map { String($0.value, radix: 16) })")
+    }
 }

@@ -28,11 +28,7 @@ struct ImportCommand: ParsableCommand {
                 throw CommandFailure(.badInput, "\(file) is not UTF-8 text; export the CSV again as UTF-8")
             }
             let access = VaultAccess(options)
-            try access.update({ contents in
-                let csv = try CSVImport(text: text, name: file, existing: contents)
-                for entry in csv.entries { try contents.add(entry) }
-                return csv
-            }, announce: report)
+            try access.update({ contents in try contents.importCSV(text, name: file) }, announce: report)
         }
     }
 

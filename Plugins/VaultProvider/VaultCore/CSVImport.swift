@@ -48,7 +48,7 @@ public struct CSVImport: Sendable {
         self.format = format
         entries = []
         problems = parseProblems.map { Problem(row: $0.row, message: $0.message + "; skipped") }
-        var seen = existing
+        var index = ImportIndex(existing)
         for record in records.dropFirst() {
             guard record.fields.count == columns.count else {
                 problems.append(Problem(row: record.row, message: "has \(record.fields.count) fields, the header \(columns.count); skipped"))
@@ -56,12 +56,10 @@ public struct CSVImport: Sendable {
             }
             var row: [String: String] = [:]
             for (column, value) in zip(columns, record.fields) where row[column] == nil { row[column] = value }
-            let before = seen.entries.count
             switch format {
-            case .bitwarden: importBitwarden(row, number: record.row, into: &seen)
-            case .browser: importBrowser(row, number: record.row, into: &seen)
+            case .bitwarden: importBitwarden(row, number: record.row, index: &index)
+            case .browser: importBrowser(row, number: record.row, index: &index)
             }
-            entries.append(contentsOf: seen.entries[before...])
         }
         problems.sort { $0.row < $1.row }
     }
@@ -118,7 +116,8 @@ public struct CSVImport: Sendable {
             """
     }
 
-    private mutating func importBitwarden(_ row: [String: String], number: Int, into vault: inout VaultContents) {
+    /// Imports one Bitwarden row (`number`), keeping `index` up to date.
+    private mutating func importBitwarden(_ row: [String: String], number: Int, index: inout ImportIndex) {
         let name = (row["name"] ?? "").trimmingWhitespace
         let type = (row["type"] ?? "").trimmingWhitespace.lowercased()
         switch type {
@@ -127,7 +126,7 @@ public struct CSVImport: Sendable {
             let notes = row["notes"].flatMap { $0.isEmpty ? nil : Secret($0) }
             guard let login = addLogin(uri: uri, user: row["login_username"] ?? "", password: row["login_password"] ?? "",
                                        rank: row["favorite"] == "1" ? 1 : 0, notes: notes, number: number, column: "login_uri",
-                                       into: &vault)
+                                       index: &index)
             else { return }
             let totp = (row["login_totp"] ?? "").trimmingWhitespace
             guard !totp.isEmpty else { return }
@@ -135,11 +134,11 @@ public struct CSVImport: Sendable {
             do {
                 let input = try OneTimeCodeEntry.parseInput(Secret(totp), issuer: name.isEmpty ? nil : name, account: label)
                 let entry = OneTimeCodeEntry(id: VaultContents.newID(), service: login.service, label: input.label ?? label, uri: input.uri)
-                guard !vault.oneTimeCodes.contains(where: { $0.service == entry.service && $0.label == entry.label }) else {
+                guard !index.hasOneTimeCode(service: entry.service, label: entry.label) else {
                     problems.append(Problem(row: number, message: "the one-time code for \(entry.label) at \(entry.service.identifier) is in the vault already; login imported without it"))
                     return
                 }
-                try vault.add(.oneTimeCode(entry))
+                try add(.oneTimeCode(entry), index: &index)
             } catch {
                 problems.append(Problem(row: number, message: "login_totp is not usable (\(error.message)); login imported without it"))
             }
@@ -149,7 +148,7 @@ public struct CSVImport: Sendable {
                 problems.append(Problem(row: number, message: "the note is empty; skipped"))
                 return
             }
-            try? vault.add(.text(TextEntry(id: VaultContents.newID(), title: name.isEmpty ? "Note" : name, text: Secret(text))))
+            try? add(.text(TextEntry(id: VaultContents.newID(), title: name.isEmpty ? "Note" : name, text: Secret(text))), index: &index)
         default:
             // Only a known type is named: in a row whose columns are out of place, this field may hold a password.
             let named = type.isEmpty ? "type (empty)" : Self.otherBitwardenTypes.contains(type) ? "type \(type)" : "this type (not shown)"
@@ -157,16 +156,19 @@ public struct CSVImport: Sendable {
         }
     }
 
-    private mutating func importBrowser(_ row: [String: String], number: Int, into vault: inout VaultContents) {
+    /// Imports one browser row (`number`), keeping `index` up to date.
+    private mutating func importBrowser(_ row: [String: String], number: Int, index: inout ImportIndex) {
         let notes = (row["note"] ?? row["notes"]).flatMap { $0.isEmpty ? nil : Secret($0) }
         addLogin(uri: row["url"] ?? "", user: row["username"] ?? "", password: row["password"] ?? "", rank: 0, notes: notes,
-                 number: number, column: "url", into: &vault)
+                 number: number, column: "url", index: &index)
     }
 
+    /// Adds a login from row `number` (its site from `column`) unless a problem keeps it out, or the
+    /// vault or an earlier row has a login for the same service and user; returns it if added.
     @discardableResult
     private mutating func addLogin(
         uri: String, user: String, password: String, rank: Int, notes: Secret?, number: Int, column: String,
-        into vault: inout VaultContents
+        index: inout ImportIndex
     ) -> PasswordEntry? {
         guard !uri.trimmingWhitespace.isEmpty else {
             problems.append(Problem(row: number, message: "\(column) is empty: a login needs the site it is for; skipped"))
@@ -185,15 +187,82 @@ public struct CSVImport: Sendable {
             return nil
         }
         let user = user.trimmingWhitespace
-        guard !vault.passwords.contains(where: { $0.service == service && $0.user == user }) else {
+        guard !index.hasLogin(service: service, user: user) else {
             problems.append(Problem(row: number, message: "\(user.isEmpty ? "the login" : user) at \(service.identifier) is in the vault already; skipped"))
             return nil
         }
         let entry = PasswordEntry(id: VaultContents.newID(), service: service, user: user, password: Secret(password), rank: rank, notes: notes)
-        try? vault.add(.password(entry))
+        try? add(.password(entry), index: &index)
         if let warning = parsed.warning(naming: column) {
             problems.append(Problem(row: number, message: "\(warning); the login was imported for \(service.identifier)"))
         }
         return entry
+    }
+
+    /// Appends `entry` to ``entries`` if its id is valid and new (the checks of ``VaultContents/add(_:)``).
+    private mutating func add(_ entry: VaultEntry, index: inout ImportIndex) throws(VaultError) {
+        try index.insert(entry)
+        entries.append(entry)
+    }
+}
+
+extension VaultContents {
+    /// Imports the CSV export `text` (the file `name`, for messages) into these contents: reads it
+    /// with ``CSVImport/init(text:name:existing:)`` and adds its entries. Returns what was read,
+    /// for the report; nothing is added when it throws.
+    public mutating func importCSV(_ text: String, name: String) throws(VaultError) -> CSVImport {
+        let imported = try CSVImport(text: text, name: name, existing: self)
+        try add(contentsOf: imported.entries)
+        return imported
+    }
+}
+
+/// What an import looks up for each row, as sets: the entry ids in use, the logins' service and
+/// user, and the one-time codes' service and label, of the vault and of the rows added so far.
+///
+/// Built once per import, so that an import costs time in proportion to its rows; looking these up
+/// in the entries themselves, row by row, made importing 10,000 rows into an empty vault take 10 s
+/// (docs/PERFORMANCE.md).
+private struct ImportIndex {
+    /// A service with a user name (a login) or a label (a one-time code).
+    private struct Account: Hashable {
+        var service: ServiceIdentifier
+        var name: String
+    }
+
+    private var ids: Set<String> = []
+    private var logins: Set<Account> = []
+    private var oneTimeCodes: Set<Account> = []
+
+    /// The index of `contents`.
+    init(_ contents: VaultContents) {
+        for entry in contents.entries { record(entry) }
+    }
+
+    /// Whether there is a login for `service` and `user`.
+    func hasLogin(service: ServiceIdentifier, user: String) -> Bool {
+        logins.contains(Account(service: service, name: user))
+    }
+
+    /// Whether there is a one-time code for `service` labelled `label`.
+    func hasOneTimeCode(service: ServiceIdentifier, label: String) -> Bool {
+        oneTimeCodes.contains(Account(service: service, name: label))
+    }
+
+    /// Adds `entry`, after the checks ``VaultContents/add(_:)`` makes: its id is valid and not in use.
+    mutating func insert(_ entry: VaultEntry) throws(VaultError) {
+        try VaultContents.checkID(entry.id)
+        guard !ids.contains(entry.id) else { throw VaultContents.idInUse(entry.id) }
+        record(entry)
+    }
+
+    /// Notes `entry`'s id and, for a login or a one-time code, its account.
+    private mutating func record(_ entry: VaultEntry) {
+        ids.insert(entry.id)
+        switch entry {
+        case .password(let login): logins.insert(Account(service: login.service, name: login.user))
+        case .oneTimeCode(let code): oneTimeCodes.insert(Account(service: code.service, name: code.label))
+        case .text, .passkey, .unknown: break
+        }
     }
 }

@@ -49,10 +49,27 @@ public struct VaultContents: Hashable, Sendable {
     /// Adds `entry`; its id must be new and valid.
     public mutating func add(_ entry: VaultEntry) throws(VaultError) {
         try Self.checkID(entry.id)
-        guard self.entry(id: entry.id) == nil else {
-            throw VaultError(.invalidInput, "an entry with id \(entry.id) exists already; choose another id or remove it first")
-        }
+        guard self.entry(id: entry.id) == nil else { throw Self.idInUse(entry.id) }
         entries.append(entry)
+    }
+
+    /// Adds `newEntries` in their order, all or none: each id must be valid, not in the vault, and
+    /// not repeated among them; the first that is not throws what ``add(_:)`` would throw for it.
+    ///
+    /// For many entries at once (an import): the ids are checked against one set, where calling
+    /// ``add(_:)`` for each would scan every entry for every new one.
+    public mutating func add(contentsOf newEntries: [VaultEntry]) throws(VaultError) {
+        var ids = Set(entries.map(\.id))
+        for entry in newEntries {
+            try Self.checkID(entry.id)
+            guard ids.insert(entry.id).inserted else { throw Self.idInUse(entry.id) }
+        }
+        entries.append(contentsOf: newEntries)
+    }
+
+    /// The error for adding an entry whose id `id` another entry has.
+    static func idInUse(_ id: String) -> VaultError {
+        VaultError(.invalidInput, "an entry with id \(id) exists already; choose another id or remove it first")
     }
 
     /// Replaces the entry that has `entry`'s id.
@@ -77,8 +94,11 @@ public struct VaultContents: Hashable, Sendable {
 
     /// Checks an entry id: 1–128 printable characters, no spaces.
     public static func checkID(_ id: String) throws(VaultError) {
-        guard !id.isEmpty, id.count <= 128,
-            id.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && !$0.properties.isWhitespace })
+        // Cheap answers first (an import checks every new id): no more UTF-8 bytes than 128 means no
+        // more characters either, and an ASCII scalar above the space is never whitespace, so only
+        // other scalars need a look at their Unicode properties.
+        guard !id.isEmpty, id.utf8.count <= 128 || id.count <= 128,
+            id.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && ($0.isASCII || !$0.properties.isWhitespace) })
         else {
             throw VaultError(.invalidInput, "entry id \"\(id)\" is not valid: use 1–128 characters without spaces or control characters")
         }
