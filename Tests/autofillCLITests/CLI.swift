@@ -127,6 +127,29 @@ final class TemporaryHome: Sendable {
         #expect(result.status == 0, "providers trust: \(result.stderr)")
     }
 
+    /// Compiles the host tests' C fixture (Tests/AutofillHostTests/Fixtures/fixture_provider.c, display
+    /// name "Fixture", ProvidesPasswords) into `plugins/<id>.afprovider` with `defines`; returns the bundle.
+    func fixtureProvider(id: String, entry: String = "fixture_faults_entry", defines: [String] = []) throws -> String {
+        let bundle = "\(path)/plugins/\(id).afprovider"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        let plist: [String: Any] = [
+            "CFBundleIdentifier": id, "CFBundleDisplayName": "Fixture", "CFBundleExecutable": "libFixture.so",
+            "AFProviderABIVersion": 1, "AFProviderEntrySymbol": entry,
+            "NSExtension": [
+                "NSExtensionPointIdentifier": "com.apple.authentication-services-credential-provider-ui",
+                "NSExtensionAttributes": ["ASCredentialProviderExtensionCapabilities": ["ProvidesPasswords": true]],
+            ],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: "\(bundle)/Info.plist"))
+        let source = "\(CLI.root)/Tests/AutofillHostTests/Fixtures/fixture_provider.c"
+        let compiled = try ChildProcess.run("/usr/bin/cc", [
+            "-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread",
+            "-I", "\(CLI.root)/Sources/CAutofillProvider/include", source, "-o", "\(bundle)/libFixture.so",
+        ] + defines.map { "-D\($0)" })
+        guard compiled.status == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cc failed: \(compiled.stderr)"]) }
+        return bundle
+    }
+
     /// A configuration file searching `plugins/` with these providers enabled.
     func config(enabled: [String], settings: [String: [String: String]] = [:]) throws -> String {
         let path = "\(self.path)/config.plist"

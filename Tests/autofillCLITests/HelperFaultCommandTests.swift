@@ -17,23 +17,7 @@ struct HelperFaultCommandTests {
     /// with `FixtureFault` = `fault` in a configuration that enables nothing yet; returns the config's path.
     func fixture(id: String = "org.t.fixture", fault: String, entry: String = "fixture_faults_entry", defines: [String] = [],
                  extra: [String: Any] = [:]) throws -> (config: String, bundle: String) {
-        let bundle = "\(home.path)/plugins/\(id).afprovider"
-        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
-        let plist: [String: Any] = [
-            "CFBundleIdentifier": id, "CFBundleDisplayName": "Fixture", "CFBundleExecutable": "libFixture.so",
-            "AFProviderABIVersion": 1, "AFProviderEntrySymbol": entry,
-            "NSExtension": [
-                "NSExtensionPointIdentifier": "com.apple.authentication-services-credential-provider-ui",
-                "NSExtensionAttributes": ["ASCredentialProviderExtensionCapabilities": ["ProvidesPasswords": true]],
-            ],
-        ]
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: "\(bundle)/Info.plist"))
-        let source = "\(CLI.root)/Tests/AutofillHostTests/Fixtures/fixture_provider.c"
-        let compiled = try ChildProcess.run("/usr/bin/cc", [
-            "-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread",
-            "-I", "\(CLI.root)/Sources/CAutofillProvider/include", source, "-o", "\(bundle)/libFixture.so",
-        ] + defines.map { "-D\($0)" })
-        guard compiled.status == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cc failed: \(compiled.stderr)"]) }
+        let bundle = try home.fixtureProvider(id: id, entry: entry, defines: defines)
         let config = "\(home.path)/config.plist"
         let settings: [String: Any] = [
             "PluginSearchPaths": ["plugins"], "EnabledProviders": [String](), "UserAuthentication": ["Policy": "none"],

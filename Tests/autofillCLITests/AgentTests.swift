@@ -1,0 +1,204 @@
+import AutofillTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The agent as users meet it (docs/AGENT.md): started by the first command, private to its user,
+/// serving clients concurrently, keeping providers running until locked, idle or stopped, and
+/// leaving nothing behind. Each test has a home (and so an agent) of its own. These run once, in
+/// the suite's pass through the agent.
+@Suite(.enabled(if: CLI.usesAgent))
+struct AgentTests {
+    let home: TemporaryHome
+    let config: String
+
+    /// Two fixture providers: org.t.fast and org.t.slow, each with identities "ok", "hang" (the call
+    /// never returns) and "never" (it returns, the request is never completed) on `<name>.test`; the
+    /// no-UI deadline is long, so either holds a request for as long as a test wants.
+    init() throws {
+        home = try TemporaryHome()
+        for name in ["fast", "slow"] { _ = try home.fixtureProvider(id: "org.t.\(name)") }
+        config = "\(home.path)/config.plist"
+        let plist: [String: Any] = [
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.t.fast", "org.t.slow"],
+            "ProviderSettings": ["org.t.fast": ["FixtureName": "fast"], "org.t.slow": ["FixtureName": "slow"]],
+            "UserAuthentication": ["Policy": "none"], "NoUIDeadlineSeconds": 60,
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        try home.trust(["org.t.fast", "org.t.slow"], config: config)
+        for name in ["fast", "slow"] {
+            let rows = ["ok", "hang", "never"].map { #"{ "kind": "password", "serviceIdentifier": { "identifier": "\#(name).test", "type": "domain" }, "user": "\#($0)" }"# }
+            let file = try home.file("\(name).json", #"{ "identities": [ \#(rows.joined(separator: ", ")) ] }"#)
+            let saved = try autofill(["identities", "save", "--provider", "org.t.\(name)", "--file", file])
+            #expect(saved.status == 0, "\(saved.stderr)")
+        }
+    }
+
+    func autofill(_ arguments: [String], environment: [String: String] = [:]) throws -> CLI.Result {
+        try CLI.run(arguments + ["--config", config], home: home.path, environment: environment)
+    }
+
+    func startFill(_ site: String, user: String) throws -> ChildProcess.Running {
+        try ChildProcess.start(CLI.binary, ["fill", site, "--user", user, "--config", config], environment: CLI.environment(home: home.path))
+    }
+
+    var socket: String { "\(home.path)/run/autofill/agent/socket" }
+
+    /// `agent status --json`: the agent's pid and the helper pid of each running provider.
+    func status() throws -> (pid: Int32, helpers: [String: Int32])? {
+        let result = try CLI.run(["agent", "status", "--json"], home: home.path)
+        guard result.status == 0 else { return nil }
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        var helpers: [String: Int32] = [:]
+        for provider in object["providers"] as? [[String: Any]] ?? [] {
+            if let id = provider["id"] as? String, let pid = provider["helperPID"] as? Int { helpers[id] = Int32(pid) }
+        }
+        return (Int32(try #require(object["pid"] as? Int)), helpers)
+    }
+
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+        return !stat[close...].hasPrefix(") Z")
+    }
+
+    /// Waits up to 10 s for `condition`.
+    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return try condition()
+    }
+
+    func mode(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
+    }
+
+    @Test func theFirstCommandStartsAPrivateAgentAndStopEndsItWithItsProviders() throws {
+        #expect(try CLI.run(["agent", "status"], home: home.path).status == 3, "no agent before the first command")
+        let filled = try autofill(["fill", "fast.test", "--user", "ok"])
+        #expect(filled.status == 0 && filled.stdout == "pw-fast\n", "\(filled.stderr)")
+        #expect(try mode("\(home.path)/run/autofill/agent") == 0o700)
+        #expect(try mode(socket) == 0o600)
+        let (agent, helpers) = try #require(try status())
+        let helper = try #require(helpers["org.t.fast"], "the provider stays running between commands")
+        #expect(Self.isRunning(helper))
+        let limits = try String(contentsOfFile: "/proc/\(agent)/limits", encoding: .utf8)
+        #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max core file size") && $0.contains(" 0 ") }, "no core dumps")
+        // The same helper answers the next fill.
+        #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
+        #expect(try status()?.helpers["org.t.fast"] == helper)
+        let stopped = try CLI.run(["agent", "stop"], home: home.path)
+        #expect(stopped.status == 0 && stopped.stdout.contains("Stopped the agent (pid \(agent))"), "\(stopped.stderr)")
+        #expect(!Self.isRunning(agent) && !Self.isRunning(helper))
+        #expect(!FileManager.default.fileExists(atPath: socket))
+        #expect(try CLI.run(["agent", "stop"], home: home.path).stdout == "No agent is running.\n")
+    }
+
+    @Test func withoutARuntimeFolderThereIsNoAgentAndCommandsRunInProcess() throws {
+        let served = try CLI.run(["agent", "serve"], home: home.path, environment: ["XDG_RUNTIME_DIR": ""])
+        #expect(served.status == 78 && served.stderr.contains("XDG_RUNTIME_DIR is not set"), "\(served.stderr)")
+        let filled = try autofill(["fill", "fast.test", "--user", "ok"], environment: ["XDG_RUNTIME_DIR": ""])
+        #expect(filled.status == 0 && filled.stdout == "pw-fast\n", "\(filled.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(home.path)/run/autofill/agent"))
+    }
+
+    @Test func aSlowProviderHoldsUpNoOtherFillAndALeavingClientBlocksNoOne() throws {
+        let slow = try startFill("slow.test", user: "never")
+        #expect(try Self.eventually { try status()?.helpers["org.t.slow"] != nil }, "the slow request reached its provider")
+        for _ in 0..<3 {
+            let fast = try autofill(["fill", "fast.test", "--user", "ok"])
+            #expect(fast.status == 0 && fast.stdout == "pw-fast\n", "\(fast.stderr)")
+        }
+        #expect(slow.isRunning, "the slow fill is still waiting while the others were served")
+        // The slow client leaves: it gets nothing, and the next request of the same provider is served.
+        kill(slow.pid, SIGKILL)
+        let left = slow.wait()
+        #expect(left.stdout.isEmpty)
+        let again = try autofill(["fill", "slow.test", "--user", "ok"])
+        #expect(again.status == 0 && again.stdout == "pw-slow\n", "\(again.stderr)")
+    }
+
+    @Test func killingTheAgentMidRequestIsSaidClearlyAndTheNextCommandStartsAnother() throws {
+        let slow = try startFill("slow.test", user: "hang")
+        #expect(try Self.eventually { try status()?.helpers["org.t.slow"] != nil })
+        let (agent, helpers) = try #require(try status())
+        kill(agent, SIGKILL)
+        let result = slow.wait()
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("the agent ended before it answered"), "\(result.stderr)")
+        #expect(Self.eventually { !helpers.values.contains(where: Self.isRunning) }, "its providers' helpers end with it")
+        let next = try autofill(["fill", "slow.test", "--user", "ok"])
+        #expect(next.status == 0 && next.stdout == "pw-slow\n", "\(next.stderr)")
+        #expect(try status()?.pid != agent)
+    }
+
+    @Test func lockAndSIGHUPEndTheProvidersAndTheAgentCarriesOn() throws {
+        #expect(try autofill(["lock"]).stdout == "Nothing is unlocked: no agent is running.\n")
+        #expect(try CLI.run(["agent", "status"], home: home.path).status == 3, "lock starts no agent")
+        _ = try autofill(["fill", "fast.test", "--user", "ok"])
+        _ = try autofill(["fill", "slow.test", "--user", "ok"])
+        let (agent, helpers) = try #require(try status())
+        let fast = try #require(helpers["org.t.fast"]), slow = try #require(helpers["org.t.slow"])
+        let locked = try autofill(["lock", "org.t.fast"])
+        #expect(locked.status == 0 && locked.stdout == "Locked org.t.fast.\n", "\(locked.stderr)")
+        #expect(!Self.isRunning(fast) && Self.isRunning(slow))
+        kill(agent, SIGHUP)
+        #expect(Self.eventually { !Self.isRunning(slow) }, "SIGHUP locks every provider")
+        #expect(Self.isRunning(agent), "and the agent carries on")
+        #expect(try status()?.helpers.isEmpty == true)
+        #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
+    }
+
+    @Test func anIdleAgentEndsAndSoDoesOneWhoseSocketIsRemoved() throws {
+        var plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as? [String: Any])
+        plist["AgentIdleTimeoutSeconds"] = 1
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        _ = try autofill(["fill", "fast.test", "--user", "ok"])
+        let (idle, idleHelpers) = try #require(try status())
+        #expect(Self.eventually { !Self.isRunning(idle) }, "an idle agent exits")
+        #expect(!idleHelpers.values.contains(where: Self.isRunning))
+        plist["AgentIdleTimeoutSeconds"] = nil
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        _ = try autofill(["fill", "fast.test", "--user", "ok"])
+        let (removed, _) = try #require(try status())
+        try FileManager.default.removeItem(atPath: socket)
+        #expect(Self.eventually { !Self.isRunning(removed) }, "an agent whose socket was removed exits")
+    }
+
+    @Test func tenClientsAtOnceAreAllServed() throws {
+        _ = try autofill(["fill", "fast.test", "--user", "ok"])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 10) { client in
+            for _ in 0..<20 {
+                let name = client % 2 == 0 ? "fast" : "slow"
+                do {
+                    let result = try autofill(["fill", "\(name).test", "--user", "ok"])
+                    if result.status != 0 || result.stdout != "pw-\(name)\n" { failures.withLock { $0.append("\(result.status): \(result.stderr)") } }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+    }
+
+    @Test func aClientOfAnotherUserGetsNothing() throws {
+        _ = try autofill(["fill", "fast.test", "--user", "ok"])
+        // Open the way to the socket (the folders are 0700 for a reason): SO_PEERCRED must still refuse.
+        for path in [home.path, "\(home.path)/run", "\(home.path)/run/autofill", "\(home.path)/run/autofill/agent"] {
+            chmod(path, 0o755)
+        }
+        chmod(socket, 0o666)
+        chmod(config, 0o644)
+        let nobody = try #require(getpwnam("nobody")).pointee.pw_uid
+        let result = try ChildProcess.run(
+            "/usr/bin/setpriv", ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", CLI.binary, "fill", "fast.test", "--user", "ok", "--config", config],
+            environment: CLI.environment(home: home.path))
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("the agent ended before it answered"))
+    }
+}
