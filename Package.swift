@@ -12,6 +12,8 @@
 //   AutofillHost         discovers, validates and loads plugins; configuration; transport
 //   CAutofillHelper      libc calls of helper processes Swift cannot make (spawn, prctl, signals)
 //   CAutofillSandbox     the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl
+//   CAutofillSessionBus  logind's Lock and PrepareForSleep on the system bus (libdbus), for the agent
+//   CDBus                libdbus (system library): used by CAutofillSessionBus alone
 //   autofill-provider-helper  runs one plugin in a process of its own (the default isolation)
 //   AutofillProviderKit  the Swift SDK for provider authors
 //   AutofillCompanion    a provider's companion program writing its identity store
@@ -52,6 +54,8 @@ let package = Package(
         .target(name: "CAutofillProvider"),
         .target(name: "CAutofillHelper"),
         .target(name: "CAutofillSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .target(name: "CAutofillSessionBus", dependencies: ["CDBus"]),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "AutofillCore"),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
@@ -65,7 +69,7 @@ let package = Package(
             name: "AutofillHost",
             dependencies: [
                 "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
-                "CAutofillHelper", "CAutofillSandbox",
+                "CAutofillHelper", "CAutofillSandbox", "CAutofillSessionBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
