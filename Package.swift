@@ -13,6 +13,8 @@
 //   CAutofillHelper      libc calls of helper processes Swift cannot make (spawn, prctl, signals)
 //   CAutofillSandbox     the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl
 //   CAutofillAgent       the agent's socket calls: listen/connect, SO_PEERCRED, SCM_RIGHTS, lock file
+//   CAutofillSessionBus  logind's Lock and PrepareForSleep on the system bus (libdbus), for the agent
+//   CDBus                libdbus (system library): used by CAutofillSessionBus alone
 //   autofill-provider-helper  runs one plugin in a process of its own (the default isolation)
 //   AutofillProviderKit  the Swift SDK for provider authors
 //   AutofillCompanion    a provider's companion program writing its identity store
@@ -54,6 +56,8 @@ let package = Package(
         .target(name: "CAutofillHelper"),
         .target(name: "CAutofillSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "CAutofillAgent"),
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .target(name: "CAutofillSessionBus", dependencies: ["CDBus"]),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "AutofillCore"),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
@@ -67,7 +71,7 @@ let package = Package(
             name: "AutofillHost",
             dependencies: [
                 "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
-                "CAutofillHelper", "CAutofillSandbox", "CAutofillAgent",
+                "CAutofillHelper", "CAutofillSandbox", "CAutofillAgent", "CAutofillSessionBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
