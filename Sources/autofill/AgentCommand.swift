@@ -93,10 +93,13 @@ struct AgentCommand: ParsableCommand {
             let status = server.status
             let report = StatusReport(
                 running: true, pid: status.pid, socket: status.socket, uptimeSeconds: Int(status.uptime.components.seconds),
-                idleTimeoutSeconds: Int(status.idleTimeout.components.seconds),
+                idleTimeoutSeconds: Int(status.idleTimeout.components.seconds), listensToLogind: server.listensToLogind,
                 providers: status.providers.map { .init(id: $0.id, helperPID: $0.pid) })
             if json { return try printJSON(report) }
             print("The agent runs (pid \(status.pid)) on \(status.socket), for \(report.uptimeSeconds ?? 0) s; it exits after \(report.idleTimeoutSeconds ?? 0) s without a request.")
+            print(server.listensToLogind
+                ? "It locks every provider when the session locks or the system sleeps (logind)."
+                : "It cannot hear logind (no system bus): it does not lock when the session locks or the system sleeps.")
             if status.providers.isEmpty { print("No provider is running.") }
             for provider in status.providers {
                 print("  \(provider.id): " + (provider.pid.map { "helper pid \($0)" } ?? "in the agent's process, or not running since it last ended"))
@@ -114,6 +117,7 @@ struct AgentCommand: ParsableCommand {
             var socket: String?
             var uptimeSeconds: Int?
             var idleTimeoutSeconds: Int?
+            var listensToLogind: Bool?
             var providers: [Provider]?
         }
     }

@@ -152,6 +152,23 @@ struct AgentTests {
         #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
     }
 
+    @Test func logindsSleepAndSessionLockLockEveryProvider() throws {
+        let bus = try PrivateSystemBus()
+        defer { bus.stop() }
+        try bus.startLogind()
+        let onBus = ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "self"]
+        #expect(try autofill(["fill", "fast.test", "--user", "ok"], environment: onBus).stdout == "pw-fast\n")
+        let described = try CLI.run(["agent", "status"], home: home.path, environment: onBus)
+        #expect(described.stdout.contains("locks every provider when the session locks or the system sleeps"), "\(described.stdout)")
+        let fast = try #require(try status()?.helpers["org.t.fast"])
+        try bus.logindSends("PrepareForSleep", true)
+        #expect(Self.eventually { !Self.isRunning(fast) }, "going to sleep locks")
+        _ = try autofill(["fill", "slow.test", "--user", "ok"], environment: onBus)
+        let slow = try #require(try status()?.helpers["org.t.slow"])
+        try bus.logindSends("Lock", path: PrivateSystemBus.ownSession)
+        #expect(Self.eventually { !Self.isRunning(slow) }, "locking the session locks")
+    }
+
     @Test func anIdleAgentEndsAndSoDoesOneWhoseSocketIsRemoved() throws {
         var plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as? [String: Any])
         plist["AgentIdleTimeoutSeconds"] = 1

@@ -26,6 +26,7 @@ public enum AgentProtocol {
 
     static let sentKeys: Set<String> = [
         "PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TERM", "NO_COLOR", "COLUMNS", "LINES", "LD_DEBUG", "LD_DEBUG_OUTPUT",
+        "DBUS_SYSTEM_BUS_ADDRESS",
     ]
 
     /// The variables that decide how providers are launched (helpers' environment, the helper

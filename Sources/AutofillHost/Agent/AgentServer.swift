@@ -62,6 +62,8 @@ public final class AgentServer: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let events = DispatchQueue(label: "autofill.agent.events")
     private let sources = Mutex<RetainedSources?>(nil)
+    /// logind's locks and sleeps (nil without a system bus).
+    private let lockWatcher = Mutex<SessionLockWatcher?>(nil)
 
     /// Keeps the signal and timer sources alive (Dispatch sources are thread-safe; the protocol does not say so).
     private struct RetainedSources: @unchecked Sendable {
@@ -115,6 +117,7 @@ public final class AgentServer: Sendable {
                                  socketIdentity: (device, inode), idleTimeout: idleTimeout, handler: handler, logger: logger)
         running.withLock { $0 = server }
         server.watch()
+        server.events.async { server.watchSession(environment) }  // asking logind may take a moment
         DispatchQueue(label: "autofill.agent.accept").async { server.acceptLoop() }
         logger.info("the agent (pid \(getpid())) listens on \(paths.socket)")
         return .started(server)
@@ -126,6 +129,7 @@ public final class AgentServer: Sendable {
         finished.wait()
         let reason = state.withLock { $0.stopReason } ?? "stopped"
         logger.info("the agent stops: \(reason)")
+        lockWatcher.withLock { $0 }?.stop()
         pool.lock()
         var device: UInt64 = 0, inode: UInt64 = 0
         if afa_identity(paths.socket, &device, &inode) == 0, device == socketIdentity.device, inode == socketIdentity.inode {
@@ -185,6 +189,26 @@ public final class AgentServer: Sendable {
         let retained = RetainedSources(sources: made)
         sources.withLock { $0 = retained }
     }
+
+    /// Locks every provider when logind says the session was locked or the machine goes to sleep
+    /// (``SessionLockWatcher``); without a system bus, carries on without.
+    private func watchSession(_ environment: [String: String]) {
+        let logger = self.logger, pool = self.pool
+        let sessionID = environment["XDG_SESSION_ID"].flatMap { $0.isEmpty ? nil : $0 }
+        switch SessionLockWatcher.start(busAddress: environment["DBUS_SYSTEM_BUS_ADDRESS"], sessionID: sessionID, onLock: { reason in
+            let locked = pool.lock()
+            logger.notice("\(reason): locked \(locked.ended.isEmpty ? "nothing (no provider was running)" : locked.ended.joined(separator: ", "))")
+        }) {
+        case .success(let watcher):
+            lockWatcher.withLock { $0 = watcher }
+            logger.info("locks every provider when logind says the session locked or the system sleeps")
+        case .failure(let error):
+            logger.info("not listening to logind (\(error.message)); locking on session lock and sleep is off")
+        }
+    }
+
+    /// Whether the agent listens to logind (``watchSession(_:)``).
+    public var listensToLogind: Bool { lockWatcher.withLock { $0 != nil } }
 
     /// Ends the agent when it has been idle long enough, or when its socket is gone or replaced (as
     /// gpg-agent does: whoever removed it wants no agent there).

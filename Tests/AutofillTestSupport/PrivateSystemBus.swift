@@ -1,4 +1,3 @@
-import AutofillTestSupport
 import Foundation
 import Glibc
 
@@ -9,16 +8,16 @@ import Glibc
 /// one connection, which is all the impostors here do.
 ///
 /// ``stop()`` ends the bus and every fixture started on it; call it in a `defer`.
-final class PrivateSystemBus {
+public final class PrivateSystemBus {
     /// The bus's D-Bus address (`unix:path=…`).
-    let address: String
+    public let address: String
     private let folder: TemporaryFolder
     private let daemon: ChildProcess.Running
     private var logind: [ChildProcess.Running] = []
 
     /// The session the fixture says this process belongs to, and one of another user.
-    static let ownSession = "/org/freedesktop/login1/session/self"
-    static let otherSession = "/org/freedesktop/login1/session/other"
+    public static let ownSession = "/org/freedesktop/login1/session/self"
+    public static let otherSession = "/org/freedesktop/login1/session/other"
 
     /// The fixture, compiled once against libdbus.
     static let fixture: Result<String, ChildProcessError> = {
@@ -38,7 +37,7 @@ final class PrivateSystemBus {
     }()
 
     /// Starts `dbus-daemon` on a socket in a temporary folder and waits until it listens.
-    init() throws {
+    public init() throws {
         folder = try TemporaryFolder("bus")
         let socket = "\(folder.path)/system_bus_socket"
         address = "unix:path=\(socket)"
@@ -70,7 +69,7 @@ final class PrivateSystemBus {
 
     /// Ends every logind fixture, then the bus, and waits for them. SIGKILL: a child started from a
     /// test's thread inherits that thread's signal mask, and Dispatch's threads block SIGTERM.
-    func stop() {
+    public func stop() {
         for process in logind where process.isRunning { kill(process.pid, SIGKILL) }
         for process in logind { _ = process.wait() }
         logind = []
@@ -78,14 +77,14 @@ final class PrivateSystemBus {
     }
 
     /// Ends the bus alone (the watcher sees its connection close); ``stop()`` still ends the rest.
-    func stopDaemon() {
+    public func stopDaemon() {
         if daemon.isRunning { kill(daemon.pid, SIGKILL) }
         _ = daemon.wait()
     }
 
     /// Starts the logind fixture (with `noSession`, logind knows no session for this process) and
     /// waits until it owns `org.freedesktop.login1`.
-    func startLogind(noSession: Bool = false) throws {
+    public func startLogind(noSession: Bool = false) throws {
         let process = try ChildProcess.start(try Self.fixture.get(), [address] + (noSession ? ["no-session"] : []))
         logind.append(process)
         let deadline = ContinuousClock.now + .seconds(10)
@@ -98,14 +97,14 @@ final class PrivateSystemBus {
     }
 
     /// Asks the logind fixture to quit, and waits until it has.
-    func quitLogind() throws {
+    public func quitLogind() throws {
         try call("org.freedesktop.login1", "/org/freedesktop/login1", "org.autofill.Test.Quit")
         for process in logind { _ = process.wait() }
         logind = []
     }
 
     /// The unique name owning `name`, nil when none does.
-    func owner(of name: String) throws -> String? {
+    public func owner(of name: String) throws -> String? {
         let result = try ChildProcess.run("/usr/bin/dbus-send", [
             "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
             "org.freedesktop.DBus.GetNameOwner", "string:\(name)",
@@ -116,20 +115,20 @@ final class PrivateSystemBus {
 
     /// Makes logind (the fixture, the name's owner) send `what` ("PrepareForSleep", "Lock",
     /// "LockedHint") on `path` with `value`; returns once it is sent.
-    func logindSends(_ what: String, path: String = "/org/freedesktop/login1", _ value: Bool = true) throws {
+    public func logindSends(_ what: String, path: String = "/org/freedesktop/login1", _ value: Bool = true) throws {
         try call("org.freedesktop.login1", "/org/freedesktop/login1", "org.autofill.Test.Emit",
                  ["string:\(what)", "objpath:\(path)", "boolean:\(value)"])
     }
 
     /// Another program on the bus (the fixture as "impostor", owning no name) sends each of `whats` to
     /// `destination` (a unique name; nil: to everyone); returns once the bus has handled them.
-    func impostorSends(_ whats: [String], to destination: String?) throws {
+    public func impostorSends(_ whats: [String], to destination: String?) throws {
         let result = try ChildProcess.run(try Self.fixture.get(), [address, "impostor", destination ?? "-"] + whats)
         guard result.status == 0 else { throw ChildProcessError("the impostor failed: \(result.stderr)") }
     }
 
     /// `dbus-send --type=signal` from a connection of its own, to `destination` (nil: to everyone).
-    func dbusSendSignal(path: String, _ member: String, _ arguments: [String] = [], to destination: String? = nil) throws {
+    public func dbusSendSignal(path: String, _ member: String, _ arguments: [String] = [], to destination: String? = nil) throws {
         let result = try ChildProcess.run("/usr/bin/dbus-send", ["--bus=\(address)", "--type=signal"]
             + (destination.map { ["--dest=\($0)"] } ?? []) + [path, member] + arguments)
         guard result.status == 0 else { throw ChildProcessError("dbus-send failed: \(result.stderr)") }
