@@ -80,7 +80,7 @@ struct VaultMemoryTests {
         let memory = memory(timeout: 1)
         memory.hold(vault)
         #expect(memory.isUnlocked)
-        try await eventually(within: 10) { !memory.isUnlocked }
+        try await eventually(within: 30) { !memory.isUnlocked }
         #expect(vault.key.isWiped)
         #expect(vault.key.storage.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
         #expect(events.all == [.unlocked(seconds: 1), .locked(.timeout)])
@@ -92,7 +92,9 @@ struct VaultMemoryTests {
         let memory = memory(timeout: 1)
         memory.serving {
             memory.hold(vault)
-            Thread.sleep(forTimeInterval: 1.6)
+            let deadline = Date().addingTimeInterval(30)
+            while !memory.expiredDuringRequest && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            #expect(memory.expiredDuringRequest, "the timer fired")
             #expect(memory.isUnlocked, "not halfway through a request")
             #expect(!vault.key.isWiped)
         }
@@ -116,15 +118,18 @@ struct VaultMemoryTests {
     @Test func aNewUnlockReplacesTheOldOneAndItsTimer() async throws {
         let first = try Fixture.vault(in: folder)
         let second = try Fixture.vault(in: folder, name: "second.afvault")
-        let memory = memory(timeout: 1)
+        let memory = memory(timeout: 2)
         memory.hold(first)
-        try await Task.sleep(for: .milliseconds(600))
+        try await Task.sleep(for: .seconds(1))
+        let replaced = ContinuousClock.now
         memory.hold(second)
         #expect(first.key.isWiped, "the replaced vault's key is zeroed")
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(memory.isUnlocked, "the first unlock's timer no longer counts")
-        try await eventually(within: 10) { !memory.isUnlocked }
+        try await eventually(within: 30) { !memory.isUnlocked }
+        // A timer never fires early: had the first unlock's timer still counted, it would have
+        // locked the second vault about a second after it was unlocked.
+        #expect(ContinuousClock.now - replaced >= .seconds(2))
         #expect(second.key.isWiped)
+        #expect(events.all.last == .locked(.timeout))
     }
 
     @Test func aPasskeySavedByTheProviderIsAdoptedWithoutReadingAgain() throws {

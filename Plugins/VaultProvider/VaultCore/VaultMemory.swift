@@ -86,6 +86,9 @@ public final class VaultMemory: Sendable {
     /// Whether a vault is held.
     public var isUnlocked: Bool { state.withLock { $0.unlocked != nil } }
 
+    /// Whether the timer fired during the request being served (it locks when that ends).
+    var expiredDuringRequest: Bool { state.withLock { $0.expired } }
+
     /// Runs `body` as one request: a timer firing meanwhile locks when it returns, and with a
     /// timeout of 0 the vault unlocked during the request is locked when it returns.
     public func serving<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
