@@ -53,7 +53,7 @@ extension VaultProvider {
             context: context, title: "Unlock \(Self.name)", message: "Enter the master password of \(vaultPath).",
             withoutUI: """
                 the vault is locked and cannot ask for its master password here; unlock it in a terminal with \
-                `autofill unlock \(LegacySessionFiles.providerID)` (or `autofill-vault unlock`)
+                `autofill unlock org.autofill.vault` (or `autofill-vault unlock`)
                 """)
         let held = memory.hold(vault)
         publishIfWanted(vault)
