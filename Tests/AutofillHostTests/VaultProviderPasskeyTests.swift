@@ -8,13 +8,20 @@ import Testing
 
 /// VaultProvider's passkeys through the real C ABI: registration, assertions verified with
 /// AutofillWebAuthn and swift-crypto, honest UP/UV flags, exclusion, algorithms, and every rule of
-/// the automatic passkey upgrade. Every test runs twice: the vault in process and in its helper process.
+/// the automatic passkey upgrade. Every test runs twice: the vault in process and in its helper
+/// process. Each test talks to one provider process, as the agent keeps it (the unlocked vault lives
+/// in its memory), its UI scripted request by request; a fresh load is a locked provider.
 struct VaultProviderPasskeyTests {
     let folder: TemporaryFolder
     let vault: VaultCopy
     let log = LogCapture()
     /// This test's isolation (each test gets its own suite value, so its own mode).
     let mode = IsolationMode()
+    /// The provider process's UI and identity store.
+    let ui = ScriptedUI([])
+    let store = InMemoryIdentityStore()
+    /// The provider process, loaded at its first request.
+    let loaded = LoadedProvider()
 
     static let master = "correct horse battery staple"
     static let unlock = Result<UserInterfaceAnswer, UserInterfaceError>.success(.text(Secret(master)))
@@ -30,11 +37,26 @@ struct VaultProviderPasskeyTests {
         vault = try VaultCopy(in: folder.path)
     }
 
+    /// A fresh load: another provider process, locked.
     func load(store: InMemoryIdentityStore = InMemoryIdentityStore(), ui: any ProviderUserInterface = UnavailableUserInterface(),
               settings: [String: String] = [:]) throws -> any ProviderConnection {
         try vault.load(in: folder, store: store, ui: ui,
                        settings: ["VaultFile": vault.path, "UnlockTimeoutSeconds": "3600"].merging(settings) { $1 }, log: log,
                        isolation: mode.value)
+    }
+
+    /// Sends `request` to this test's provider process (loaded with `settings` at the first request),
+    /// its UI answering `answers`; the outcome and what the UI was asked for this request.
+    @discardableResult
+    func send(
+        _ request: ProviderRequest, answering answers: [Result<UserInterfaceAnswer, UserInterfaceError>] = [], deadline: Duration? = nil,
+        settings: [String: String] = [:]
+    ) async throws -> (outcome: ProviderOutcome, asked: [UserInterfaceRequest]) {
+        let provider = try loaded.connection { try load(store: store, ui: ui, settings: settings) }
+        ui.script(answers)
+        let before = ui.asked.count
+        let outcome = await provider.send(request, deadline: deadline ?? (answers.isEmpty ? .seconds(3) : nil))
+        return (outcome, Array(ui.asked.dropFirst(before)))
     }
 
     static func hash(_ text: String) -> [UInt8] { Array(SHA256.hash(data: Array(text.utf8))) }
@@ -88,10 +110,9 @@ struct VaultProviderPasskeyTests {
     }
 
     /// Registers alice's passkey through the UI (unlocking the vault: UP and UV).
-    func registerAlice(store: InMemoryIdentityStore = InMemoryIdentityStore()) async throws -> Registered {
+    func registerAlice() async throws -> Registered {
         let request = Self.request()
-        let outcome = try await load(store: store, ui: ScriptedUI([Self.unlock, Self.yes])).send(.passkeyRegistration(request), deadline: nil)
-        return try Self.registered(outcome, request)
+        return try Self.registered(try await send(.passkeyRegistration(request), answering: [Self.unlock, Self.yes]).outcome, request)
     }
 
     /// Checks an assertion the way a relying party does: signature over authenticatorData ‖ clientDataHash.
@@ -115,23 +136,21 @@ struct VaultProviderPasskeyTests {
 
     @Test(arguments: Isolated.modes) func aRegisteredPasskeySignsAssertionsWithIncreasingCountersAndHonestFlags(isolation: ProviderIsolation) async throws {
         mode.value = isolation
-        let store = InMemoryIdentityStore()
-        let passkey = try await registerAlice(store: store)
+        let passkey = try await registerAlice()
         #expect(passkey.data.flags == [.userPresent, .userVerified, .backupEligible, .attestedCredentialData], "the master password was typed")
         #expect(store.allIdentities.map(\.kind) == [.passkey])
         guard case .passkey(let published) = store.allIdentities.first else { Issue.record("no passkey identity"); return }
         #expect(published.credentialID == passkey.identity.credentialID)
         #expect(published.userName == "alice" && published.userHandle == Self.handle && published.relyingPartyIdentifier == Self.rp)
 
-        // Each host-verification combination, each from a fresh load (another process): flags follow the host.
+        // Each host-verification combination, without UI from the unlocked provider: flags follow the host.
         let combinations: [(present: Bool, verified: Bool, flags: AuthenticatorFlags)] = [
             (false, false, [.backupEligible]), (true, false, [.userPresent, .backupEligible]),
             (true, true, [.userPresent, .userVerified, .backupEligible]), (false, true, [.userVerified, .backupEligible]),
         ]
         for (index, combination) in combinations.enumerated() {
             let parameters = Self.parameters("challenge-\(index)", hostPresent: combination.present, hostVerified: combination.verified)
-            let outcome = try await load().send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, parameters)),
-                                                deadline: .seconds(3))
+            let outcome = try await send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, parameters))).outcome
             let data = try Self.verified(outcome, passkey, parameters)
             #expect(data.flags == combination.flags, "host UP \(combination.present) UV \(combination.verified)")
             #expect(data.signCount == UInt32(index + 1))
@@ -144,22 +163,20 @@ struct VaultProviderPasskeyTests {
         let passkey = try await registerAlice()
         let parameters = Self.parameters("uv", verification: .required, hostPresent: true)
         let request = CredentialRequest.passkeyAssertion(passkey.identity, parameters)
-        #expect(try await load().send(.credentialWithoutUserInteraction(request), deadline: .seconds(3))
-            == .canceled(ExtensionError(.userInteractionRequired)))
+        #expect(try await send(.credentialWithoutUserInteraction(request)).outcome == .canceled(ExtensionError(.userInteractionRequired)))
 
-        let ui = ScriptedUI([Self.unlock])
-        let data = try Self.verified(try await load(ui: ui).send(.interfaceToProvideCredential(request), deadline: nil), passkey, parameters)
+        let (outcome, asked) = try await send(.interfaceToProvideCredential(request), answering: [Self.unlock])
+        let data = try Self.verified(outcome, passkey, parameters)
         #expect(data.flags == [.userPresent, .userVerified, .backupEligible])
         #expect(data.signCount == 1)
-        guard case .prompt(let title, let message, let secret, _) = ui.asked.first else { Issue.record("no prompt"); return }
+        guard case .prompt(let title, let message, let secret, _) = asked.first else { Issue.record("no prompt"); return }
         #expect(title == "Vault: verify it's you" && secret)
         #expect(message == "example.com asks to verify it's you. Enter the master password of \(vault.path).")
 
         // The host verified (PAM): no UI needed, UV set.
         let verifiedByHost = Self.parameters("uv-host", verification: .required, hostPresent: true, hostVerified: true)
         let hostData = try Self.verified(
-            try await load().send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, verifiedByHost)), deadline: .seconds(3)),
-            passkey, verifiedByHost)
+            try await send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, verifiedByHost))).outcome, passkey, verifiedByHost)
         #expect(hostData.flags == [.userPresent, .userVerified, .backupEligible])
         #expect(hostData.signCount == 2)
     }
@@ -169,36 +186,35 @@ struct VaultProviderPasskeyTests {
         let passkey = try await registerAlice()
         let parameters = Self.parameters("confirm")
         let request = CredentialRequest.passkeyAssertion(passkey.identity, parameters)
-        let ui = ScriptedUI([Self.yes])
-        let data = try Self.verified(try await load(ui: ui).send(.interfaceToProvideCredential(request), deadline: nil), passkey, parameters)
+        let (outcome, asked) = try await send(.interfaceToProvideCredential(request), answering: [Self.yes])
+        let data = try Self.verified(outcome, passkey, parameters)
         #expect(data.flags == [.userPresent, .backupEligible], "a yes is presence, not verification")
-        #expect(ui.asked == [.confirm(title: "Vault: sign in with a passkey", message: "Sign in to example.com as alice with your passkey?")])
+        #expect(asked == [.confirm(title: "Vault: sign in with a passkey", message: "Sign in to example.com as alice with your passkey?")])
 
-        #expect(try await load(ui: ScriptedUI([Self.no])).send(.interfaceToProvideCredential(request), deadline: nil)
-            == .canceled(ExtensionError(.userCanceled)))
+        #expect(try await send(.interfaceToProvideCredential(request), answering: [Self.no]).outcome == .canceled(ExtensionError(.userCanceled)))
         let wrong = Result<UserInterfaceAnswer, UserInterfaceError>.success(.text(Secret("wrong horse")))
         let required = CredentialRequest.passkeyAssertion(passkey.identity, Self.parameters("uv", verification: .required))
-        #expect(try await load(ui: ScriptedUI([wrong, wrong, wrong])).send(.interfaceToProvideCredential(required), deadline: nil)
+        #expect(try await send(.interfaceToProvideCredential(required), answering: [wrong, wrong, wrong]).outcome
             == .canceled(ExtensionError(.failed, failureReason: "wrong master password (3 attempts)")))
     }
 
     @Test(arguments: Isolated.modes) func aLockedVaultAnswersUserInteractionRequiredAndTheUnlockVerifies(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         let passkey = try await registerAlice()
-        _ = try TestPlugins.run("\(Repository.root)/.build/debug/autofill-vault", ["lock", "--vault", vault.path])
+        // Locked: `autofill lock` ends the provider's process; the next one starts locked.
+        let ui = ScriptedUI([Self.unlock])
+        let next = try load(ui: ui)
         let parameters = Self.parameters("locked", hostPresent: true, hostVerified: true)
         let request = CredentialRequest.passkeyAssertion(passkey.identity, parameters)
-        #expect(try await load().send(.credentialWithoutUserInteraction(request), deadline: .seconds(3))
-            == .canceled(ExtensionError(.userInteractionRequired)))
-        let data = try Self.verified(try await load(ui: ScriptedUI([Self.unlock])).send(.interfaceToProvideCredential(request), deadline: nil),
-                                     passkey, parameters)
+        #expect(await next.send(.credentialWithoutUserInteraction(request), deadline: .seconds(3)) == .canceled(ExtensionError(.userInteractionRequired)))
+        let data = try Self.verified(await next.send(.interfaceToProvideCredential(request), deadline: nil), passkey, parameters)
         #expect(data.flags == [.userPresent, .userVerified, .backupEligible])
     }
 
     @Test(arguments: Isolated.modes) func anUnknownCredentialOrAWrongRequestIsRefused(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         let passkey = try await registerAlice()
-        let provider = try load()
+        let provider = try loaded.connection { throw TestFailure("registerAlice loaded it") }
         let unknown = PasskeyCredentialIdentity(relyingPartyIdentifier: Self.rp, userName: "alice", credentialID: [9, 9, 9], userHandle: Self.handle)
         #expect(await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(unknown, Self.parameters("x"))), deadline: .seconds(3))
             == .canceled(ExtensionError(.credentialIdentityNotFound, failureReason: "no such passkey for example.com in the vault")))
@@ -219,16 +235,15 @@ struct VaultProviderPasskeyTests {
         mode.value = isolation
         let passkey = try await registerAlice()
         let parameters = Self.parameters("list")
-        let ui = ScriptedUI([.success(.choice(0))])
-        let outcome = try await load(ui: ui).send(.passkeyCredentialList([ServiceIdentifier(identifier: "example.com", type: .domain)], parameters),
-                                                  deadline: nil)
+        let (outcome, asked) = try await send(.passkeyCredentialList([ServiceIdentifier(identifier: "example.com", type: .domain)], parameters),
+                                              answering: [.success(.choice(0))])
         #expect(try Self.verified(outcome, passkey, parameters).flags == [.userPresent, .backupEligible], "choosing is presence")
-        guard case .choose(_, let items) = ui.asked.first else { Issue.record("no list"); return }
+        guard case .choose(_, let items) = asked.first else { Issue.record("no list"); return }
         #expect(items == ["alice — passkey for example.com", "alice — password for example.com", "bob — password for example.com",
                           "alice@example.org — password for https://accounts.example.org/login"])
 
-        let password = try await load(ui: ScriptedUI([.success(.choice(1))]))
-            .send(.passkeyCredentialList([ServiceIdentifier(identifier: "example.com", type: .domain)], parameters), deadline: nil)
+        let password = try await send(.passkeyCredentialList([ServiceIdentifier(identifier: "example.com", type: .domain)], parameters),
+                                      answering: [.success(.choice(1))]).outcome
         #expect(password == .completed(.password(PasswordCredential(user: "alice", password: Secret("alice-demo-password")))))
     }
 
@@ -236,18 +251,17 @@ struct VaultProviderPasskeyTests {
         mode.value = isolation
         let passkey = try await registerAlice()
         let request = Self.request(excluding: [[7, 7], passkey.identity.credentialID])
-        #expect(try await load(ui: ScriptedUI([Self.yes])).send(.passkeyRegistration(request), deadline: nil)
+        #expect(try await send(.passkeyRegistration(request), answering: [Self.yes]).outcome
             == .canceled(ExtensionError(.matchedExcludedCredential,
                                         failureReason: "Vault already holds a passkey for alice at example.com that the site excludes")))
-        #expect(try await load().send(.conditionalPasskeyRegistration(Self.request(excluding: [passkey.identity.credentialID], style: .conditional)),
-                                      deadline: .seconds(3))
+        #expect(try await send(.conditionalPasskeyRegistration(Self.request(excluding: [passkey.identity.credentialID], style: .conditional))).outcome
             == .canceled(ExtensionError(.matchedExcludedCredential,
                                         failureReason: "Vault already holds a passkey for alice at example.com that the site excludes")))
     }
 
     @Test(arguments: Isolated.modes) func onlyUnsupportedAlgorithmsFailNamingThem(isolation: ProviderIsolation) async throws {
         mode.value = isolation
-        let outcome = try await load(ui: ScriptedUI([Self.unlock, Self.yes])).send(.passkeyRegistration(Self.request(algorithms: [-257, -8])), deadline: nil)
+        let outcome = try await send(.passkeyRegistration(Self.request(algorithms: [-257, -8])), answering: [Self.unlock, Self.yes]).outcome
         #expect(outcome == .canceled(ExtensionError(.failed, failureReason:
             "example.com accepts only the COSE algorithms -257, -8; Vault creates ES256 (-7) passkeys only")))
     }
@@ -258,32 +272,31 @@ struct VaultProviderPasskeyTests {
         // named this passkey), UV set.
         try await unlockThroughAFill()
         let request = Self.request(verification: .required, hostPresent: true, hostVerified: true)
-        let ui = ScriptedUI([])
-        let passkey = try Self.registered(try await load(ui: ui).send(.passkeyRegistration(request), deadline: nil), request)
+        let (outcome, asked) = try await send(.passkeyRegistration(request), deadline: .seconds(10))
+        let passkey = try Self.registered(outcome, request)
         #expect(passkey.data.flags == [.userPresent, .userVerified, .backupEligible, .attestedCredentialData])
-        #expect(ui.asked.isEmpty)
+        #expect(asked.isEmpty)
 
         // Unlocked, nothing verified by the host, UV preferred: presence only.
         let plain = Self.request(user: "bob", handle: [2])
-        let bob = try Self.registered(try await load(ui: ScriptedUI([Self.yes])).send(.passkeyRegistration(plain), deadline: nil), plain)
+        let bob = try Self.registered(try await send(.passkeyRegistration(plain), answering: [Self.yes]).outcome, plain)
         #expect(bob.data.flags == [.userPresent, .backupEligible, .attestedCredentialData])
 
-        #expect(try await load(ui: ScriptedUI([Self.no])).send(.passkeyRegistration(Self.request(user: "carol", handle: [3])), deadline: nil)
+        #expect(try await send(.passkeyRegistration(Self.request(user: "carol", handle: [3])), answering: [Self.no]).outcome
             == .canceled(ExtensionError(.userCanceled)))
     }
 
     // MARK: Automatic passkey upgrade (conditional registration)
 
-    /// Unlocks the vault and fills alice's password without UI, as a password sign-in does.
-    func unlockThroughAFill() async throws {
-        _ = try await load(ui: ScriptedUI([Self.unlock])).send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil)
+    /// Unlocks the vault and fills alice's password, as a password sign-in does.
+    func unlockThroughAFill(settings: [String: String] = [:]) async throws {
+        let outcome = try await send(.interfaceToProvideCredential(.password(Self.alice)), answering: [Self.unlock], settings: settings).outcome
+        #expect(outcome == .completed(.password(PasswordCredential(user: "alice", password: Secret("alice-demo-password")))))
     }
 
-    func conditional(_ request: PasskeyRegistrationRequest = VaultProviderPasskeyTests.request(style: .conditional), settings: [String: String] = [:],
-                     store: InMemoryIdentityStore = InMemoryIdentityStore()) async throws -> ProviderOutcome {
-        let ui = ScriptedUI([])
-        let outcome = try await load(store: store, ui: ui, settings: settings).send(.conditionalPasskeyRegistration(request), deadline: .seconds(3))
-        #expect(ui.asked.isEmpty, "a conditional registration never shows UI")
+    func conditional(_ request: PasskeyRegistrationRequest = VaultProviderPasskeyTests.request(style: .conditional)) async throws -> ProviderOutcome {
+        let (outcome, asked) = try await send(.conditionalPasskeyRegistration(request))
+        #expect(asked.isEmpty, "a conditional registration never shows UI")
         return outcome
     }
 
@@ -292,16 +305,13 @@ struct VaultProviderPasskeyTests {
     @Test(arguments: Isolated.modes) func anUpgradeRightAfterAPasswordFillIsAcceptedWithoutUPOrUV(isolation: ProviderIsolation) async throws {
         mode.value = isolation
         try await unlockThroughAFill()
-        let store = InMemoryIdentityStore()
         let request = Self.request(style: .conditional)
-        let passkey = try Self.registered(try await conditional(request, store: store), request)
+        let passkey = try Self.registered(try await conditional(request), request)
         #expect(passkey.data.flags == [.backupEligible, .attestedCredentialData], "the user was not asked")
         #expect(store.allIdentities.map(\.kind) == [.passkey])
         // It works for sign-in like any passkey.
         let parameters = Self.parameters("after-upgrade", hostPresent: true)
-        _ = try Self.verified(
-            try await load().send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, parameters)), deadline: .seconds(3)),
-            passkey, parameters)
+        _ = try Self.verified(try await send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, parameters))).outcome, passkey, parameters)
         // A second upgrade for the same account is refused.
         #expect(try await conditional(Self.request(handle: [5], style: .conditional)) == Self.refused("alice already has a passkey for example.com"))
     }
@@ -327,8 +337,8 @@ struct VaultProviderPasskeyTests {
 
     @Test(arguments: Isolated.modes) func upgradesCanBeTurnedOff(isolation: ProviderIsolation) async throws {
         mode.value = isolation
-        try await unlockThroughAFill()
-        #expect(try await conditional(settings: ["ConditionalRegistrationWindowSeconds": "0"])
+        try await unlockThroughAFill(settings: ["ConditionalRegistrationWindowSeconds": "0"])
+        #expect(try await conditional()
             == Self.refused("automatic passkey upgrades are off (ConditionalRegistrationWindowSeconds is 0)"))
     }
 
@@ -345,7 +355,7 @@ struct VaultProviderPasskeyTests {
         let org = PasswordCredentialIdentity(
             serviceIdentifier: ServiceIdentifier(identifier: "https://accounts.example.org/login", type: .url), user: "alice@example.org",
             recordIdentifier: "vault-3")
-        _ = try await load(ui: ScriptedUI([Self.unlock])).send(.interfaceToProvideCredential(.password(org)), deadline: nil)
+        try await send(.interfaceToProvideCredential(.password(org)), answering: [Self.unlock])
         let request = PasskeyRegistrationRequest(
             identity: PasskeyCredentialIdentity(relyingPartyIdentifier: "example.org", userName: "alice@example.org", credentialID: [],
                                                 userHandle: [4]),
@@ -353,6 +363,21 @@ struct VaultProviderPasskeyTests {
                                           hostRecentPasswordFill: true))
         let outcome = try await conditional(request)
         guard case .completed(.passkeyRegistration) = outcome else { Issue.record("the upgrade was refused: \(outcome)"); return }
+    }
+}
+
+/// A test's provider process, loaded at its first request and kept for the others.
+final class LoadedProvider: Sendable {
+    private let state = Mutex<(any ProviderConnection)?>(nil)
+
+    /// The provider, loaded with `load` if it was not yet.
+    func connection(_ load: () throws -> any ProviderConnection) throws -> any ProviderConnection {
+        try state.withLock { state in
+            if let state { return state }
+            let loaded = try load()
+            state = loaded
+            return loaded
+        }
     }
 }
 

@@ -189,41 +189,83 @@ struct CompanionCLITests {
         #expect(result.status == 64, "no terminal and no --password-stdin")
     }
 
-    @Test func unlockLetsCommandsRunWithoutThePasswordUntilLock() throws {
-        #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
-        var result = try run(["unlock", "--password-stdin", "--timeout", "60"], input: Self.master)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("Unlocked \(vaultPath) for 60 s"))
-        let sessions = try FileManager.default.contentsOfDirectory(atPath: "\(home.path)/run/autofill")
-        #expect(sessions.count == 1)
+    @Test func unlockAndLockRunAutofillInPlaceOfThemselves() throws {
+        // A copy of autofill-vault next to a stand-in autofill that prints its arguments and exits 3.
+        let bin = "\(home.path)/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.binary, toPath: "\(bin)/autofill-vault")
+        try Self.standIn(at: "\(bin)/autofill", saying: "next to it")
+        func run(_ arguments: [String], path: String = "/usr/bin:/bin") throws -> Result {
+            var environment = self.environment
+            environment["PATH"] = path
+            // A process another test forks at the moment of the copy may hold it open for writing
+            // until it execs (ETXTBSY): try again shortly.
+            for _ in 1..<20 {
+                do {
+                    return try ChildProcess.run("\(bin)/autofill-vault", arguments, environment: environment, input: "")
+                } catch where "\(error)".contains("Text file busy") {
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+            }
+            return try ChildProcess.run("\(bin)/autofill-vault", arguments, environment: environment, input: "")
+        }
 
-        result = try run(["list"])  // no terminal, no --password-stdin: the session opens it
-        #expect(result.status == 0, "\(result.stderr)")
+        var result = try run(["unlock"])
+        #expect(result.status == 3, "autofill's exit status: \(result.stderr)")
+        #expect(result.stdout == "next to it: unlock org.autofill.vault\n")
+        #expect(result.stderr == "stand-in autofill\n", "autofill's output, nothing of autofill-vault's")
+        #expect(try run(["unlock", "--config", "/etc/autofill/config.plist"]).stdout
+            == "next to it: unlock org.autofill.vault --config /etc/autofill/config.plist\n")
+        #expect(try run(["lock"]).stdout == "next to it: lock org.autofill.vault\n")
+        #expect(try run(["lock", "--all", "--config", "c.plist"]).stdout == "next to it: lock --config c.plist\n")
+        #expect(try run(["lock", "--provider", "org.example.vault"]).stdout == "next to it: lock org.example.vault\n")
 
+        // Without one next to it: the first on PATH.
+        try FileManager.default.removeItem(atPath: "\(bin)/autofill")
+        let path = "\(home.path)/path"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Self.standIn(at: "\(path)/autofill", saying: "on PATH")
+        #expect(try run(["unlock"], path: "/usr/bin:\(path):/bin").stdout == "on PATH: unlock org.autofill.vault\n")
+
+        // Nowhere: 69, and what to run instead.
         result = try run(["lock"])
-        #expect(result.stdout == "Locked \(vaultPath).\n")
-        #expect(try run(["list"]).status == 64)
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("cannot find autofill next to autofill-vault or on PATH"), "\(result.stderr)")
+        #expect(result.stderr.contains("`autofill lock org.autofill.vault`"))
     }
 
-    @Test func lockAllLocksEveryUnlockedVault() throws {
-        let second = "\(home.path)/second.afvault"
-        for vault in [vaultPath, second] {
-            #expect(try run(["create", "--vault", vault, "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
-            let result = try run(["unlock", "--vault", vault, "--password-stdin", "--timeout", "60"], input: Self.master)
-            #expect(result.status == 0, "\(result.stderr)")
-        }
-        #expect(try run(["list", "--vault", second]).status == 0, "the session opens it")
+    @Test func unlockRefusesTheOptionsOfTheSessionFileDays() throws {
+        var result = try run(["unlock", "--timeout", "60"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--timeout is no longer accepted: an unlock lasts as long as the UnlockTimeoutSeconds setting of org.autofill.vault says"),
+                "\(result.stderr)")
+        result = try run(["unlock", "--vault", vaultPath])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--vault does not apply to unlock"), "\(result.stderr)")
+        #expect(!result.stderr.contains(vaultPath))
+    }
 
-        var result = try run(["lock", "--all"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "Locked 2 sessions.\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(home.path)/run/autofill/providers/org.autofill.vault").isEmpty)
-        for vault in [vaultPath, second] {
-            #expect(try run(["list", "--vault", vault]).status == 64, "locked: no terminal and no --password-stdin")
-        }
+    @Test func lockDeletesTheKeyFilesOfEarlierReleasesFirst() throws {
+        let runtime = "\(home.path)/run/autofill/providers/org.autofill.vault"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: "\(runtime)/vault-0123456789abcdef.session"))
+        let result = try run(["lock"])  // the real autofill next to it runs next, whatever it says
+        #expect(result.stderr.contains("deleted 1 unlocked-session file an earlier release kept"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runtime).isEmpty)
+    }
 
-        result = try run(["lock", "--all"])
-        #expect(result.stdout == "Locked 0 sessions.\n")
+    @Test func everyCommandAsksForTheMasterPassword() throws {
+        #expect(try run(["create", "--password-stdin", "--scrypt-log2n", "10"], input: Self.master).status == 0)
+        // No terminal and no --password-stdin: nothing else opens the vault (no session file, ever).
+        let result = try run(["list"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(home.path)/run/autofill"))
+    }
+
+    /// Writes a shell script that prints `label: ARGUMENTS` on stdout, a line on stderr, and exits 3.
+    static func standIn(at path: String, saying label: String) throws {
+        try Data("#!/bin/sh\necho \"\(label): $*\"\necho 'stand-in autofill' >&2\nexit 3\n".utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
     }
 
     @Test func identityStoresCanLiveWhereTheHostConfigurationPutsThem() throws {

@@ -1,6 +1,7 @@
 // autofill-vault: the companion program of VaultProvider. It creates and edits the encrypted
-// vault, unlocks and locks the session the provider reads, and keeps the provider's identity store
-// current, as the containing app of a credential provider does on Apple platforms.
+// vault and keeps the provider's identity store current, as the containing app of a credential
+// provider does on Apple platforms; `unlock` and `lock` hand over to autofill, whose agent keeps the
+// provider's process (and the unlocked vault in its memory).
 import ArgumentParser
 import Glibc
 
@@ -17,8 +18,11 @@ struct AutofillVault: ParsableCommand {
             The master password is read from the terminal without echo, or with --password-stdin \
             as the first line of standard input; secrets of new entries come next (terminal or the \
             following line), never from arguments, which other users can see while a command runs. \
-            Errors do not repeat arguments (#2 stands for the second). While the vault is unlocked \
-            (`unlock`), commands read from the terminal use the session instead of asking.
+            Errors do not repeat arguments (#2 stands for the second). Every command that opens the \
+            vault asks for the master password, unlocked or not: the unlocked vault lives in the \
+            provider's process only. `unlock` and `lock` run `autofill unlock|lock org.autofill.vault` \
+            in place of autofill-vault (autofill next to it, else on PATH): their output and exit \
+            status are autofill's.
 
             Vault path: --vault PATH, then $AUTOFILL_VAULT, then \
             $XDG_DATA_HOME/autofill/providers/org.autofill.vault/vault.afvault (~/.local/share/autofill/providers/org.autofill.vault/vault.afvault).
@@ -28,6 +32,7 @@ struct AutofillVault: ParsableCommand {
               64  usage error (bad option, no terminal for the password)
               65  bad input (an invalid entry, service, otpauth URI or CSV file; a damaged vault)
               66  no vault at the path
+              69  autofill could not be found or run (unlock, lock)
               73  a vault exists already (create)
               74  a file could not be read or written
               75  the identity store is busy: try again

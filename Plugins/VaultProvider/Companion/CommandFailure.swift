@@ -7,7 +7,7 @@ import VaultCore
 struct CommandFailure: Error, CustomStringConvertible {
     /// The exit statuses autofill-vault uses (sysexits.h).
     enum Status: Int32 {
-        case usage = 64, badInput = 65, noInput = 66, cannotCreate = 73, io = 74, tryAgain = 75, wrongPassword = 77
+        case usage = 64, badInput = 65, noInput = 66, unavailable = 69, cannotCreate = 73, io = 74, tryAgain = 75, wrongPassword = 77
     }
 
     let status: Status
@@ -25,7 +25,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         case .alreadyExists: self.init(.cannotCreate, error.message)
         case .corrupt, .unsupportedVersion, .invalidInput: self.init(.badInput, error.message)
         case .wrongPasswordOrModified: self.init(.wrongPassword, error.message)
-        case .io, .unsafeSessionFolder: self.init(.io, error.message)
+        case .io: self.init(.io, error.message)
         case .busy: self.init(.tryAgain, error.message)
         }
     }

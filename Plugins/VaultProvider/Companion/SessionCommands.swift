@@ -1,57 +1,64 @@
 import ArgumentParser
-import Foundation
 import VaultCore
 
-/// `autofill-vault unlock`: start a session the provider can use without asking.
+/// `autofill-vault unlock`: `autofill unlock org.autofill.vault`, in place of this process.
 struct UnlockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "unlock", abstract: "Unlock the vault for a while, so autofill fills without asking; publishes the identities.",
-        discussion: "The derived key is kept in $XDG_RUNTIME_DIR/autofill/providers/org.autofill.vault/ (the Vault's private runtime folder; without XDG_RUNTIME_DIR no session is kept), readable by you only, until it expires or `lock` runs. See docs/VAULT.md for what that protects against and what not.")
+        commandName: "unlock", abstract: "Unlock the vault in autofill's provider process, so fills need no master password; publishes the identities.",
+        discussion: """
+            Runs `autofill unlock org.autofill.vault` in place of autofill-vault: the autofill agent keeps the \
+            Vault's provider process, which asks for the master password and holds the unlocked vault in its memory \
+            only, until UnlockTimeoutSeconds pass (a setting of org.autofill.vault in the autofill configuration; \
+            default 300) or `autofill-vault lock` runs. It unlocks the vault that configuration names (VaultFile). \
+            The output and exit status are autofill's. See docs/VAULT.md for what that protects against and what not.
+            """)
 
-    @OptionGroup var options: VaultOptions
+    @OptionGroup var host: HostOptions
 
-    @Option(help: ArgumentHelp("How long the session lasts, in seconds (at most 86400).", valueName: "seconds"))
-    var timeout = SessionCache.defaultTimeout
-
-    func validate() throws {
-        guard (1...SessionCache.maximumTimeout).contains(timeout) else {
-            throw ValidationError("--timeout is 1 to \(SessionCache.maximumTimeout) seconds")
-        }
-    }
+    @Option(help: .hidden) var timeout: String?
+    @Option(help: .hidden) var vault: String?
 
     func run() throws {
         try CommandFailure.reporting {
-            let access = VaultAccess(options)
-            _ = try Vault.header(at: access.path)
-            let vault = try Vault.open(at: access.path, password: access.secrets.masterPassword(for: access.path))
-            try SessionCache.standard().store(vault, timeout: timeout)
-            let until = Date().addingTimeInterval(Double(timeout)).formatted(date: .omitted, time: .standard)
-            print("Unlocked \(vault.path) for \(timeout) s (until \(until)); `autofill-vault lock` locks it sooner.")
-            try access.publish(IdentityChanges(from: [], to: []), all: vault.contents.identities, replace: true, saved: false)
+            if timeout != nil {
+                throw CommandFailure(.usage, """
+                    --timeout is no longer accepted: an unlock lasts as long as the UnlockTimeoutSeconds setting of \
+                    \(host.provider) says (ProviderSettings in the autofill configuration; default 300 seconds, 0 for \
+                    the one request; docs/VAULT.md)
+                    """)
+            }
+            if vault != nil { throw HostOptions.vaultDoesNotApply(to: "unlock", provider: host.provider) }
+            try AutofillProgram.replaceProcess(["unlock", host.provider] + host.passedOn)
         }
     }
 }
 
-/// `autofill-vault lock`: end the session.
+/// `autofill-vault lock`: `autofill lock org.autofill.vault` (`--all`: `autofill lock`), in place of this process.
 struct LockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "lock", abstract: "Lock the vault now: forget the unlocked session.")
+        commandName: "lock", abstract: "Lock the vault now: end the provider process that holds it unlocked.",
+        discussion: """
+            Runs `autofill lock org.autofill.vault` (with --all, `autofill lock`: every provider) in place of \
+            autofill-vault: the agent ends the provider's process, and with it the key and the entries in its \
+            memory. The output and exit status are autofill's. Session files an earlier release kept in \
+            $XDG_RUNTIME_DIR/autofill/providers/org.autofill.vault/ are deleted first.
+            """)
 
-    @OptionGroup var options: VaultOptions
+    @OptionGroup var host: HostOptions
 
-    @Flag(help: "Lock every vault's session, not just this one's.")
+    @Flag(help: "Lock every provider autofill keeps running, not just the vault.")
     var all = false
+
+    @Option(help: .hidden) var vault: String?
 
     func run() throws {
         try CommandFailure.reporting {
-            let cache = SessionCache.standard()
-            if all {
-                let count = try cache.removeAll()
-                print("Locked \(count) \(count == 1 ? "session" : "sessions").")
-            } else {
-                let path = options.vaultPath
-                print(try cache.remove(for: path) ? "Locked \(path)." : "\(path) was not unlocked.")
+            if vault != nil { throw HostOptions.vaultDoesNotApply(to: "lock", provider: host.provider) }
+            let removed = LegacySessionFiles.remove()
+            if removed > 0 {
+                printError("deleted \(removed) unlocked-session \(removed == 1 ? "file" : "files") an earlier release kept")
             }
+            try AutofillProgram.replaceProcess((all ? ["lock"] : ["lock", host.provider]) + host.passedOn)
         }
     }
 }

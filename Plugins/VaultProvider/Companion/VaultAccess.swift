@@ -13,18 +13,12 @@ struct VaultAccess {
         path = options.vaultPath
     }
 
-    /// Opens the vault: with the password from standard input when --password-stdin is given;
-    /// otherwise from the unlocked session if there is one, else with the password from the terminal.
+    /// Opens the vault with its master password: from standard input when --password-stdin is
+    /// given, else from the terminal. Always asked: the unlocked vault lives in the provider's
+    /// process only, and autofill-vault never reads it from there.
     func open(at path: String) throws(CommandFailure) -> Vault {
         do {
             _ = try Vault.header(at: path)  // a missing or damaged file fails before the password prompt
-            if !options.passwordStdin {
-                do {
-                    if let vault = try SessionCache.standard().unlockedVault(at: path) { return vault }
-                } catch where error.code == .unsafeSessionFolder {
-                    printWarning("\(error.message); asking for the master password instead")
-                }
-            }
         } catch {
             throw CommandFailure(error)
         }

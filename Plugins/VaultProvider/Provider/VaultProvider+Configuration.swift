@@ -1,7 +1,8 @@
 import AutofillProviderKit
 import VaultCore
 
-/// Right after the user enables the provider: explain how to make a vault, or unlock and publish.
+/// Right after the user enables the provider, and `autofill unlock` (through the agent, whose helper
+/// process keeps what it unlocks): explain how to make a vault, or unlock and publish.
 extension VaultProvider: ExtensionConfigurationProviding {
     func prepareInterfaceForExtensionConfiguration(context: ExtensionContext) {
         guard let vaultPath, !Self.isMissing(vaultPath) else {
@@ -14,9 +15,11 @@ extension VaultProvider: ExtensionConfigurationProviding {
             context.completeExtensionConfigurationRequest()
             return
         }
-        withUnlockedVault(context) { vault in
-            publishAll(vault)
-            context.completeExtensionConfigurationRequest()
+        serving {
+            withUnlockedVault(context) { vault in
+                publishAll(vault.vault)
+                context.completeExtensionConfigurationRequest()
+            }
         }
     }
 

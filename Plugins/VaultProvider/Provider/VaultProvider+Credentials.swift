@@ -4,44 +4,40 @@ import VaultCore
 /// The picked identity's secret: silently while unlocked, else after an unlock prompt.
 extension VaultProvider: CredentialProviding {
     func provideCredentialWithoutUserInteraction(for credentialRequest: CredentialRequest, context: ExtensionContext) {
-        if case .passkeyAssertion(let identity, let parameters) = credentialRequest {
-            assertWithoutUserInteraction(identity, parameters, context: context)
-            return
-        }
-        do throws(Access) {
-            answer(credentialRequest, from: try sessionVault(), context: context)
-        } catch {
-            cancel(context, because: error)
+        serving {
+            if case .passkeyAssertion(let identity, let parameters) = credentialRequest {
+                assertWithoutUserInteraction(identity, parameters, context: context)
+                return
+            }
+            do throws(Access) {
+                answer(credentialRequest, from: try heldVault(), context: context)
+            } catch {
+                cancel(context, because: error)
+            }
         }
     }
 
     func prepareInterfaceToProvideCredential(for credentialRequest: CredentialRequest, context: ExtensionContext) {
-        if case .passkeyAssertion(let identity, let parameters) = credentialRequest {
-            assertWithInterface(identity, parameters, context: context)
-            return
+        serving {
+            if case .passkeyAssertion(let identity, let parameters) = credentialRequest {
+                assertWithInterface(identity, parameters, context: context)
+                return
+            }
+            withUnlockedVault(context) { vault in answer(credentialRequest, from: vault, context: context) }
         }
-        withUnlockedVault(context) { vault in answer(credentialRequest, from: vault, context: context) }
     }
 
-    /// Completes `request` from the unlocked `vault`.
-    func answer(_ request: CredentialRequest, from vault: Vault, context: ExtensionContext) {
+    /// Completes `request` from the unlocked `vault`, looked up in its index.
+    func answer(_ request: CredentialRequest, from vault: UnlockedVault, context: ExtensionContext) {
         switch request {
         case .password(let identity):
-            let login = vault.contents.passwords.first { entry in
-                if let record = identity.recordIdentifier, !record.isEmpty { return entry.id == record }
-                return entry.service == identity.serviceIdentifier && entry.user == identity.user
-            }
-            guard let login else {
+            guard let login = vault.index.password(for: identity) else {
                 context.cancelRequest(withError: ExtensionError(.credentialIdentityNotFound, failureReason: "no such login in the vault"))
                 return
             }
-            complete(context, with: login, from: vault)
+            complete(context, with: login)
         case .oneTimeCode(let identity):
-            let generator = vault.contents.oneTimeCodes.first { entry in
-                if let record = identity.recordIdentifier, !record.isEmpty { return entry.id == record }
-                return entry.service == identity.serviceIdentifier && entry.label == identity.label
-            }
-            guard let generator else {
+            guard let generator = vault.index.oneTimeCode(for: identity) else {
                 context.cancelRequest(withError: ExtensionError(.credentialIdentityNotFound, failureReason: "no such one-time code in the vault"))
                 return
             }
@@ -53,7 +49,7 @@ extension VaultProvider: CredentialProviding {
 
     /// Completes with `login`'s password. Whether it was delivered (what an automatic passkey upgrade
     /// asks) is the host's to say: it records only fills the user accepted.
-    func complete(_ context: ExtensionContext, with login: PasswordEntry, from vault: Vault) {
+    func complete(_ context: ExtensionContext, with login: PasswordEntry) {
         context.completeRequest(withSelectedCredential: PasswordCredential(user: login.user, password: login.password))
     }
 

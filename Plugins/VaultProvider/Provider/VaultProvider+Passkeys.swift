@@ -35,9 +35,9 @@ extension VaultProvider: PasskeyCredentialListProviding {
     /// UV required and the host did not verify → `userInteractionRequired`; else the assertion, with
     /// UP and UV exactly as the host established them.
     func assertWithoutUserInteraction(_ identity: PasskeyCredentialIdentity, _ parameters: PasskeyParameters, context: ExtensionContext) {
-        let vault: Vault
+        let vault: UnlockedVault
         do throws(Access) {
-            vault = try sessionVault()
+            vault = try heldVault()
         } catch {
             cancel(context, because: error)
             return
@@ -79,12 +79,17 @@ extension VaultProvider: PasskeyCredentialListProviding {
     func prepareCredentialList(
         for serviceIdentifiers: [ServiceIdentifier], requestParameters parameters: PasskeyParameters, context: ExtensionContext
     ) {
+        serving { passkeyList(for: serviceIdentifiers, parameters, context: context) }
+    }
+
+    /// ``prepareCredentialList(for:requestParameters:context:)``'s work, as one request.
+    private func passkeyList(for serviceIdentifiers: [ServiceIdentifier], _ parameters: PasskeyParameters, context: ExtensionContext) {
         do throws(Access) {
             let (vault, typed) = try unlock(context: context)
-            let passkeys = vault.contents.passkeys.filter {
-                $0.relyingParty == parameters.relyingParty && (parameters.credentialIDs.isEmpty || parameters.credentialIDs.contains($0.credentialID))
+            let passkeys = vault.index.passkeys(relyingParty: parameters.relyingParty).filter {
+                parameters.credentialIDs.isEmpty || parameters.credentialIDs.contains($0.credentialID)
             }
-            let logins = ServiceInput.ordered(vault.contents.passwords, by: \.service, for: serviceIdentifiers)
+            let logins = ServiceInput.ordered(vault.index.passwords, by: \.service, for: serviceIdentifiers)
             guard !passkeys.isEmpty || !logins.isEmpty else {
                 context.cancelRequest(withError: ExtensionError(.failed, failureReason: "the vault has no passkey for \(parameters.relyingParty) and no logins"))
                 return
@@ -99,7 +104,7 @@ extension VaultProvider: PasskeyCredentialListProviding {
                 return
             }
             guard index < passkeys.count else {
-                complete(context, with: logins[index - passkeys.count], from: vault)
+                complete(context, with: logins[index - passkeys.count])
                 return
             }
             let passkey = passkeys[index]
@@ -119,7 +124,7 @@ extension VaultProvider: PasskeyCredentialListProviding {
 
     /// The vault's passkey for the picked identity, or nil after cancelling `context` with the reason.
     func passkey(
-        for identity: PasskeyCredentialIdentity, _ parameters: PasskeyParameters, in vault: Vault, context: ExtensionContext
+        for identity: PasskeyCredentialIdentity, _ parameters: PasskeyParameters, in vault: UnlockedVault, context: ExtensionContext
     ) -> PasskeyEntry? {
         guard checkClientDataHash(parameters, context: context) else { return nil }
         guard identity.relyingPartyIdentifier.isEmpty || identity.relyingPartyIdentifier == parameters.relyingParty else {
@@ -128,7 +133,7 @@ extension VaultProvider: PasskeyCredentialListProviding {
                 """))
             return nil
         }
-        guard let passkey = vault.contents.passkey(relyingParty: parameters.relyingParty, credentialID: identity.credentialID) else {
+        guard let passkey = vault.index.passkey(relyingParty: parameters.relyingParty, credentialID: identity.credentialID) else {
             context.cancelRequest(withError: ExtensionError(.credentialIdentityNotFound,
                                                             failureReason: "no such passkey for \(parameters.relyingParty) in the vault"))
             return nil
@@ -153,15 +158,17 @@ extension VaultProvider: PasskeyCredentialListProviding {
         return true
     }
 
-    /// Counts the assertion in the vault (saved before anything is handed out), then signs and
-    /// completes with the new counter and `check`'s flags.
+    /// Counts the assertion in the vault (saved before anything is handed out, and kept in memory),
+    /// then signs and completes with the new counter and `check`'s flags.
     func sign(
-        _ passkey: PasskeyEntry, of vault: Vault, _ parameters: PasskeyParameters, check: UserCheck, lockWait: Double,
+        _ passkey: PasskeyEntry, of vault: UnlockedVault, _ parameters: PasskeyParameters, check: UserCheck, lockWait: Double,
         context: ExtensionContext
     ) {
         let check = check.honest(for: parameters)
         do {
-            let counted = try vault.update(waitingAtMost: lockWait) { contents in try contents.countAssertion(ofPasskey: passkey.id) }.result
+            let saved = try vault.vault.update(waitingAtMost: lockWait) { contents in try contents.countAssertion(ofPasskey: passkey.id) }
+            memory.adopt(saved.vault)
+            let counted = saved.result
             let assertion = try counted.assertion(
                 clientDataHash: parameters.clientDataHash, userPresent: check.present, userVerified: check.verified)
             let result = context.completeAssertionRequest(using: assertion)

@@ -9,6 +9,11 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
     /// when the master password was typed or the host verified), then creates, saves and publishes
     /// the passkey and completes with a `fmt: "none"` attestation object.
     func prepareInterface(forPasskeyRegistration request: PasskeyRegistrationRequest, context: ExtensionContext) {
+        serving { registerWithInterface(request, context: context) }
+    }
+
+    /// ``prepareInterface(forPasskeyRegistration:context:)``'s work, as one request.
+    private func registerWithInterface(_ request: PasskeyRegistrationRequest, context: ExtensionContext) {
         if let problem = registrationProblem(request) {
             context.cancelRequest(withError: ExtensionError(.failed, failureReason: problem))
             return
@@ -44,6 +49,11 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
     /// (its host or a subdomain) has the same user name, and that account has no passkey for the
     /// relying party yet. Each refusal is `failed` naming the rule; UP and UV are not set.
     func performWithoutUserInteractionIfPossible(passkeyRegistration request: PasskeyRegistrationRequest, context: ExtensionContext) {
+        serving { registerWithoutUserInteraction(request, context: context) }
+    }
+
+    /// ``performWithoutUserInteractionIfPossible(passkeyRegistration:context:)``'s work, as one request.
+    private func registerWithoutUserInteraction(_ request: PasskeyRegistrationRequest, context: ExtensionContext) {
         let parameters = request.parameters
         let user = request.identity.userName
         let rp = parameters.relyingParty
@@ -56,9 +66,9 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
         guard parameters.hostRecentPasswordFill else {
             return refuse("autofill did not deliver a password of this vault for \(user) at \(rp) recently")
         }
-        let vault: Vault
+        let vault: UnlockedVault
         do throws(Access) {
-            vault = try sessionVault()
+            vault = try heldVault()
         } catch {
             switch error {
             case .locked: return refuse("the vault is locked (an automatic upgrade never asks for the master password)")
@@ -69,13 +79,13 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
             context.cancelRequest(withError: excludedError(excluded))
             return
         }
-        let logins = vault.contents.passwords.filter { login in
-            guard login.user == user, let host = ServiceInput.host(of: login.service.identifier) else { return false }
+        let logins = vault.index.passwords(user: user).filter { login in
+            guard let host = ServiceInput.host(of: login.service.identifier) else { return false }
             return host == rp.lowercased() || host.hasSuffix("." + rp.lowercased())
         }
         guard !logins.isEmpty else { return refuse("the vault has no saved password for \(user) at \(rp) or its subdomains") }
-        guard !vault.contents.passkeys.contains(where: {
-            $0.relyingParty == rp && ($0.userName == user || $0.userHandle == request.identity.userHandle)
+        guard !vault.index.passkeys(relyingParty: rp).contains(where: {
+            $0.userName == user || $0.userHandle == request.identity.userHandle
         }) else {
             return refuse("\(user) already has a passkey for \(rp)")
         }
@@ -109,10 +119,8 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
     }
 
     /// The vault's passkey among the request's `excludeCredentials`, if any.
-    func excludedPasskey(_ request: PasskeyRegistrationRequest, in vault: Vault) -> PasskeyEntry? {
-        vault.contents.passkeys.first {
-            $0.relyingParty == request.parameters.relyingParty && request.parameters.credentialIDs.contains($0.credentialID)
-        }
+    func excludedPasskey(_ request: PasskeyRegistrationRequest, in vault: UnlockedVault) -> PasskeyEntry? {
+        vault.index.passkeys(relyingParty: request.parameters.relyingParty).first { request.parameters.credentialIDs.contains($0.credentialID) }
     }
 
     func excludedError(_ passkey: PasskeyEntry) -> ExtensionError {
@@ -121,10 +129,10 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
             """)
     }
 
-    /// Creates the passkey, saves it in the vault and its identity in the store, and completes with
-    /// the attestation object; removes it again if the host does not take the answer.
+    /// Creates the passkey, saves it in the vault (and the memory) and its identity in the store, and
+    /// completes with the attestation object; removes it again if the host does not take the answer.
     func register(
-        _ request: PasskeyRegistrationRequest, in vault: Vault, check: UserCheck, lockWait: Double, context: ExtensionContext
+        _ request: PasskeyRegistrationRequest, in vault: UnlockedVault, check: UserCheck, lockWait: Double, context: ExtensionContext
     ) {
         let parameters = request.parameters
         let check = check.honest(for: parameters)
@@ -133,14 +141,16 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
                 relyingParty: parameters.relyingParty, userName: request.identity.userName, userHandle: request.identity.userHandle)
             let registration = try passkey.registration(
                 clientDataHash: parameters.clientDataHash, userPresent: check.present, userVerified: check.verified)
-            let saved = try vault.update(waitingAtMost: lockWait) { contents in try contents.add(.passkey(passkey)) }
+            let saved = try vault.vault.update(waitingAtMost: lockWait) { contents in try contents.add(.passkey(passkey)) }
+            memory.adopt(saved.vault)
             publish(saved.changes, of: saved.vault, context: context)
             let result = context.completeRegistrationRequest(using: registration)
             host.log(.info, """
                 passkey created for \(parameters.relyingParty) (\(check.present ? "UP" : "no UP") \(check.verified ? "UV" : "no UV")): \(result)
                 """)
             guard result != .accepted else { return }
-            let removed = try vault.update(waitingAtMost: lockWait) { contents in contents.remove(id: passkey.id) }
+            let removed = try saved.vault.update(waitingAtMost: lockWait) { contents in contents.remove(id: passkey.id) }
+            memory.adopt(removed.vault)
             publish(removed.changes, of: removed.vault, context: context)
             host.log(.notice, "the host did not take the new passkey; it was removed from the vault again")
         } catch let error as VaultError {

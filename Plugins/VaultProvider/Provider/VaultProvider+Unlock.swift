@@ -1,7 +1,7 @@
 import AutofillProviderKit
 import VaultCore
 
-/// Getting at the vault: from the unlocked session, or by asking for the master password.
+/// Getting at the vault: from the provider's memory while unlocked, or by asking for the master password.
 extension VaultProvider {
     /// Why the vault cannot be opened: locked, or a problem the user must fix.
     enum Access: Error {
@@ -11,52 +11,58 @@ extension VaultProvider {
         case failed(ExtensionError)
     }
 
-    /// The vault if the session is unlocked, without any UI; `.locked` otherwise.
-    func sessionVault() throws(Access) -> Vault {
+    /// Runs one entry point's work as a request of ``VaultMemory``: the timer does not lock the
+    /// vault halfway through it, and with `UnlockTimeoutSeconds` 0 it is locked when it ends.
+    func serving(_ body: () -> Void) {
+        memory.serving(body)
+    }
+
+    /// The unlocked vault held in memory (read again first if the file changed), without any UI;
+    /// `.locked` otherwise.
+    func heldVault() throws(Access) -> UnlockedVault {
         guard let vaultPath else {
             throw .failed(ExtensionError(.failed, failureReason: "no vault is configured: set VaultFile in the Vault provider's settings (docs/VAULT.md)"))
         }
+        let held: UnlockedVault?
         do {
-            guard let vault = try sessions.unlockedVault(at: vaultPath, maximumAge: timeout) else { throw Access.locked }
-            return vault
-        } catch let access as Access {
-            throw access
-        } catch let error as VaultError where error.code == .unsafeSessionFolder {
-            host.log(.warning, "\(error.message)")
-            throw .locked
-        } catch let error as VaultError {
+            held = try memory.unlocked(at: vaultPath)
+        } catch {
             host.log(.error, "\(error.message)")
             throw .failed(ExtensionError(.failed, failureReason: error.message))
-        } catch {
-            throw .failed(ExtensionError(.failed, failureReason: "cannot open the vault"))
         }
+        guard let held else { throw .locked }
+        return held
     }
 
     /// The vault, unlocked with the master password if needed: up to three prompts through the
-    /// host, then the session is kept for `UnlockTimeoutSeconds`. UI entry points only.
-    func unlockedVault(context: ExtensionContext) throws(Access) -> Vault {
+    /// host, then it is held in memory for `UnlockTimeoutSeconds`. UI entry points only.
+    func unlockedVault(context: ExtensionContext) throws(Access) -> UnlockedVault {
         try unlock(context: context).vault
     }
 
     /// ``unlockedVault(context:)``, and whether the master password was typed for it (WebAuthn's
     /// user verification: a passkey answer may then set UV).
-    func unlock(context: ExtensionContext) throws(Access) -> (vault: Vault, verified: Bool) {
+    func unlock(context: ExtensionContext) throws(Access) -> (vault: UnlockedVault, verified: Bool) {
         do throws(Access) {
-            return (try sessionVault(), false)
+            return (try heldVault(), false)
         } catch .locked {
             // Ask below.
         }
-        guard let vaultPath else { throw .locked }  // sessionVault() threw .failed without a path
+        guard let vaultPath else { throw .locked }  // heldVault() threw .failed without a path
         let vault = try askMasterPassword(
             context: context, title: "Unlock \(Self.name)", message: "Enter the master password of \(vaultPath).",
-            withoutUI: "the vault is locked and cannot ask for its master password here; unlock it in a terminal with `autofill-vault unlock --vault \(vaultPath)`")
-        remember(vault)
-        return (vault, true)
+            withoutUI: """
+                the vault is locked and cannot ask for its master password here; unlock it in a terminal with \
+                `autofill unlock org.autofill.vault` (or `autofill-vault unlock`)
+                """)
+        let held = memory.hold(vault)
+        publishIfWanted(vault)
+        return (held, true)
     }
 
     /// Asks for the master password of the unlocked `vault` and checks that it opens the file: the
     /// user verification a passkey request asks for when the host did not verify the user.
-    func verifyMasterPassword(context: ExtensionContext, of vault: Vault, for purpose: String) throws(Access) {
+    func verifyMasterPassword(context: ExtensionContext, of vault: UnlockedVault, for purpose: String) throws(Access) {
         _ = try askMasterPassword(
             context: context, title: "\(Self.name): verify it's you", message: "\(purpose) Enter the master password of \(vault.path).",
             withoutUI: "verifying it's you needs the master password, and the host cannot show a prompt here; run in a terminal")
@@ -95,18 +101,8 @@ extension VaultProvider {
         throw .failed(ExtensionError(.failed, failureReason: "wrong master password (\(Self.maximumAttempts) attempts)"))
     }
 
-    /// Keeps the unlocked session for the next processes; a failure only costs a prompt later.
-    func remember(_ vault: Vault) {
-        do {
-            try sessions.store(vault, timeout: timeout)
-            host.log(.info, timeout > 0 ? "vault unlocked for \(timeout) s" : "vault unlocked for this request (UnlockTimeoutSeconds is 0)")
-        } catch {
-            host.log(.warning, "the unlocked session was not kept: \(error.message)")
-        }
-    }
-
     /// Runs `body` with the vault unlocked (asking if needed), or cancels `context` with the reason.
-    func withUnlockedVault(_ context: ExtensionContext, _ body: (Vault) -> Void) {
+    func withUnlockedVault(_ context: ExtensionContext, _ body: (UnlockedVault) -> Void) {
         do throws(Access) {
             body(try unlockedVault(context: context))
         } catch {

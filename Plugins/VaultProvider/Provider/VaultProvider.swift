@@ -4,6 +4,7 @@
 // host's UI when the vault is locked. It creates and uses ES256 passkeys (AutofillWebAuthn), writing
 // the vault for them under the companion's lock.
 import AutofillProviderKit
+import Glibc
 import VaultCore
 
 /// The exported entry function named by Info.plist's AFProviderEntrySymbol.
@@ -15,17 +16,20 @@ public func vaultProviderEntry(_ hostABIVersion: UInt32, _ host: UnsafeRawPointe
 /// A provider serving the vault named by its `VaultFile` setting.
 ///
 /// Settings: `VaultFile` (the vault's path; without it the provider loads but serves nothing),
-/// `UnlockTimeoutSeconds` (how long an unlock lasts across processes; default 300, 0 asks every time)
-/// and `ConditionalRegistrationWindowSeconds` (0 turns automatic passkey upgrades off; any other value
-/// turns them on: how recent a fill must be is the host's to say, `hostRecentPasswordFill`).
+/// `UnlockTimeoutSeconds` (how long an unlock lasts; default 300, 0 for the request that unlocked
+/// only) and `ConditionalRegistrationWindowSeconds` (0 turns automatic passkey upgrades off; any
+/// other value turns them on: how recent a fill must be is the host's to say, `hostRecentPasswordFill`).
+///
+/// The unlocked vault lives in this object's memory only (``VaultMemory``: the key in locked,
+/// undumpable pages, the entries indexed), so it lasts as long as the process that loaded the
+/// plugin: the autofill agent keeps the provider's helper process between requests, and ending that
+/// process (`autofill lock`) locks the vault. Nothing about an unlock is written to any file.
 final class VaultProvider: CredentialProvider {
     let host: ProviderHost
     /// The vault file, if the setting names one.
     let vaultPath: String?
-    /// How long an unlocked session lasts, in seconds.
-    let timeout: Int
-    /// Where unlocked sessions are kept between processes.
-    let sessions: SessionCache
+    /// The unlocked vault, while there is one, and the timer that locks it.
+    let memory: VaultMemory
     /// 0: automatic passkey upgrades are off.
     let conditionalWindow: Int
 
@@ -38,27 +42,25 @@ final class VaultProvider: CredentialProvider {
     /// How long a UI request waits for the vault's write lock.
     static let uiLockWait = 10.0
 
+    /// How long an unlock lasts, in seconds (0: for the request that unlocked only).
+    var timeout: Int { memory.timeout }
+
     init(host: ProviderHost) throws {
         self.host = host
-        sessions = SessionCache.standard()
         if let path = host.setting("VaultFile"), !path.isEmpty {
             vaultPath = path
         } else {
             vaultPath = nil
             host.log(.info, "no VaultFile setting: serving nothing (create a vault with autofill-vault create, then set VaultFile)")
         }
-        let setting = host.setting("UnlockTimeoutSeconds")
-        if let setting, let seconds = Int(setting), (0...SessionCache.maximumTimeout).contains(seconds) {
-            timeout = seconds
-        } else {
-            timeout = SessionCache.defaultTimeout
-            if let setting {
-                host.log(.warning, "UnlockTimeoutSeconds \"\(setting)\" is not 0 to \(SessionCache.maximumTimeout) seconds; using \(timeout)")
-            }
-        }
+        let timeout = Self.seconds(host, "UnlockTimeoutSeconds", default: VaultMemory.defaultTimeout, maximum: VaultMemory.maximumTimeout)
+        memory = VaultMemory(timeout: timeout) { [host] event in Self.log(event, to: host) }
         conditionalWindow = Self.seconds(host, "ConditionalRegistrationWindowSeconds", default: Self.defaultConditionalWindow,
                                          maximum: 3600)
-        publishAtLoad()
+        let removed = LegacySessionFiles.remove()
+        if removed > 0 {
+            host.log(.notice, "removed \(removed) unlocked-session \(removed == 1 ? "file" : "files") an earlier release kept in the runtime folder")
+        }
     }
 
     /// The setting `key` as whole seconds from 0 to `maximum`; `default` (with a warning) otherwise.
@@ -69,23 +71,40 @@ final class VaultProvider: CredentialProvider {
         return value
     }
 
-    /// While unlocked, writes the full identity list if the store asks for it (after a wipe). The
-    /// companion keeps the store current otherwise; while locked, its `sync` or `unlock` publishes.
-    func publishAtLoad() {
-        guard let vaultPath else { return }
+    /// Logs what the memory did; never a secret.
+    static func log(_ event: VaultMemory.Event, to host: ProviderHost) {
+        switch event {
+        case .unlocked(let seconds):
+            host.log(.info, seconds > 0 ? "vault unlocked for \(seconds) s" : "vault unlocked for this request (UnlockTimeoutSeconds is 0)")
+        case .locked(let reason):
+            let why = switch reason {
+            case .timeout: "UnlockTimeoutSeconds passed"
+            case .requestEnded: "the request ended (UnlockTimeoutSeconds is 0)"
+            case .keyChanged: "the vault file has a new salt or key derivation (created anew?); unlock it again"
+            case .fileUnusable: "the key in memory no longer opens the vault file, or it cannot be read"
+            case .requested: "asked to"
+            }
+            host.log(.info, "vault locked: key zeroed, entries dropped (\(why))")
+        case .reread:
+            host.log(.info, "the vault file changed: read it again with the key in memory")
+        case .keyNotMemoryLocked(let code):
+            host.log(.debug, """
+                the vault key's memory page is not locked in memory (mlock: \(String(cString: strerror(code))); RLIMIT_MEMLOCK too small): \
+                it may be swapped out; it is still left out of core dumps and zeroed when locked
+                """)
+        }
+    }
+
+    /// Writes the full identity list when the store asks for it (enabled after a wipe: incremental
+    /// updates off), right after an unlock; logs instead of failing. The companion keeps the store
+    /// current otherwise; while locked, its `sync` publishes.
+    func publishIfWanted(_ vault: Vault) {
         do {
             let state = try host.identityStore.state()
             guard state.isEnabled, !state.supportsIncrementalUpdates else { return }
-            guard let vault = try sessions.unlockedVault(at: vaultPath, maximumAge: timeout) else {
-                host.log(.info, "the vault is locked: identities not published (autofill-vault unlock or sync publishes them)")
-                return
-            }
-            let outcome = try IdentityPublisher.replace(with: vault.contents.identities, in: host.identityStore)
-            host.log(.info, "\(outcome)")
-        } catch let error as IdentityStoreError {
-            host.log(.debug, "identities not published: \(error)")
+            host.log(.info, "\(try IdentityPublisher.replace(with: vault.contents.identities, in: host.identityStore))")
         } catch {
-            host.log(.warning, "identities not published: \(error)")
+            host.log(error.code == .storeDisabled ? .debug : .warning, "identities not published: \(error)")
         }
     }
 

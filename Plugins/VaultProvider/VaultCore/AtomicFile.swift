@@ -16,9 +16,11 @@ enum AtomicFile {
     /// The largest file read (a vault is far smaller; this stops a wrong path from eating memory).
     static let maximumSize = 64 << 20
 
-    /// Writes `bytes` to `path` atomically with `mode`.
+    /// Writes `bytes` to `path` atomically with `mode`; returns the new file's stamp (nil if it
+    /// could not be taken: a reader then reads the file again).
+    @discardableResult
     static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, failing failurePoint: FailurePoint? = nil)
-        throws(VaultError)
+        throws(VaultError) -> FileStamp?
     {
         let folder = folderOf(path)
         var random = SystemRandomNumberGenerator()
@@ -46,6 +48,8 @@ enum AtomicFile {
         }
         guard writeError == 0 else { throw ioError("cannot write \(temporary)", writeError) }
         guard fsync(fd) == 0 else { throw ioError("cannot flush \(temporary) to disk") }
+        // The rename keeps the inode, size and modification time: this is the stamp of the new vault.
+        let stamp = FileStamp(descriptor: fd)
         closed = true
         guard close(fd) == 0 else { throw ioError("cannot close \(temporary)") }
         switch failurePoint {
@@ -56,16 +60,24 @@ enum AtomicFile {
         guard rename(temporary, path) == 0 else { throw ioError("cannot replace \(path)") }
         renamed = true
         syncFolder(folder)
+        return stamp
     }
 
     /// Reads all of `path`; `notFound` when it does not exist.
     static func read(_ path: String) throws(VaultError) -> [UInt8] {
+        try readStamped(path).bytes
+    }
+
+    /// Reads all of `path` and the stamp of the file read (taken on the open file, so it is the
+    /// stamp of exactly these bytes even if the file is replaced meanwhile).
+    static func readStamped(_ path: String) throws(VaultError) -> (bytes: [UInt8], stamp: FileStamp?) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { throw VaultError(.notFound, "\(path) does not exist") }
             throw ioError("cannot open \(path)")
         }
         defer { close(fd) }
+        let stamp = FileStamp(descriptor: fd)
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -74,7 +86,7 @@ enum AtomicFile {
                 if errno == EINTR { continue }
                 throw ioError("cannot read \(path)")
             }
-            if count == 0 { return bytes }
+            if count == 0 { return (bytes, stamp) }
             bytes.append(contentsOf: chunk.prefix(count))
             guard bytes.count <= maximumSize else {
                 throw VaultError(.corrupt, "\(path) is larger than \(maximumSize >> 20) MiB: not a vault; check the path")

@@ -60,6 +60,6 @@ extension OneTimeCodeEntry {
 extension OneTimeCodeEntry {
     /// The code to enter now (by the wall clock).
     public func currentCode() throws(VaultError) -> Secret {
-        try code(atUnixTime: Int64(SessionCache.wallClock()))
+        try code(atUnixTime: Int64(WallClock.now()))
     }
 }

@@ -30,7 +30,7 @@ extension PasskeyEntry {
         return PasskeyEntry(
             id: id, relyingParty: relyingParty, userName: userName, userHandle: userHandle, credentialID: credentialID,
             privateKey: Secret(Base64URL.encode(Array(key.rawRepresentation))), signCount: 0,
-            created: created ?? Int64(SessionCache.wallClock()))
+            created: created ?? Int64(WallClock.now()))
     }
 
     /// Checks what a relying party gave for a new passkey: a relying party id that is a bare domain,

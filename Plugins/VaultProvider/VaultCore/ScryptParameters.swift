@@ -50,35 +50,50 @@ public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
         guard !password.isEmpty else { throw VaultError(.invalidInput, "the master password is empty") }
         var bytes = Array(password.revealed.utf8)
         defer { bytes.withUnsafeMutableBytes { raw in for index in raw.indices { raw[index] = 0 } } }
+        let key: SymmetricKey
         do {
-            let key = try KDF.Scrypt.deriveKey(
+            key = try KDF.Scrypt.deriveKey(
                 from: bytes, salt: salt, outputByteCount: 32, rounds: 1 << Int(log2N), blockSize: Int(r),
                 parallelism: Int(p))
-            return VaultKey(key)
         } catch {
             throw VaultError(.io, "scrypt could not derive the vault key (\(self)): \(error)")
         }
+        // swift-crypto zeroes its own copy when `key` is freed, at the end of this function.
+        let storage = try LockedBytes(count: key.bitCount / 8)
+        storage.withUnsafeMutableBytes { target in key.withUnsafeBytes { target.copyMemory(from: $0) } }
+        return VaultKey(storage)
     }
 }
 
 /// The key that opens one vault (derived from its master password and salt); prints as `<REDACTED>`.
+///
+/// Its 32 bytes live in ``LockedBytes`` (locked pages, left out of core dumps, zeroed by
+/// ``wipe()`` and when the last copy of the key is gone). Each encryption or decryption makes a
+/// short-lived swift-crypto `SymmetricKey` from them, which swift-crypto zeroes when it is freed.
 public struct VaultKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
-    let symmetricKey: SymmetricKey
+    /// The key bytes.
+    let storage: LockedBytes
 
-    init(_ key: SymmetricKey) {
-        symmetricKey = key
+    init(_ storage: LockedBytes) {
+        self.storage = storage
     }
 
-    /// Reads a key from its 32 raw bytes (the session cache).
-    init?(bytes: [UInt8]) {
-        guard bytes.count == 32 else { return nil }
-        symmetricKey = SymmetricKey(data: bytes)
+    /// Calls `body` with a swift-crypto key made from the bytes, for one encryption or decryption.
+    func withSymmetricKey<Result>(_ body: (SymmetricKey) throws -> Result) rethrows -> Result {
+        let key = storage.withUnsafeBytes { SymmetricKey(data: $0) }
+        return try body(key)
     }
 
-    /// The raw key bytes, for the session cache only.
-    var bytes: [UInt8] {
-        symmetricKey.withUnsafeBytes { Array($0) }
+    /// Zeroes the key bytes: every vault holding this key stops opening (the provider's lock).
+    public func wipe() {
+        storage.wipe()
     }
+
+    /// Whether ``wipe()`` ran.
+    public var isWiped: Bool { storage.isWiped }
+
+    /// Why the key's pages are not locked in memory (`mlock`'s errno), or nil when they are.
+    public var memoryLockError: Int32? { storage.memoryLockError }
 
     public var description: String { "<REDACTED>" }
     public var debugDescription: String { "VaultKey(<REDACTED>)" }

@@ -5,7 +5,7 @@ extension Vault {
     /// Opens the vault at `path`, lets `body` change its contents, saves it, and returns the
     /// identity changes, all while holding an exclusive lock on the vault's folder (`flock`), so
     /// that two writers never lose each other's changes. `unlock` opens the vault (with the
-    /// password or a cached key) under the lock. Nothing is saved when `body` throws or changes nothing.
+    /// password or the key the provider holds) under the lock. Nothing is saved when `body` throws or changes nothing.
     /// Throws what `unlock` or `body` throw, or a ``VaultError``. With `lockTimeout` (seconds), a
     /// lock held by another program for longer (autofill-vault waiting for its master password, say)
     /// fails with ``VaultError/Code/busy`` instead of waiting on.
@@ -32,7 +32,7 @@ extension Vault {
     /// ``update(at:waitingAtMost:unlock:_:)`` for this unlocked vault: re-reads the file under the
     /// folder lock with this vault's key (so a change the companion saved meanwhile is kept), lets
     /// `body` change the contents, and saves. For the plugin, which holds the key of the unlocked
-    /// session and cannot wait long for the lock.
+    /// vault in memory and cannot wait long for the lock.
     public func update<Result>(waitingAtMost lockTimeout: Double, _ body: (inout VaultContents) throws -> Result) throws
         -> (result: Result, changes: IdentityChanges, vault: Vault)
     {
@@ -49,10 +49,10 @@ extension Vault {
             }
             return
         }
-        let deadline = SessionCache.wallClock() + timeout
+        let deadline = WallClock.now() + timeout
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else { throw AtomicFile.ioError("cannot lock the vault's folder \(folder)") }
-            guard SessionCache.wallClock() < deadline else {
+            guard WallClock.now() < deadline else {
                 throw VaultError(.busy, "the vault \(path) is being changed by another program (autofill-vault?); try again when it is done")
             }
             usleep(10_000)

@@ -17,12 +17,15 @@ public struct Vault: Sendable {
     let key: VaultKey
     /// The decrypted entries; change them, then ``save()``.
     public var contents: VaultContents
+    /// The stamp of the file these contents were read from or saved to (nil if it could not be taken).
+    public private(set) var stamp: FileStamp?
 
-    init(path: String, header: VaultHeader, key: VaultKey, contents: VaultContents) {
+    init(path: String, header: VaultHeader, key: VaultKey, contents: VaultContents, stamp: FileStamp? = nil) {
         self.path = path
         self.header = header
         self.key = key
         self.contents = contents
+        self.stamp = stamp
     }
 
     /// Creates a new vault file at `path`, refusing to overwrite one.
@@ -44,16 +47,16 @@ public struct Vault: Sendable {
 
     /// Opens the vault at `path` with its master password (runs scrypt: see ``ScryptParameters``).
     public static func open(at path: String, password: Secret) throws(VaultError) -> Vault {
-        let file = try AtomicFile.read(path)
+        let (file, stamp) = try AtomicFile.readStamped(path)
         let header = try VaultHeader(reading: file, path: path)
         let key = try header.parameters.deriveKey(password: password, salt: header.salt)
-        return try open(file: file, header: header, key: key, path: path)
+        return try open(file: file, header: header, key: key, path: path, stamp: stamp)
     }
 
-    /// Opens the vault at `path` with a key derived earlier (from the session cache).
+    /// Opens the vault at `path` with a key derived earlier (the unlocked vault the provider holds).
     public static func open(at path: String, key: VaultKey) throws(VaultError) -> Vault {
-        let file = try AtomicFile.read(path)
-        return try open(file: file, header: try VaultHeader(reading: file, path: path), key: key, path: path)
+        let (file, stamp) = try AtomicFile.readStamped(path)
+        return try open(file: file, header: try VaultHeader(reading: file, path: path), key: key, path: path, stamp: stamp)
     }
 
     /// Reads the header of the vault at `path` only (no password needed).
@@ -61,20 +64,21 @@ public struct Vault: Sendable {
         try VaultHeader(reading: AtomicFile.read(path), path: path)
     }
 
-    private static func open(file: [UInt8], header: VaultHeader, key: VaultKey, path: String) throws(VaultError) -> Vault {
+    /// Decrypts `file` (the bytes of the vault at `path`, whose header is `header`) with `key`.
+    static func open(file: [UInt8], header: VaultHeader, key: VaultKey, path: String, stamp: FileStamp?) throws(VaultError) -> Vault {
         let authenticated = file.prefix(VaultHeader.size)
         let ciphertext = file[VaultHeader.size..<(file.count - VaultHeader.tagLength)]
         let tag = file.suffix(VaultHeader.tagLength)
         var plaintext: Data
         do {
             let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: header.nonce), ciphertext: ciphertext, tag: tag)
-            plaintext = try AES.GCM.open(box, using: key.symmetricKey, authenticating: authenticated)
+            plaintext = try key.withSymmetricKey { try AES.GCM.open(box, using: $0, authenticating: authenticated) }
         } catch {
             throw .wrongPasswordOrModified(path)
         }
         defer { plaintext.resetBytes(in: 0..<plaintext.count) }
         let contents = try VaultContents.decode(plaintext, path: path)
-        return Vault(path: path, header: header, key: key, contents: contents)
+        return Vault(path: path, header: header, key: key, contents: contents, stamp: stamp)
     }
 
     /// Seals the contents with a new nonce and replaces the file atomically (mode 0600).
@@ -91,11 +95,11 @@ public struct Vault: Sendable {
         let authenticated = sealedHeader.bytes
         let box: AES.GCM.SealedBox
         do {
-            box = try AES.GCM.seal(payload, using: key.symmetricKey, nonce: nonce, authenticating: authenticated)
+            box = try key.withSymmetricKey { try AES.GCM.seal(payload, using: $0, nonce: nonce, authenticating: authenticated) }
         } catch {
             throw VaultError(.io, "cannot encrypt the vault \(path): \(error)")
         }
-        try AtomicFile.write(authenticated + Array(box.ciphertext) + Array(box.tag), to: path, failing: failurePoint)
+        stamp = try AtomicFile.write(authenticated + Array(box.ciphertext) + Array(box.tag), to: path, failing: failurePoint)
         header = sealedHeader
     }
 }

@@ -16,8 +16,6 @@ public struct VaultError: Error, Hashable, Sendable, CustomStringConvertible {
         case io
         /// Input the user gave is invalid (an entry, a service, an otpauth URI, a CSV file).
         case invalidInput
-        /// The session cache folder is unsafe (not ours, a symbolic link, open to others).
-        case unsafeSessionFolder
         /// Another program holds the vault's write lock longer than the caller can wait.
         case busy
     }

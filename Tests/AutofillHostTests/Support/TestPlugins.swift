@@ -129,6 +129,11 @@ final class ScriptedUI: ProviderUserInterface {
 
     var asked: [UserInterfaceRequest] { state.withLock { $0.asked } }
 
+    /// Replaces the answers still unused (for a provider that keeps serving the same UI, request by request).
+    func script(_ answers: [Result<UserInterfaceAnswer, UserInterfaceError>]) {
+        state.withLock { $0.answers = answers }
+    }
+
     func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
         let next = state.withLock { state -> Result<UserInterfaceAnswer, UserInterfaceError> in
             state.asked.append(request)

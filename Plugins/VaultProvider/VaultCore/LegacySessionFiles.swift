@@ -1,0 +1,60 @@
+internal import FoundationEssentials
+internal import Glibc
+
+/// The files earlier releases of the Vault kept in its private runtime folder,
+/// `$XDG_RUNTIME_DIR/autofill/providers/org.autofill.vault/`, and which this release removes.
+///
+/// Earlier releases kept an unlocked session there as a file holding the vault key
+/// (`vault-HASH.session`, written through a temporary `.vault-HASH.session.RANDOM.tmp`), and before
+/// the host recorded fills itself, the fills next to it (`vault-HASH.fills`). The unlocked vault now
+/// lives in the provider's memory only (``VaultMemory``) and the host says which fills it delivered
+/// (`hostRecentPasswordFill`), so nothing is written there any more. What an older release left is
+/// deleted at the provider's load and by `autofill-vault lock`, so a key written before an upgrade
+/// does not stay on the runtime file system until logout.
+public enum LegacySessionFiles {
+    /// The Vault's provider id: its runtime folder is named after it.
+    public static let providerID = "org.autofill.vault"
+
+    /// `$XDG_RUNTIME_DIR/autofill/providers/org.autofill.vault` when XDG_RUNTIME_DIR is an absolute
+    /// path; else "" (there is no runtime folder, so nothing to remove).
+    public static func folder(environment: [String: String]) -> String {
+        guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return "" }
+        return (runtime.hasSuffix("/") ? runtime : runtime + "/") + "autofill/providers/\(providerID)"
+    }
+
+    /// ``remove(in:)`` in the folder of this process's environment.
+    @discardableResult
+    public static func remove() -> Int {
+        remove(in: folder(environment: ProcessInfo.processInfo.environment))
+    }
+
+    /// Deletes the session files, their temporary files and the fill records in `folder`; returns
+    /// how many were deleted. A folder that does not exist, is a symbolic link, belongs to another
+    /// user or cannot be read (the sandbox) is left alone: nothing is created and nothing fails.
+    @discardableResult
+    public static func remove(in folder: String) -> Int {
+        guard !folder.isEmpty else { return 0 }
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_uid == getuid(), let directory = fdopendir(fd) else {
+            close(fd)
+            return 0
+        }
+        defer { closedir(directory) }  // closes fd
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if isLegacy(name) { names.append(name) }
+        }
+        return names.filter { unlinkat(fd, $0, 0) == 0 }.count
+    }
+
+    /// Whether `name` is one of the files earlier releases wrote.
+    static func isLegacy(_ name: String) -> Bool {
+        (name.hasPrefix("vault-") && (name.hasSuffix(".session") || name.hasSuffix(".fills")))
+            || (name.hasPrefix(".vault-") && name.contains(".session.") && name.hasSuffix(".tmp"))
+    }
+}
