@@ -35,10 +35,11 @@ enum CLI {
         ]
     }
 
-    /// ``environment(home:)`` (with `extra`) as the `env NAME='value' …` prefix of a shell command,
-    /// for commands run in a tmux pane.
+    /// ``environment(home:)`` (with `extra`) as the `env -i TERM="$TERM" NAME='value' …` prefix of a
+    /// shell command, for commands run in a tmux pane: nothing else of the test process's environment
+    /// (which the tmux server inherited), and the pane's own TERM.
     static func shellEnvironment(home: String, _ extra: [String: String] = [:]) -> String {
-        "env " + environment(home: home).merging(extra) { $1 }.sorted { $0.key < $1.key }
+        #"env -i TERM="$TERM" "# + environment(home: home).merging(extra) { $1 }.sorted { $0.key < $1.key }
             .map { "\($0.key)='\($0.value.replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
     }
 

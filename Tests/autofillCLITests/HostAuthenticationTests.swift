@@ -6,10 +6,10 @@ import Testing
 /// `UserAuthentication` policy; a provider's UI counts only for what it really established; the
 /// host's own questions are answered at the controlling terminal, never from `--ui-script`.
 ///
-/// Providers: the Vault (a copy of the demo vault, unlocked with `autofill-vault unlock`, so it
-/// answers without UI) and the C fixture (`org.t.fixture`), whose text entry point completes without
+/// Providers: the Vault (a copy of the demo vault, unlocked in the agent with `autofill unlock`, so
+/// it answers without UI; without the agent nothing stays unlocked, so these run in the agent pass) and the C fixture (`org.t.fixture`), whose text entry point completes without
 /// UI and whose `silentui` identity completes from the UI entry point without showing anything.
-@Suite(.serialized)
+@Suite(.serialized, .enabled(if: CLI.usesAgent))
 struct HostAuthenticationTests {
     let home: TemporaryHome
     static let master = "correct horse battery staple"
@@ -50,9 +50,7 @@ struct HostAuthenticationTests {
         #expect(try autofill(["identities", "save", "--provider", "org.t.fixture", "--file", identities], policy: "none").status == 0)
         // Unlocked: the vault answers without UI from now on, so only the host's policy stands between a
         // command and the secret.
-        let unlocked = try ChildProcess.run(
-            "\(CLI.root)/.build/debug/autofill-vault", ["unlock", "--vault", "\(home.path)/vault/vault.afvault", "--password-stdin"],
-            environment: environment, input: Self.master + "\n")
+        let unlocked = try autofill(["unlock", "org.autofill.vault"], policy: "none", script: "secret \(Self.master)\n")
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
     }
 

@@ -76,22 +76,35 @@ struct SandboxAttackTests {
         #expect(outcome == "ok read 13 bytes", "\(result.stderr)")
     }
 
-    @Test func theVaultsUnlockedSessionIsOutOfReach() throws {
-        // An unlocked Vault session of this user, where the Vault keeps it.
+    /// The unlocked Vault lives in its helper's memory only (under the agent): no file holds it, and
+    /// another provider cannot open that process's memory or environment.
+    @Test(.enabled(if: CLI.usesAgent)) func theUnlockedVaultIsOutOfReach() throws {
         let vaultFolder = "\(home.path)/vault"
         try FileManager.default.createDirectory(atPath: vaultFolder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(vaultFolder)/vault.afvault")
-        let unlocked = try ChildProcess.run(
-            "\(CLI.root)/.build/debug/autofill-vault", ["unlock", "--vault", "\(vaultFolder)/vault.afvault", "--password-stdin"],
-            environment: ["HOME": home.path, "XDG_RUNTIME_DIR": "\(home.path)/run", "PATH": "/usr/bin:/bin"],
-            input: "correct horse battery staple\n")
+        _ = try home.sample("VaultProvider", as: "org.autofill.vault")
+        let vaultConfig = "\(home.path)/vault.plist"
+        let plist: [String: Any] = [
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
+            "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault/vault.afvault"]], "UserAuthentication": ["Policy": "none"],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: vaultConfig))
+        try home.trust(["org.autofill.vault"], config: vaultConfig)
+        let script = try home.file("unlock.ui", "secret correct horse battery staple\n")
+        let unlocked = try CLI.run(["unlock", "org.autofill.vault", "--ui-script", script, "--config", vaultConfig], home: home.path)
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
-        let sessions = "\(home.path)/run/autofill/providers/org.autofill.vault"
-        let session = try #require(try FileManager.default.contentsOfDirectory(atPath: sessions).first { $0.hasSuffix(".session") })
-        let (outcome, result) = try attack("read-file", target: "\(sessions)/\(session)")
-        #expect(outcome == "denied EACCES open", "\(result.stderr)")
-        // Control: outside the sandbox the same read succeeds (the file is there and readable by this user).
-        #expect(try attack("read-file", target: "\(sessions)/\(session)", unsandboxed: true).outcome.hasPrefix("ok read"))
+        let status = try CLI.run(["agent", "status", "--json"], home: home.path)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        let providers = try #require(object["providers"] as? [[String: Any]])
+        let vault = try #require(providers.first { $0["id"] as? String == "org.autofill.vault" }?["helperPID"] as? Int)
+        let runtime = "\(home.path)/run/autofill/providers/org.autofill.vault"
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: runtime)) ?? []).isEmpty, "no file holds the unlocked vault")
+        for file in ["mem", "environ"] {
+            let (outcome, result) = try attack("read-file", target: "/proc/\(vault)/\(file)")
+            #expect(outcome == "denied EACCES open", "\(file): \(outcome) \(result.stderr)")
+        }
+        // Control: outside the sandbox this user (root here) can open the helper's environment.
+        #expect(try attack("read-file", target: "/proc/\(vault)/environ", unsandboxed: true).outcome.hasPrefix("ok read"))
     }
 
     @Test(arguments: ["trust.json", "faults.json", "config.plist", "store"])

@@ -34,6 +34,12 @@ public enum AgentClient {
             }
         }
         defer { close(socket) }
+        // The agent gets this process's terminal and output: never hand them to another user's process.
+        var uid: uid_t = 0, pid: pid_t = 0
+        guard afa_peer_credentials(socket, &uid, &pid) == 0, uid == getuid() else {
+            writeError("autofill: \(paths.socket) is served by uid \(uid), not by you; autofill talks to no other user's agent. Remove the socket, or run with AUTOFILL_AGENT=off (docs/AGENT.md).\n")
+            return .exited(77)
+        }
         let request = AgentProtocol.Message.run(
             version: AgentProtocol.version, arguments: absolutePaths(arguments), environment: AgentProtocol.sentEnvironment(environment))
         var descriptors: [Int32] = [0, 1, 2]

@@ -29,15 +29,18 @@ public enum AgentProtocol {
         "DBUS_SYSTEM_BUS_ADDRESS",
     ]
 
-    /// The variables that decide how providers are launched (helpers' environment, the helper
-    /// executable, the sandbox): a client whose values differ from the agent's runs in its own
-    /// process, since the agent's running providers were launched with the agent's.
+    /// The variables that decide where providers' files are and how they are launched (the folders
+    /// their sandbox opens, the programs PATH finds, the helper executable, test knobs): a client whose
+    /// values differ from the agent's runs in its own process, since the agent's running providers were
+    /// launched with the agent's. Locale and time zone are not among them: helpers keep the agent's.
     static func launchEnvironment(_ environment: [String: String]) -> [String: String] {
-        environment.filter { key, _ in
-            HelperSpawn.passedToHelpers.contains(key) || key.hasPrefix("LC_") || key == HelperProtocol.executableEnvironmentKey
-                || key == "AUTOFILL_TEST_NO_LANDLOCK"
-        }
+        environment.filter { key, _ in launchKeys.contains(key) }
     }
+
+    static let launchKeys: Set<String> = [
+        "HOME", "PATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
+        "LD_DEBUG", "LD_DEBUG_OUTPUT", HelperProtocol.executableEnvironmentKey, "AUTOFILL_TEST_NO_LANDLOCK",
+    ]
 
     /// Every message.
     enum Message: Equatable {

@@ -4,8 +4,10 @@ internal import Synchronization
 /// The providers the agent keeps running between requests, so each can keep its unlocked state in
 /// its own memory (docs/AGENT.md).
 ///
-/// One connection per configuration file and provider id. A request that would launch the provider
-/// differently (another bundle, settings, sandbox, limits or isolation) replaces it. Every request
+/// One connection per provider id, whichever configuration file a request names: two configurations
+/// that launch a provider the same way share it (and what it unlocked). A request that would launch
+/// it differently (another bundle, settings, sandbox, limits, isolation, store folder or UI idle
+/// time) replaces it. Every request
 /// admits the provider again (trust and quarantine, ``ProviderSetup/admit(_:)``), so a provider
 /// whose files changed or that was quarantined since is refused as it would be without the agent.
 /// The connection's helper restarts on the next request after a crash, as always; ``lock(_:)`` ends
@@ -18,6 +20,7 @@ public final class ProviderPool: Sendable {
         var options: HelperOptions?
         var settings: [String: String]
         var stores: String
+        var userInterfaceIdleTimeout: Duration
     }
 
     private struct Entry {
@@ -38,8 +41,9 @@ public final class ProviderPool: Sendable {
         let signature = Signature(
             bundlePath: manifest.bundlePath, isolation: "\(isolation)",
             options: isolation == .inProcess ? nil : try setup.helperOptions(for: manifest),
-            settings: setup.sandboxedSettings(for: manifest), stores: setup.stores.path)
-        let key = setup.catalog.file.path + "\u{0}" + manifest.identifier
+            settings: setup.sandboxedSettings(for: manifest), stores: setup.stores.path,
+            userInterfaceIdleTimeout: setup.catalog.file.configuration.uiIdleTimeout)
+        let key = manifest.identifier
         if let entry = entries.withLock({ $0[key] }), entry.signature == signature {
             try setup.admit(manifest)
             return entry.connection
