@@ -174,7 +174,7 @@ struct ProviderCatalogTests {
             "Comment": "mine", "ProviderSettings": ["org.a": ["AnyKey": "x"]],
             "ProviderIsolation": ["Providers": ["org.whatever": "inProcess"]],
         ])
-        #expect(file.warnings == ["Comment is not a configuration key; ignored (the keys are PluginSearchPaths, EnabledProviders, ProviderSettings, NoUIDeadlineSeconds, UIIdleTimeoutSeconds, IdentityStoreDirectory, UserAuthentication, Quarantine, ProviderIsolation)"])
+        #expect(file.warnings == ["Comment is not a configuration key; ignored (the keys are PluginSearchPaths, EnabledProviders, ProviderSettings, NoUIDeadlineSeconds, UIIdleTimeoutSeconds, IdentityStoreDirectory, UserAuthentication, Quarantine, ProviderIsolation, AgentIdleTimeoutSeconds)"])
     }
 
     @Test func theNoUIDeadlineDefaultsToThreeSeconds() throws {
