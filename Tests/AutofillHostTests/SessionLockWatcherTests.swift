@@ -33,120 +33,109 @@ struct SessionLockWatcherTests {
         }
     }
 
+    /// Runs `body` with a private bus, the stand-in logind on it (`noSession`: knowing no session for
+    /// this process), and a watcher recording into `events`; stops all three afterwards.
+    func watching(noSession: Bool = false, sessionID: String? = nil,
+                  _ body: (PrivateSystemBus, Events, SessionLockWatcher) throws -> Void) throws {
+        let bus = try PrivateSystemBus()
+        defer { bus.stop() }
+        try bus.startLogind(noSession: noSession)
+        let events = Events()
+        let watcher = try watch(bus, events, sessionID: sessionID)
+        defer { watcher.stop() }
+        try body(bus, events, watcher)
+    }
+
     /// Starts a watcher on `bus` recording into `events`.
     func watch(_ bus: PrivateSystemBus, _ events: Events, sessionID: String? = nil) throws -> SessionLockWatcher {
         try SessionLockWatcher.start(busAddress: bus.address, sessionID: sessionID, onLock: events.lock, onEnd: events.end).get()
     }
 
     @Test func aLockOfTheWatchedSessionAndGoingToSleepReachTheCallback() throws {
-        let bus = try PrivateSystemBus()
-        defer { bus.stop() }
-        try bus.startLogind()
-        let events = Events()
-        let watcher = try watch(bus, events)
-        defer { watcher.stop() }
-        #expect(watcher.watchedSession == PrivateSystemBus.ownSession, "logind's GetSessionByPID names the session")
+        try watching() { bus, events, watcher in
+            #expect(watcher.watchedSession == PrivateSystemBus.ownSession, "logind's GetSessionByPID names the session")
 
-        try bus.logindSends("Lock", path: PrivateSystemBus.ownSession)
-        #expect(events.wait(for: 1) == [Self.locked])
-        try bus.logindSends("PrepareForSleep", true)
-        #expect(events.wait(for: 2) == [Self.locked, Self.sleeping])
+            try bus.logindSends("Lock", path: PrivateSystemBus.ownSession)
+            #expect(events.wait(for: 1) == [Self.locked])
+            try bus.logindSends("PrepareForSleep", true)
+            #expect(events.wait(for: 2) == [Self.locked, Self.sleeping])
+        }
     }
 
     @Test func wakingUpAnotherSessionsLockAndAnUnlockedHintDoNotLock() throws {
-        let bus = try PrivateSystemBus()
-        defer { bus.stop() }
-        try bus.startLogind()
-        let events = Events()
-        let watcher = try watch(bus, events)
-        defer { watcher.stop() }
+        try watching() { bus, events, watcher in
 
-        try bus.logindSends("PrepareForSleep", false)
-        try bus.logindSends("Lock", path: PrivateSystemBus.otherSession)
-        try bus.logindSends("LockedHint", path: PrivateSystemBus.ownSession, false)
-        try bus.logindSends("LockedHint", path: PrivateSystemBus.otherSession, true)
-        try bus.logindSends("PrepareForSleep", true)  // the marker
-        #expect(events.wait(for: 1) == [Self.sleeping])
-        usleep(100_000)
-        #expect(events.all == [Self.sleeping])
+            try bus.logindSends("PrepareForSleep", false)
+            try bus.logindSends("Lock", path: PrivateSystemBus.otherSession)
+            try bus.logindSends("LockedHint", path: PrivateSystemBus.ownSession, false)
+            try bus.logindSends("LockedHint", path: PrivateSystemBus.otherSession, true)
+            try bus.logindSends("PrepareForSleep", true)  // the marker
+            #expect(events.wait(for: 1) == [Self.sleeping])
+            usleep(100_000)
+            #expect(events.all == [Self.sleeping])
+        }
     }
 
     /// Desktops that lock the screen themselves tell logind with SetLockedHint; no Lock signal follows.
     @Test func theLockedHintBecomingTrueLocks() throws {
-        let bus = try PrivateSystemBus()
-        defer { bus.stop() }
-        try bus.startLogind()
-        let events = Events()
-        let watcher = try watch(bus, events)
-        defer { watcher.stop() }
+        try watching() { bus, events, watcher in
 
-        try bus.logindSends("LockedHint", path: PrivateSystemBus.ownSession, true)
-        #expect(events.wait(for: 1) == [Self.locked])
+            try bus.logindSends("LockedHint", path: PrivateSystemBus.ownSession, true)
+            #expect(events.wait(for: 1) == [Self.locked])
+        }
     }
 
     @Test func theSessionNamedByItsIDIsWatched() throws {
-        let bus = try PrivateSystemBus()
-        defer { bus.stop() }
-        try bus.startLogind()
-        let events = Events()
-        let watcher = try watch(bus, events, sessionID: "c7")
-        defer { watcher.stop() }
-        #expect(watcher.watchedSession == "/org/freedesktop/login1/session/c7", "logind's GetSession names it")
+        try watching(sessionID: "c7") { bus, events, watcher in
+            #expect(watcher.watchedSession == "/org/freedesktop/login1/session/c7", "logind's GetSession names it")
 
-        try bus.logindSends("Lock", path: PrivateSystemBus.ownSession)  // this process's, but not the one named
-        try bus.logindSends("Lock", path: "/org/freedesktop/login1/session/c7")
-        #expect(events.wait(for: 1) == [Self.locked])
-        usleep(100_000)
-        #expect(events.all == [Self.locked])
+            try bus.logindSends("Lock", path: PrivateSystemBus.ownSession)  // this process's, but not the one named
+            try bus.logindSends("Lock", path: "/org/freedesktop/login1/session/c7")
+            #expect(events.wait(for: 1) == [Self.locked])
+            usleep(100_000)
+            #expect(events.all == [Self.locked])
+        }
     }
 
     /// A daemon started by systemd --user belongs to no session: every session of its user is watched.
     @Test func outsideAnySessionEverySessionOfThisUserIsWatched() throws {
-        let bus = try PrivateSystemBus()
-        defer { bus.stop() }
-        try bus.startLogind(noSession: true)
-        let events = Events()
-        let watcher = try watch(bus, events, sessionID: "c7")
-        defer { watcher.stop() }
-        #expect(watcher.watchedSession == nil)
+        try watching(noSession: true, sessionID: "c7") { bus, events, watcher in
+            #expect(watcher.watchedSession == nil)
 
-        try bus.logindSends("Lock", path: PrivateSystemBus.otherSession)  // another user's (ListSessions)
-        try bus.logindSends("Lock", path: PrivateSystemBus.ownSession)
-        #expect(events.wait(for: 1) == [Self.locked])
-        try bus.logindSends("LockedHint", path: PrivateSystemBus.otherSession, true)
-        try bus.logindSends("LockedHint", path: PrivateSystemBus.ownSession, true)
-        #expect(events.wait(for: 2) == [Self.locked, Self.locked])
-        usleep(100_000)
-        #expect(events.all == [Self.locked, Self.locked])
+            try bus.logindSends("Lock", path: PrivateSystemBus.otherSession)  // another user's (ListSessions)
+            try bus.logindSends("Lock", path: PrivateSystemBus.ownSession)
+            #expect(events.wait(for: 1) == [Self.locked])
+            try bus.logindSends("LockedHint", path: PrivateSystemBus.otherSession, true)
+            try bus.logindSends("LockedHint", path: PrivateSystemBus.ownSession, true)
+            #expect(events.wait(for: 2) == [Self.locked, Self.locked])
+            usleep(100_000)
+            #expect(events.all == [Self.locked, Self.locked])
+        }
     }
 
     @Test func signalsFromAConnectionThatDoesNotOwnLogindsNameAreIgnored() throws {
-        let bus = try PrivateSystemBus()
-        defer { bus.stop() }
-        try bus.startLogind()
-        let events = Events()
-        let watcher = try watch(bus, events)
-        defer { watcher.stop() }
+        try watching() { bus, events, watcher in
 
-        // dbus-send, to everyone (the bus's match rules already drop these) and to the watcher alone
-        // (no match rule filters a unicast signal: the watcher's own check must).
-        for destination in [nil, watcher.uniqueName] {
-            try bus.dbusSendSignal(path: "/org/freedesktop/login1", "org.freedesktop.login1.Manager.PrepareForSleep", ["boolean:true"],
-                                   to: destination)
-            try bus.dbusSendSignal(path: PrivateSystemBus.ownSession, "org.freedesktop.login1.Session.Lock", to: destination)
+            // dbus-send, to everyone (the bus's match rules already drop these) and to the watcher alone
+            // (no match rule filters a unicast signal: the watcher's own check must).
+            for destination in [nil, watcher.uniqueName] {
+                try bus.dbusSendSignal(path: "/org/freedesktop/login1", "org.freedesktop.login1.Manager.PrepareForSleep", ["boolean:true"],
+                                       to: destination)
+                try bus.dbusSendSignal(path: PrivateSystemBus.ownSession, "org.freedesktop.login1.Session.Lock", to: destination)
+            }
+            // Every signal, to everyone and to the watcher; then the bus's NameOwnerChanged, forged to say
+            // the impostor owns the name now, followed by the signals again.
+            let all = ["PrepareForSleep", "Lock", "LockedHint"]
+            try bus.impostorSends(all, to: nil)
+            try bus.impostorSends(all, to: watcher.uniqueName)
+            try bus.impostorSends(["NameOwnerChanged"] + all, to: watcher.uniqueName)
+            try bus.impostorSends(["NameOwnerChanged"] + all, to: nil)
+
+            try bus.logindSends("PrepareForSleep", true)  // the marker: logind is still believed
+            #expect(events.wait(for: 1) == [Self.sleeping])
+            usleep(100_000)
+            #expect(events.all == [Self.sleeping])
         }
-        // Every signal, to everyone and to the watcher; then the bus's NameOwnerChanged, forged to say
-        // the impostor owns the name now, followed by the signals again.
-        let all = ["PrepareForSleep", "Lock", "LockedHint"]
-        try bus.impostorSends(all, to: nil)
-        try bus.impostorSends(all, to: watcher.uniqueName)
-        try bus.impostorSends(["NameOwnerChanged"] + all, to: watcher.uniqueName)
-        try bus.impostorSends(["NameOwnerChanged"] + all, to: nil)
-
-        try bus.logindSends("PrepareForSleep", true)  // the marker: logind is still believed
-        #expect(events.wait(for: 1) == [Self.sleeping])
-        usleep(100_000)
-        #expect(events.all == [Self.sleeping])
     }
 
     /// logind may start after the agent, or restart: the owner of its name is followed.
@@ -184,20 +173,16 @@ struct SessionLockWatcherTests {
     }
 
     @Test func theBusGoingAwayEndsTheWatcherWithAnError() throws {
-        let bus = try PrivateSystemBus()
-        defer { bus.stop() }
-        try bus.startLogind()
-        let events = Events()
-        let watcher = try watch(bus, events)
-        defer { watcher.stop() }
+        try watching() { bus, events, watcher in
 
-        bus.stopDaemon()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while events.endError == nil && ContinuousClock.now < deadline { usleep(5_000) }
-        let error = try #require(events.endError)
-        #expect(error.code == .io)
-        #expect(error.message.hasSuffix("the system bus closed the connection"), "\(error.message)")
-        #expect(events.all.isEmpty)
+            bus.stopDaemon()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while events.endError == nil && ContinuousClock.now < deadline { usleep(5_000) }
+            let error = try #require(events.endError)
+            #expect(error.code == .io)
+            #expect(error.message.hasSuffix("the system bus closed the connection"), "\(error.message)")
+            #expect(events.all.isEmpty)
+        }
     }
 
     @Test func afterStopNoCallbackFollowsAndStopCanBeRepeated() throws {

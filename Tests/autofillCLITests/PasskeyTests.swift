@@ -7,8 +7,10 @@ import Testing
 
 /// Passkeys end to end: `autofill passkey create/get` with the Vault provider, every result verified
 /// by real WebAuthn relying-party libraries from PyPI (py_webauthn, and python-fido2's server as a
-/// second opinion) through `Support/relying_party.py`.
-@Suite(.serialized)
+/// second opinion) through `Support/relying_party.py`. A sign-in follows the registration that unlocked
+/// the Vault, so the suite runs in the agent pass (without the agent each command's Vault starts locked;
+/// the Vault's passkeys in and out of process are VaultProviderPasskeyTests' subject).
+@Suite(.serialized, .enabled(if: CLI.usesAgent))
 struct PasskeyTests {
     let home: TemporaryHome
     static let master = "correct horse battery staple"
@@ -108,9 +110,7 @@ struct PasskeyTests {
 
     // MARK: Registration and sign-in
 
-    /// The sign-ins after the registration find the Vault unlocked: in the agent only (without it,
-    /// each command's Vault starts locked).
-    @Test(.enabled(if: CLI.usesAgent)) func aPasskeyIsCreatedAndSignsInAsARelyingPartyVerifiesIt() throws {
+    @Test func aPasskeyIsCreatedAndSignsInAsARelyingPartyVerifiesIt() throws {
         let registration = try registerAlice()
         #expect(registration["format"] as? String == "none")
         #expect(registration["userPresent"] as? Bool == true)
