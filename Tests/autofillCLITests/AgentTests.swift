@@ -185,6 +185,23 @@ struct AgentTests {
         #expect(Self.eventually { !Self.isRunning(removed) }, "an agent whose socket was removed exits")
     }
 
+    @Test func anAgentWhoseExecutableWasReplacedEndsSoTheNextCommandRunsTheNewOne() throws {
+        let bin = "\(home.path)/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        for name in ["autofill", "autofill-provider-helper"] {
+            try FileManager.default.copyItem(atPath: "\(CLI.root)/.build/debug/\(name)", toPath: "\(bin)/\(name)")
+        }
+        let first = try ChildProcess.run("\(bin)/autofill", ["fill", "fast.test", "--user", "ok", "--config", config],
+                                         environment: CLI.environment(home: home.path))
+        #expect(first.status == 0 && first.stdout == "pw-fast\n", "\(first.stderr)")
+        let (agent, _) = try #require(try status())
+        // An upgrade: the new file is written beside the old and renamed over it.
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/.build/debug/autofill", toPath: "\(bin)/autofill.new")
+        #expect(rename("\(bin)/autofill.new", "\(bin)/autofill") == 0)
+        #expect(Self.eventually { !Self.isRunning(agent) }, "the old agent ends between requests")
+        #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
+    }
+
     @Test func tenClientsAtOnceAreAllServed() throws {
         _ = try autofill(["fill", "fast.test", "--user", "ok"])
         let failures = Mutex<[String]>([])

@@ -219,6 +219,11 @@ public final class AgentServer: Sendable {
             return idle >= state.idleTimeout ? state.idleTimeout : nil
         }
         if let idle { return stop("no request for \(idle.formattedSeconds)") }
+        // An upgrade or rebuild replaced the executable: end between requests, so the next command
+        // starts the new code instead of being served by the old.
+        if state.withLock({ $0.active == 0 }), HelperSpawn.selfExecutable().hasSuffix(" (deleted)") {
+            return stop("its executable was replaced (an upgrade); the next command starts the new one")
+        }
         var device: UInt64 = 0, inode: UInt64 = 0
         if afa_identity(paths.socket, &device, &inode) != 0 || device != socketIdentity.device || inode != socketIdentity.inode {
             stop("its socket \(paths.socket) was removed or replaced")
