@@ -320,7 +320,7 @@ public final class AgentServer: Sendable {
             done.cancel()
         }
         let ready = afa_wait_either(socket, done.descriptor, -1)
-        if ready & 2 == 0 || !done.isCanceled {
+        if ready & 2 == 0 {
             // The client closed the connection (or wrote more, which the protocol forbids): it gets
             // nothing from here on, and what waits on its terminal stops waiting.
             console.close()
