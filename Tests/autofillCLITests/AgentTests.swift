@@ -202,8 +202,8 @@ struct AgentTests {
         #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
     }
 
+    /// Including the first requests, which start the agent and launch both providers at once.
     @Test func tenClientsAtOnceAreAllServed() throws {
-        _ = try autofill(["fill", "fast.test", "--user", "ok"])
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 10) { client in
             for _ in 0..<20 {

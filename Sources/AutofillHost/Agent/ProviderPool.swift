@@ -30,6 +30,14 @@ public final class ProviderPool: Sendable {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    /// One lock per provider id, held while that provider is launched: concurrent first requests
+    /// launch it once (a second launch would replace the first and end its helper mid-request),
+    /// and a provider slow to load holds up no other provider's launch.
+    private let launches = Mutex<[String: LaunchLock]>([:])
+
+    private final class LaunchLock: Sendable {
+        let mutex = Mutex(())
+    }
 
     /// An empty pool.
     public init() {}
@@ -48,6 +56,25 @@ public final class ProviderPool: Sendable {
             try setup.admit(manifest)
             return entry.connection
         }
+        let lock = launches.withLock { locks in
+            if let lock = locks[key] { return lock }
+            let lock = LaunchLock()
+            locks[key] = lock
+            return lock
+        }
+        return try lock.mutex.withLock { _ throws(AutofillError) -> any ProviderConnection in
+            // Launched by a request that held the lock first?
+            if let entry = entries.withLock({ $0[key] }), entry.signature == signature {
+                try setup.admit(manifest)
+                return entry.connection
+            }
+            return try launch(manifest, setup: setup, key: key, signature: signature)
+        }
+    }
+
+    private func launch(_ manifest: PluginManifest, setup: ProviderSetup, key: String, signature: Signature)
+        throws(AutofillError) -> any ProviderConnection
+    {
         guard let store = try setup.store(for: manifest.identifier) else {
             throw AutofillError(.configuration, "\(manifest.identifier) is not enabled")
         }
