@@ -14,7 +14,8 @@
  *
  * The store is the setting PasswordStoreDir, else $PASSWORD_STORE_DIR, else
  * ~/.password-store; GnuPG's home is the setting GnuPGHome, else $GNUPGHOME,
- * else ~/.gnupg. An entry is a file NAME.gpg beneath the store, laid out as
+ * else ~/.gnupg (the variables only when absolute: the order Info.plist
+ * declares, so the sandbox grants exactly the folders the provider opens). An entry is a file NAME.gpg beneath the store, laid out as
  * pass users do: the first line is the password; later lines may say
  * `login:`, `user:`, `username:`, `email:` (the user) and `url:` (the site),
  * and an `otpauth://totp/...` line (pass-otp) gives one-time codes.
@@ -233,7 +234,7 @@ static char *folder_from(const char *key, const char *variable, const char *fall
     char *value = setting(key);
     const char *env = getenv(variable), *home = getenv("HOME");
     if (value) return value;
-    if (env && *env) return strdup(env);
+    if (env && *env == '/') return strdup(env); /* as the sandbox resolves it: absolute paths only */
     if (!home || !*home) return NULL;
     return join(home, fallback);
 }
