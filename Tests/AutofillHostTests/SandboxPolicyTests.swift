@@ -47,7 +47,7 @@ struct SandboxPolicyTests {
         ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Path</key><string>/x</string><key>Access</key><string>read</string></dict></array>", "names both"),
         ("<key>Files</key><array><dict><key>Path</key><string>relative/x</string><key>Access</key><string>read</string></dict></array>", "is not an absolute path"),
         ("<key>Files</key><array><dict><key>Path</key><string>/a/../etc</string><key>Access</key><string>read</string></dict></array>", "contains .."),
-        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>write</string></dict></array>", "Access: is missing or not read or read-write"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>write</string></dict></array>", "Access: is missing or not read, read-write or read-write-folder"),
         ("<key>OutboundTCPPorts</key><array><integer>0</integer></array>", "is not a TCP port"),
         ("<key>OutboundTCPPorts</key><array><integer>70000</integer></array>", "is not a TCP port"),
         ("<key>SessionBus</key><string>yes</string>", "expected a Boolean"),
@@ -56,6 +56,8 @@ struct SandboxPolicyTests {
         ("<key>Environment</key><array><string>SSH_AUTH_SOCK</string></array>", "is not a variable a provider may see"),
         ("<key>Environment</key><array><string>A B</string></array>", "is not an environment variable name"),
         ("<key>Network</key><true/>", "Network: is not a sandbox key"),
+        ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Default</key><string>$FOO/x</string><key>Access</key><string>read</string></dict></array>", "names $FOO, which its Environment does not declare"),
+        ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Default</key><array><integer>1</integer></array><key>Access</key><string>read</string></dict></array>", "Default: is not a non-empty String or an Array of them"),
     ])
     func aMalformedDeclarationIsAProblemNamingTheKey(xml: String, expected: String) throws {
         let plist = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>X</key><dict>\(xml)</dict></dict></plist>"
@@ -87,6 +89,40 @@ struct SandboxPolicyTests {
         let home = "\(folder.path)/home"
         return SandboxContext(setup: setup, environment: ["HOME": home, "XDG_RUNTIME_DIR": "\(home)/run", "PATH": "/usr/bin",
                                                           "SECRET_TOKEN": "decoy", "LANG": "C.UTF-8"].merging(extra) { $1 })
+    }
+
+    @Test func aFolderAndDefaultsFromDeclaredVariablesReadAsPermissionsOfTheirOwn() {
+        let (declaration, problems) = declaration([
+            "Files": [["Setting": "GnuPGHome", "Default": ["$GNUPGHOME", "~/.gnupg"], "Access": "read-write-folder"]],
+            "Environment": ["GNUPGHOME"],
+        ])
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(declaration.files.first?.defaults == ["$GNUPGHOME", "~/.gnupg"])
+        #expect(declaration.permissionKeys == ["file:setting:GnuPGHome:read-write-folder", "env:GNUPGHOME"])
+        #expect(SandboxDeclaration.describe(permissionKey: "file:setting:GnuPGHome:read-write-folder")
+            == "read and change the folder named by its GnuPGHome setting")
+    }
+
+    /// The pass provider's declaration: each folder is its setting, else its environment variable when
+    /// set and absolute, else the usual folder; GnuPG's home is granted itself, or nothing when missing.
+    @Test func passGetsTheFoldersItsVariablesNameAndAMissingGnuPGHomeGrantsNothing() throws {
+        let setup = try setup(settings: [:], enabled: ["org.autofill.pass"])
+        let manifest = try setup.catalog.manifest(for: "org.autofill.pass")
+        let home = "\(folder.path)/home"
+        for path in ["\(folder.path)/gh", "\(folder.path)/ps", "\(home)/.password-store"] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        let named = try context(setup, ["GNUPGHOME": "\(folder.path)/gh", "PASSWORD_STORE_DIR": "\(folder.path)/ps"]).policy(for: manifest)
+        #expect(named.rules.contains { $0.path == "\(folder.path)/gh" && $0.access == [.read, .write] })
+        #expect(named.rules.contains { $0.path == "\(folder.path)/ps" && $0.access == .read })
+        #expect(named.environment["GNUPGHOME"] == "\(folder.path)/gh" && named.runsPrograms && named.unixSockets)
+
+        // No variables (or a relative one): the usual folders; ~/.gnupg is missing, so nothing (never the home folder).
+        let usual = try context(setup, ["GNUPGHOME": "relative"]).policy(for: manifest)
+        #expect(usual.rules.contains { $0.path == "\(home)/.password-store" && $0.access == .read })
+        #expect(!usual.rules.contains { $0.path == home || $0.path.hasSuffix("/.gnupg") || $0.path.hasSuffix("relative") })
+        try FileManager.default.createDirectory(atPath: "\(home)/.gnupg", withIntermediateDirectories: true)
+        #expect(try context(setup).policy(for: manifest).rules.contains { $0.path == "\(home)/.gnupg" && $0.access == [.read, .write] })
     }
 
     @Test func theVaultGetsItsFolderItsOwnFoldersTheSystemReadOnlyAndAnEnvironmentOfNothingElse() throws {

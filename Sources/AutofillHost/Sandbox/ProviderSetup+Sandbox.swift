@@ -24,7 +24,7 @@ extension ProviderSetup {
         for file in declaration.files {
             var line = SandboxDeclaration.describe(permissionKey: file.permissionKey)
             if let name = file.setting {
-                let value = settings[name].flatMap { $0.isEmpty ? nil : $0 } ?? file.defaultPath.flatMap { context.expand($0, settings: settings) }
+                let value = settings[name].flatMap { $0.isEmpty ? nil : $0 } ?? context.resolveDefault(of: file, in: manifest, settings: settings)
                 line += value.map { " (now \(DisplayText.line($0, limit: 300)))" } ?? " (not set: nothing)"
             }
             lines.append(line)
@@ -205,10 +205,8 @@ struct SandboxContext {
             if let name = file.setting {
                 if let set = settings[name], !set.isEmpty {
                     value = set
-                } else if let fallback = file.defaultPath {
-                    value = expand(fallback, settings: settings)
                 } else {
-                    value = nil
+                    value = resolveDefault(of: file, in: manifest, settings: settings)
                 }
                 what = "its \(name) setting"
             } else {
@@ -223,13 +221,27 @@ struct SandboxContext {
             case .readWrite:
                 grants.append(Grant(path: Self.isDirectory(path) ? path : Self.parent(of: path), access: [.read, .write],
                                     what: "the folder of \(what)"))
+            case .readWriteFolder:
+                // The folder itself, never its parent: a missing folder grants nothing.
+                guard Self.isDirectory(path) else { continue }
+                grants.append(Grant(path: path, access: [.read, .write], what: "the folder named by \(what)"))
             }
         }
         return grants
     }
 
-    /// `~/…`, `$XDG_…/…` and `${Setting}` expanded; nil when a setting it names is unset.
-    func expand(_ text: String, settings: [String: String]) -> String? {
+    /// The first of `file`'s defaults that resolves, expanded; nil when none does.
+    func resolveDefault(of file: SandboxDeclaration.File, in manifest: PluginManifest, settings: [String: String]) -> String? {
+        for candidate in file.defaults {
+            if let value = expand(candidate, settings: settings, variables: manifest.sandbox.environment) { return value }
+        }
+        return nil
+    }
+
+    /// `~/…`, `$XDG_…/…`, `${Setting}` and `$NAME/…` of a declared variable (`variables`, read from the
+    /// user's environment) expanded; nil when a setting or variable it names is unset or a variable
+    /// is not an absolute path.
+    func expand(_ text: String, settings: [String: String], variables: [String] = []) -> String? {
         var text = text
         while let dollar = text.firstIndex(of: "$"), text[text.index(after: dollar)...].hasPrefix("{"),
             let close = text[dollar...].firstIndex(of: "}")
@@ -240,11 +252,16 @@ struct SandboxContext {
         }
         if text == "~" { return home }
         if text.hasPrefix("~/") { return home + text.dropFirst() }
+        let declared = variables
         let variables = ["$HOME": home, "$XDG_CONFIG_HOME": configHome, "$XDG_DATA_HOME": dataHome, "$XDG_STATE_HOME": stateHome,
                          "$XDG_CACHE_HOME": cacheHome, "$XDG_RUNTIME_DIR": runtimeDirectory]
         for (name, value) in variables where text == name || text.hasPrefix(name + "/") {
             guard let value else { return nil }
             return value + text.dropFirst(name.count)
+        }
+        if text.hasPrefix("$"), let name = text.dropFirst().split(separator: "/").first.map(String.init), declared.contains(name) {
+            guard let value = environment[name], value.hasPrefix("/") else { return nil }
+            return value + text.dropFirst(name.count + 1)
         }
         return text
     }

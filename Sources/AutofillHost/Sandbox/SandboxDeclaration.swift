@@ -12,11 +12,14 @@ internal import AutofillCore
 ///     <dict><key>Setting</key><string>VaultFile</string><key>Access</key><string>read-write</string></dict>
 ///     <dict><key>Setting</key><string>NetrcFile</string><key>Default</key><string>~/.netrc</string><key>Access</key><string>read</string></dict>
 ///     <dict><key>Path</key><string>~/.password-store</string><key>Access</key><string>read</string></dict>
+///     <dict><key>Setting</key><string>GnuPGHome</string>
+///       <key>Default</key><array><string>$GNUPGHOME</string><string>~/.gnupg</string></array>
+///       <key>Access</key><string>read-write-folder</string></dict>
 ///   </array>
 ///   <key>OutboundTCPPorts</key><array><integer>443</integer></array>
 ///   <key>SessionBus</key><true/>
 ///   <key>Executables</key><array><string>gpg</string></array>
-///   <key>Environment</key><array><string>PASSWORD_STORE_DIR</string></array>
+///   <key>Environment</key><array><string>PASSWORD_STORE_DIR</string><string>GNUPGHOME</string></array>
 /// </dict>
 /// ```
 public struct SandboxDeclaration: Hashable, Sendable {
@@ -29,19 +32,24 @@ public struct SandboxDeclaration: Hashable, Sendable {
         case read
         /// Read and change: the file's *folder* (saving atomically means a temporary file renamed over it).
         case readWrite = "read-write"
+        /// Read and change the folder itself, which the setting or path names (a GnuPG home): never
+        /// its parent, so a folder that does not exist grants nothing.
+        case readWriteFolder = "read-write-folder"
     }
 
-    /// One declared file or folder: named by a provider setting (with a default when unset) or by path.
+    /// One declared file or folder: named by a provider setting (with defaults when unset) or by path.
     public struct File: Hashable, Sendable {
         public var setting: String?
         public var path: String?
-        public var defaultPath: String?
+        /// What an unset setting stands for: candidates in order, the first that resolves (every
+        /// variable it names is set) wins. A `Default` string is one candidate.
+        public var defaults: [String]
         public var access: Access
 
-        public init(setting: String? = nil, path: String? = nil, defaultPath: String? = nil, access: Access) {
+        public init(setting: String? = nil, path: String? = nil, defaults: [String] = [], access: Access) {
             self.setting = setting
             self.path = path
-            self.defaultPath = defaultPath
+            self.defaults = defaults
             self.access = access
         }
 
@@ -90,7 +98,11 @@ public struct SandboxDeclaration: Hashable, Sendable {
         switch parts.first {
         case "file" where parts.count == 4:
             let what = parts[1] == "setting" ? "the file named by its \(safe(parts[2])) setting" : safe(parts[2])
-            return parts[3] == Access.readWrite.rawValue ? "read and change files in the folder of \(what)" : "read \(what)"
+            switch Access(rawValue: parts[3]) {
+            case .readWrite: return "read and change files in the folder of \(what)"
+            case .readWriteFolder: return "read and change the folder named by \(parts[1] == "setting" ? "its \(safe(parts[2])) setting" : safe(parts[2]))"
+            default: return "read \(what)"
+            }
         case "net" where parts.count == 3: return "connect to the internet on TCP port \(safe(parts[2]))"
         case "bus": return "talk to your D-Bus session bus (where the Secret Service and desktop services live)"
         case "exec" where parts.count == 2: return "run the program \(safe(parts[1]))"
@@ -121,10 +133,16 @@ public struct SandboxDeclaration: Hashable, Sendable {
             problem("\(key).\(DisplayText.line(name, limit: 100))", "is not a sandbox key",
                     "use only \(known.joined(separator: ", ")) (docs/SANDBOX.md)")
         }
+        declaration.environment = strings(top["Environment"], path: "\(key).Environment", problem: problem) { name in
+            guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic),
+                name.unicodeScalars.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) })
+            else { return "is not an environment variable name" }
+            return isRefusedEnvironmentName(name) ? "is not a variable a provider may see (it would change how programs load, reach your agents, or is autofill's own)" : nil
+        }
         if let files = top["Files"] {
             if case .array(let entries) = files {
                 for (index, entry) in entries.enumerated() {
-                    if let file = readFile(entry, path: "\(key).Files[\(index)]", problem: problem) { declaration.files.append(file) }
+                    if let file = readFile(entry, path: "\(key).Files[\(index)]", environment: declaration.environment, problem: problem) { declaration.files.append(file) }
                 }
             } else {
                 problem("\(key).Files", "expected an Array, found \(files.typeNameWithArticle)", "write an <array> of <dict>s with Setting or Path, and Access")
@@ -152,16 +170,10 @@ public struct SandboxDeclaration: Hashable, Sendable {
             if name.hasPrefix("/") { return name.contains("/../") || name.hasSuffix("/..") ? "is not a plain absolute path" : nil }
             return name.contains("/") || name == "." || name == ".." ? "is neither a program name nor an absolute path" : nil
         }
-        declaration.environment = strings(top["Environment"], path: "\(key).Environment", problem: problem) { name in
-            guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic),
-                name.unicodeScalars.allSatisfy({ $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) })
-            else { return "is not an environment variable name" }
-            return isRefusedEnvironmentName(name) ? "is not a variable a provider may see (it would change how programs load, reach your agents, or is autofill's own)" : nil
-        }
         return declaration
     }
 
-    private static func readFile(_ entry: PlistValue, path: String, problem: (String, String, String) -> Void) -> File? {
+    private static func readFile(_ entry: PlistValue, path: String, environment: [String], problem: (String, String, String) -> Void) -> File? {
         guard case .dictionary(let dict) = entry else {
             problem(path, "expected a Dictionary, found \(entry.typeNameWithArticle)", "write <dict> with Setting or Path, and Access")
             return nil
@@ -178,12 +190,29 @@ public struct SandboxDeclaration: Hashable, Sendable {
                 return nil
             }
         }
-        guard let setting = text("Setting"), let filePath = text("Path"), let defaultPath = text("Default") else { return nil }
+        guard let setting = text("Setting"), let filePath = text("Path") else { return nil }
+        var defaults: [String] = []
+        switch dict["Default"] {
+        case .none: break
+        case .string(let value) where !value.isEmpty && !value.contains("\0"): defaults = [value]
+        case .array(let values) where !values.isEmpty:
+            for value in values {
+                guard case .string(let text) = value, !text.isEmpty, !text.contains("\0") else {
+                    problem("\(path).Default", "is not a non-empty String or an Array of them", "write <string>…</string> or <array> of <string>s")
+                    return nil
+                }
+                defaults.append(text)
+            }
+        default:
+            problem("\(path).Default", "is not a non-empty String or an Array of them", "write <string>…</string> or <array> of <string>s")
+            return nil
+        }
         let access: Access
         switch dict["Access"] {
         case .string(let value) where Access(rawValue: value) != nil: access = Access(rawValue: value)!
         default:
-            problem("\(path).Access", "is missing or not read or read-write", "write <string>read</string> or <string>read-write</string>")
+            problem("\(path).Access", "is missing or not read, read-write or read-write-folder",
+                    "write <string>read</string>, <string>read-write</string> or <string>read-write-folder</string>")
             return nil
         }
         switch (setting, filePath) {
@@ -191,30 +220,36 @@ public struct SandboxDeclaration: Hashable, Sendable {
             problem(path, "names \(setting == nil ? "neither" : "both") a Setting \(setting == nil ? "nor" : "and") a Path", "give exactly one of them")
             return nil
         case (.some, nil):
-            if let defaultPath, let wrong = pathProblem(defaultPath, allowingSettings: true) {
-                problem("\(path).Default", wrong, "write an absolute path, ~/…, or $XDG_DATA_HOME/… (docs/SANDBOX.md)")
-                return nil
+            for candidate in defaults {
+                if let wrong = pathProblem(candidate, allowingSettings: true, environment: environment) {
+                    problem("\(path).Default", wrong, "write an absolute path, ~/…, $XDG_DATA_HOME/…, or $NAME/… of a variable your Environment declares (docs/SANDBOX.md)")
+                    return nil
+                }
             }
         case (nil, .some(let filePath)):
-            if defaultPath != nil { problem("\(path).Default", "goes with a Setting only", "remove it, or name a Setting"); return nil }
+            if !defaults.isEmpty { problem("\(path).Default", "goes with a Setting only", "remove it, or name a Setting"); return nil }
             if let wrong = pathProblem(filePath, allowingSettings: false) {
                 problem("\(path).Path", wrong, "write an absolute path, ~/…, or $XDG_DATA_HOME/… (docs/SANDBOX.md)")
                 return nil
             }
         }
-        return File(setting: setting, path: filePath, defaultPath: defaultPath, access: access)
+        return File(setting: setting, path: filePath, defaults: defaults, access: access)
     }
 
     /// The variables a declared path may start with.
     static let pathVariables = ["$HOME", "$XDG_CONFIG_HOME", "$XDG_DATA_HOME", "$XDG_STATE_HOME", "$XDG_CACHE_HOME", "$XDG_RUNTIME_DIR"]
 
-    /// Why `path` is not a declarable path, or nil.
-    static func pathProblem(_ path: String, allowingSettings: Bool) -> String? {
+    /// Why `path` is not a declarable path, or nil. A default (`allowingSettings`) may also start with
+    /// `${Setting}` or with `$NAME` of a variable in `environment` (the declaration's `Environment`).
+    static func pathProblem(_ path: String, allowingSettings: Bool, environment: [String] = []) -> String? {
         let components = path.split(separator: "/")
         if components.contains("..") { return "contains .." }
         if path.hasPrefix("/") || path == "~" || path.hasPrefix("~/") { return nil }
         if pathVariables.contains(where: { path == $0 || path.hasPrefix($0 + "/") }) { return nil }
         if allowingSettings && path.hasPrefix("${") { return nil }
+        if allowingSettings, path.hasPrefix("$"), let name = components.first.map({ String($0.dropFirst()) }) {
+            return environment.contains(name) ? nil : "names $\(name), which its Environment does not declare"
+        }
         return "is not an absolute path, ~/… or a path starting with \(pathVariables.joined(separator: ", "))"
     }
 

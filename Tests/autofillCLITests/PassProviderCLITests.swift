@@ -1,0 +1,73 @@
+import AutofillTestSupport
+import Foundation
+import Testing
+
+/// The pass provider through the real `autofill`, in its sandbox, as a user runs it: a store made
+/// with `pass`, a key with a passphrase and its own gpg-agent, the passphrase answered by a UI script.
+struct PassProviderCLITests {
+    let home: TemporaryHome
+    let pass: PasswordStore
+    let config: String
+
+    static let totpSecret = "KRUGS4ZANFZSA43FMNZGK5BB"
+
+    /// The provider enabled and approved, with pam_permit as the host's own authentication (so the
+    /// fills that need no UI of the provider's run unattended, on purpose).
+    init() throws {
+        home = try TemporaryHome()
+        pass = try PasswordStore()
+        try pass.insert("github.com/octocat", "s3cret-pass\nurl: https://github.com/login\notpauth://totp/GitHub:octocat?secret=\(Self.totpSecret)\n")
+        try pass.insert("Email/work", "mail-pass\nlogin: me@example.org\n")
+        _ = try home.sample("PassProvider", as: "org.autofill.pass")
+        let plist: [String: Any] = [
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.pass"],
+            "ProviderSettings": ["org.autofill.pass": ["PasswordStoreDir": pass.path, "GnuPGHome": pass.gnupgHome]],
+            "UserAuthentication": ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": try home.pamFolder()],
+        ]
+        config = "\(home.path)/config.plist"
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        try home.trust(["org.autofill.pass"], config: config)
+        let sync = try CLI.run(["providers", "sync", "--config", config], home: home.path)
+        #expect(sync.status == 0, "\(sync.stderr)")
+    }
+
+    func run(_ arguments: [String], script: String? = nil) throws -> CLI.Result {
+        var options = ["--config", config]
+        if let script { options += ["--ui-script", try home.file("script-\(UUID().uuidString).ui", script)] }
+        return try CLI.run(arguments + options, home: home.path)
+    }
+
+    @Test func aFillAsksThePassphraseOnceThenGpgAgentsCacheServesPasswordsAndCodes() throws {
+        let first = try run(["fill", "github.com"], script: "secret \(PasswordStore.passphrase)\n")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "s3cret-pass\n")
+        #expect(!first.stderr.contains(PasswordStore.passphrase) && !first.stderr.contains("s3cret-pass"))
+
+        // gpg-agent has the passphrase now: no UI script, nothing asked.
+        let second = try run(["fill", "github.com", "--format", "json"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.contains("\"password\" : \"s3cret-pass\"") && second.stdout.contains("\"user\" : \"octocat\""))
+
+        // The first fill showed the entry has a code: its one-time-code identity is published.
+        let start = Date()
+        let code = try run(["fill", "github.com", "--type", "otp"])
+        #expect(code.status == 0, "\(code.stderr)")
+        let seconds = Int64(start.timeIntervalSince1970) - 1...Int64(Date().timeIntervalSince1970) + 1
+        let expected = try Set(seconds.map { try Oathtool.run(["--totp=SHA1", "-b", "--now", "@\($0)", "-"], key: Self.totpSecret) })
+        #expect(expected.contains(code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(code.stdout)")
+    }
+
+    @Test func theListShowsEveryEntryAndAWrongPassphraseFillsNothing() throws {
+        let listed = try run(["fill", "example.org", "--list", "--provider", "org.autofill.pass"],
+                             script: "choose 1\nsecret \(PasswordStore.passphrase)\n")
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout == "mail-pass\n")
+
+        pass.stopAgent()  // forget the passphrase
+        try pass.startAgent()
+        let wrong = try run(["fill", "github.com", "--pick", "1"], script: "secret wrong-1\nsecret wrong-2\nsecret wrong-3\n")
+        #expect(wrong.status == 69, "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("cannot decrypt github.com/octocat: wrong passphrase (3 tries)"), "\(wrong.stderr)")
+        #expect(wrong.stdout.isEmpty && !wrong.stderr.contains("wrong-1"))
+    }
+}
