@@ -191,8 +191,17 @@ struct AgentTests {
         for name in ["autofill", "autofill-provider-helper"] {
             try FileManager.default.copyItem(atPath: "\(CLI.root)/.build/debug/\(name)", toPath: "\(bin)/\(name)")
         }
-        let first = try ChildProcess.run("\(bin)/autofill", ["fill", "fast.test", "--user", "ok", "--config", config],
-                                         environment: CLI.environment(home: home.path))
+        // Another test's child may hold the copy's descriptor a moment (ETXTBSY): try again briefly.
+        var started: CLI.Result?
+        for _ in 0..<50 where started == nil {
+            do {
+                started = try ChildProcess.run("\(bin)/autofill", ["fill", "fast.test", "--user", "ok", "--config", config],
+                                               environment: CLI.environment(home: home.path))
+            } catch where "\(error)".contains("Text file busy") {
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        let first = try #require(started)
         #expect(first.status == 0 && first.stdout == "pw-fast\n", "\(first.stderr)")
         let (agent, _) = try #require(try status())
         // An upgrade: the new file is written beside the old and renamed over it.
