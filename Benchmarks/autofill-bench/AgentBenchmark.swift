@@ -210,7 +210,7 @@ struct AgentBenchmark {
         if options.clients > 0 {
             progress("agent: \(options.clients) clients × \(options.clientFills) fills at once at \(reference.count); then the same with the Swift runtime floor")
             let before = try reference.agentStatus()
-            let fillRun = try concurrent(root: root, jobs: (0..<options.clients).map { client in
+            let fillRun = try concurrent(root: root, serving: before, jobs: (0..<options.clients).map { client in
                 (0..<options.clientFills).map { index in
                     let target = reference.targets[(client + index) % reference.targets.count]
                     return (reference.fill(target), target.password + "\n")
@@ -218,7 +218,7 @@ struct AgentBenchmark {
             })
             let after = try reference.agentStatus()
             let floor = floors.count > 1 ? floors[1] : floors[0]
-            let floorRun = try concurrent(root: root, jobs: (0..<options.clients).map { _ in
+            let floorRun = try concurrent(root: root, serving: nil, jobs: (0..<options.clients).map { _ in
                 [(Subprocess, String?)](repeating: (floor.process, nil), count: options.clientFills)
             })
             reliability = Reliability(fills: fillRun, floor: floorRun, floorName: floor.name, before: before, after: after)
@@ -300,6 +300,10 @@ struct AgentBenchmark {
         var latencies: [Double]
         var errors: [String]
         var errorCount: Int
+        /// CPU seconds used meanwhile by the clients (all of them), the agent and its Vault helper.
+        var clientCPU: Double
+        var agentCPU: Double?
+        var helperCPU: Double?
     }
 
     struct Reliability {
@@ -316,6 +320,9 @@ struct AgentBenchmark {
             lines.append("  \(AgentBenchmark.count(total)) fills in \(String(format: "%.1f", fills.wallSeconds)) s: \(String(format: "%.0f", Double(total) / fills.wallSeconds)) fills/s; "
                 + "errors \(fills.errorCount) (aim 0: \(fills.errorCount == 0 ? "met" : "NOT met")); latency under this load median \(AgentBenchmark.ms(l.median))  p99 \(AgentBenchmark.ms(l.p99))  max \(AgentBenchmark.ms(l.max))")
             for error in fills.errors { lines.append("    error: \(error)") }
+            func perFill(_ seconds: Double?) -> String { seconds.map { AgentBenchmark.ms($0 * 1000 / Double(total)) } ?? "?" }
+            lines.append("  CPU per fill: the client \(perFill(fills.clientCPU)), the agent \(perFill(fills.agentCPU)), the Vault's helper \(perFill(fills.helperCPU)) "
+                + "(the empty Swift program: \(perFill(floor.clientCPU))); \(String(format: "%.2f", ((fills.clientCPU + (fills.agentCPU ?? 0) + (fills.helperCPU ?? 0)) / fills.wallSeconds))) of the cores busy with them")
             lines.append("  peer, the same \(clients) × \(AgentBenchmark.count(each)) with \(floorName): \(String(format: "%.1f", floor.wallSeconds)) s, "
                 + "\(String(format: "%.0f", Double(total) / floor.wallSeconds))/s, median \(AgentBenchmark.ms(f.median))  p99 \(AgentBenchmark.ms(f.p99)); errors \(floor.errorCount)")
             let same = before != nil && before?.agent == after?.agent && before?.helper == after?.helper
@@ -325,38 +332,80 @@ struct AgentBenchmark {
         }
     }
 
-    /// Runs a thread per client, each running its `jobs` one after another: a process and the output
-    /// it must print (nil: any). A process counts as an error unless it exits 0 and prints that.
-    private func concurrent(root: String, jobs: [[(Subprocess, String?)]]) throws -> ConcurrentRun {
-        let results = Mutex<(latencies: [Double], errors: [String], errorCount: Int, failure: String?)>(([], [], 0, nil))
+    /// Runs a thread per client, all at once, each running its `jobs` one after another: a process
+    /// and the output it must print (nil: any). A process counts as an error unless it exits 0 and
+    /// prints that. The CPU time of the clients (our reaped children) and of `serving` (the agent and
+    /// its helper) is taken around the run.
+    private func concurrent(root: String, serving: (agent: Int32, helper: Int32?)?, jobs: [[(Subprocess, String?)]]) throws -> ConcurrentRun {
+        let results = ClientResults()
+        let finished = DispatchSemaphore(value: 0)
+        let (childrenBefore, agentBefore, helperBefore) = (Self.childrenCPU(), serving.flatMap { Self.cpu(of: $0.agent) }, serving?.helper.flatMap { Self.cpu(of: $0) })
         let start = ContinuousClock.now
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { client in
-            var latencies: [Double] = []
-            latencies.reserveCapacity(jobs[client].count)
-            let errorFile = "\(root)/client-\(client).err"
-            for (index, (process, expected)) in jobs[client].enumerated() {
-                do {
-                    let outcome = try process.run(captureOutput: expected != nil, errorFile: errorFile)
-                    latencies.append(outcome.elapsed.milliseconds)
-                    if outcome.status != 0 || (expected.map { $0 != outcome.output } ?? false) {
-                        let said = ((try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "").split(separator: "\n").last.map(String.init) ?? ""
-                        let message = "client \(client), fill \(index): status \(outcome.status)\(outcome.status == 0 ? ", another output" : ""): \(said)"
-                        results.withLock {
-                            $0.errorCount += 1
-                            if $0.errors.count < 5 { $0.errors.append(message) }
+        for (client, clientJobs) in jobs.enumerated() {
+            // A thread each (not concurrentPerform, which runs as many at once as there are cores).
+            let thread = Thread {
+                defer { finished.signal() }
+                var latencies: [Double] = []
+                latencies.reserveCapacity(clientJobs.count)
+                let errorFile = "\(root)/client-\(client).err"
+                for (index, (process, expected)) in clientJobs.enumerated() {
+                    do {
+                        let outcome = try process.run(captureOutput: expected != nil, errorFile: errorFile)
+                        latencies.append(outcome.elapsed.milliseconds)
+                        if outcome.status != 0 || (expected.map { $0 != outcome.output } ?? false) {
+                            let said = ((try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "").split(separator: "\n").last.map(String.init) ?? ""
+                            results.error("client \(client), fill \(index): status \(outcome.status)\(outcome.status == 0 ? ", another output" : ""): \(said)")
                         }
+                    } catch {
+                        results.fail("\(error)")
+                        return
                     }
-                } catch {
-                    results.withLock { $0.failure = "\(error)" }
-                    return
                 }
+                results.add(latencies)
             }
-            results.withLock { $0.latencies += latencies }
+            thread.start()
         }
+        for _ in jobs { finished.wait() }
         let wall = (ContinuousClock.now - start).milliseconds / 1000
-        let (latencies, errors, errorCount, failure) = results.withLock { ($0.latencies, $0.errors, $0.errorCount, $0.failure) }
+        let (latencies, errors, errorCount, failure) = results.state.withLock { ($0.latencies, $0.errors, $0.errorCount, $0.failure) }
         if let failure { throw BenchmarkError("a client could not run its command: \(failure)") }
-        return ConcurrentRun(wallSeconds: wall, latencies: latencies, errors: errors, errorCount: errorCount)
+        func used(_ before: Double?, _ after: Double?) -> Double? { before.flatMap { before in after.map { $0 - before } } }
+        let agentCPU = used(agentBefore, serving.flatMap { Self.cpu(of: $0.agent) })
+        let helperCPU = used(helperBefore, serving?.helper.flatMap { Self.cpu(of: $0) })
+        return ConcurrentRun(wallSeconds: wall, latencies: latencies, errors: errors, errorCount: errorCount,
+                             clientCPU: Self.childrenCPU() - childrenBefore, agentCPU: agentCPU, helperCPU: helperCPU)
+    }
+
+    /// What the client threads found.
+    private final class ClientResults: Sendable {
+        let state = Mutex<(latencies: [Double], errors: [String], errorCount: Int, failure: String?)>(([], [], 0, nil))
+
+        func add(_ latencies: [Double]) { state.withLock { $0.latencies += latencies } }
+
+        /// Counts an error, keeping the first five messages.
+        func error(_ message: String) {
+            state.withLock {
+                $0.errorCount += 1
+                if $0.errors.count < 5 { $0.errors.append(message) }
+            }
+        }
+
+        func fail(_ reason: String) { state.withLock { $0.failure = reason } }
+    }
+
+    /// CPU seconds (user + system) used so far by process `pid`, all its threads, from /proc/PID/stat.
+    static func cpu(of pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")  // fields[0] is the state, field 3 of proc(5)
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU seconds (user + system) used so far by this process's reaped children.
+    static func childrenCPU() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
     // MARK: kill -9
