@@ -5,16 +5,16 @@ internal import Glibc
 /// ≤ 40 ms), against `autofill suggest` for the same site (the suggestion part alone) and
 /// `/bin/true` (the process floor), measured in the same run.
 ///
-/// Setup, in a temporary home: the demo configuration (three providers), the demo vault unlocked
-/// with its companion (the session cache), identities synced, the `none` authentication policy
-/// (a benchmark cannot answer a prompt). Each fill loads the Vault plugin, asks it without UI and
-/// prints the password.
+/// Setup, in a temporary home: the demo configuration (three providers), the demo vault unlocked in
+/// the agent (`autofill unlock org.autofill.vault --ui-script`, which also writes its identities),
+/// the `none` authentication policy (a benchmark cannot answer a prompt). Each fill goes through the
+/// agent, which keeps the Vault's helper running and unlocked: it asks the Vault without UI and
+/// prints the password. The agent is stopped at the end.
 struct FillBenchmark {
     let autofill: String
     let runs: Int
 
     func run() throws -> String {
-        let bin = URL(fileURLWithPath: autofill).deletingLastPathComponent().path
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("autofill-fill-bench-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: home) }
         let runtime = "\(home)/run"
@@ -41,14 +41,16 @@ struct FillBenchmark {
         // The configuration lists the samples by hand: approve their files first, as a user would.
         try shell("\(autofill) providers trust org.autofill.vault org.autofill.netrc org.autofill.authenticator", environment)
         try shell("\(autofill) providers sync", environment)
-        try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault unlock --vault \(vault) --password-stdin", environment)
-        try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault sync --vault \(vault) --password-stdin", environment)
+        let unlockScript = "\(home)/unlock.ui"
+        try "secret correct horse battery staple\n".write(toFile: unlockScript, atomically: true, encoding: .utf8)
+        defer { _ = try? Subprocess(path: autofill, arguments: ["agent", "stop"], environment: environment).run() }
+        try shell("\(autofill) unlock org.autofill.vault --ui-script \(unlockScript)", environment)
 
         waitUntilPluginsSettle(in: "\(repositoryRoot)/.build/plugins")
         let fill = Subprocess(path: autofill, arguments: ["fill", "https://www.example.com/login", "--user", "alice"], environment: environment)
         let check = try fill.run(captureOutput: true, keepStderr: true)
         guard check.status == 0, check.output == "alice-demo-password\n" else {
-            throw BenchmarkError("the fill did not print alice's password (status \(check.status)); is the vault unlocked?")
+            throw BenchmarkError("the fill did not print alice's password (status \(check.status)); is the vault unlocked in the agent?")
         }
         let suggest = Subprocess(path: autofill, arguments: ["suggest", "https://www.example.com/login"], environment: environment)
         let floor = Subprocess(path: "/bin/true", arguments: [], environment: environment)
@@ -61,11 +63,11 @@ struct FillBenchmark {
         let f = Samples(fills), s = Samples(suggests), t = Samples(floors)
         func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
         return """
-            Fill end to end, whole process, vault unlocked (\(runs) runs each, interleaved)
+            Fill end to end, whole process, through the agent, vault unlocked (\(runs) runs each, interleaved)
               autofill fill (aim: median ≤ 40 ms)   median \(ms(f.median))  p90 \(ms(f.p90))  \(f.median <= 40 ? "met" : "NOT met")
               peer: autofill suggest                median \(ms(s.median))  p90 \(ms(s.p90))  (fill / suggest = \(String(format: "%.2f", f.median / s.median))×)
               peer: /bin/true                       median \(ms(t.median))  (fill / floor = \(String(format: "%.1f", f.median / t.median))×)
-              the fill's own cost over suggest: \(ms(f.median - s.median)) (plugin load, no-UI request, session check)
+              the fill's own cost over suggest: \(ms(f.median - s.median)) (admission, the no-UI request to the running Vault)
             """
     }
 

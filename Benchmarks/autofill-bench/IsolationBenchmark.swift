@@ -7,10 +7,12 @@ internal import Logging
 /// Issue E's figures: what running providers in helper processes costs, each against its in-process
 /// peer measured in the same run (`autofill-bench --isolation [RUNS]`, docs/PERFORMANCE.md):
 ///
-/// 1. a no-UI request on a loaded provider (the sample Vault, unlocked, and the C Netrc), in process
-///    and through its helper, interleaved (aim: ≤ 10 ms median added);
+/// 1. a no-UI request on a loaded provider (the sample Vault, unlocked through its configuration UI,
+///    and the C Netrc), in process and through its helper, interleaved (aim: ≤ 10 ms median added);
 /// 2. `autofill fill` end to end, whole process, with the configuration's `ProviderIsolation` set to
-///    each mode;
+///    each mode: through an agent per mode (each keeps its Vault unlocked: the helper's cost is a
+///    request's), and each command in its own process (`AUTOFILL_AGENT=off`: each fill starts the
+///    provider and unlocks the demo vault from a UI script);
 /// 3. loading a plugin: `PluginLoader.load` of a fresh copy against `HelperConnection.launch`;
 /// 4. a crash to the next candidate served: the router with a provider that crashes (SIGSEGV) first
 ///    and a good one second, from the crash's notice to the fill's end (aim: ≤ 50 ms); peers: the same
@@ -29,7 +31,7 @@ struct IsolationBenchmark {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let runtime = "\(home)/run"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        // The Vault plugin finds its unlocked session under XDG_RUNTIME_DIR, in this process and in its helpers.
+        // The folders the plugins and their helpers use, in this process and in the commands it runs.
         setenv("HOME", home, 1)
         setenv("XDG_RUNTIME_DIR", runtime, 1)
         setenv("XDG_DATA_HOME", "\(home)/.local/share", 1)
@@ -41,15 +43,17 @@ struct IsolationBenchmark {
         try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Config/demo/vault/vault.afvault", toPath: vault)
         let environment = ["HOME=\(home)", "XDG_RUNTIME_DIR=\(runtime)", "XDG_DATA_HOME=\(home)/.local/share",
                            "XDG_CONFIG_HOME=\(home)/.config", "PATH=/usr/bin:/bin"]
-        try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault unlock --vault \(vault) --password-stdin", environment)
+        // The demo vault's master password, for the Vault's unlock prompt (a loaded Vault starts locked).
+        let unlockScript = "\(home)/unlock.ui"
+        try "secret correct horse battery staple\n".write(toFile: unlockScript, atomically: true, encoding: .utf8)
         let copies = Copies(root: "\(home)/copies")
         let fixtures = try Fixtures(folder: "\(home)/fixtures")
 
         var lines: [String] = []
         progress("isolation: requests on loaded providers (\(runs * 5) each, interleaved)")
-        lines += try await requests(vault: vault, copies: copies)
+        lines += try await requests(vault: vault, unlockScript: unlockScript, copies: copies)
         progress("isolation: autofill fill, whole process, each mode (\(runs) runs each, interleaved)")
-        lines += try wholeProcessFill(home: home, vault: vault, environment: environment)
+        lines += try wholeProcessFill(home: home, vault: vault, unlockScript: unlockScript, environment: environment)
         progress("isolation: plugin loads (\(runs) fresh copies each)")
         lines += try loads(vault: vault, copies: copies)
         progress("isolation: a crash to the next candidate (\(runs) fills each)")
@@ -59,19 +63,28 @@ struct IsolationBenchmark {
 
     // MARK: 1. Requests
 
-    private func requests(vault: String, copies: Copies) async throws -> [String] {
-        let vaultServices = ProviderServices(store: InMemoryIdentityStore(), settings: ["VaultFile": vault], logger: Self.logger)
+    private func requests(vault: String, unlockScript: String, copies: Copies) async throws -> [String] {
+        // Each Vault connection answers its unlock prompt from a script of its own (one answer each).
+        func vaultServices() throws -> ProviderServices {
+            ProviderServices(store: InMemoryIdentityStore(), settings: ["VaultFile": vault, "UnlockTimeoutSeconds": "3600"],
+                             userInterface: try ScriptedUserInterface(path: unlockScript), logger: Self.logger)
+        }
         let netrcServices = ProviderServices(
             store: InMemoryIdentityStore(), settings: ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc/netrc"], logger: Self.logger)
         let carol = PasswordCredentialIdentity(serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: "carol")
         var lines = ["Isolation: a no-UI request on a loaded provider (\(runs * 5) each, interleaved; median  p99)"]
         var memory: [String] = []
-        for (sample, services, identity) in [("VaultProvider", vaultServices, Self.alice), ("NetrcProvider", netrcServices, carol)] {
-            let inProcess = try PluginLoader.load(bundle: try copies.fresh(sample), services: services)
-            let helper = try HelperConnection.launch(bundle: try copies.fresh(sample), services: services)
+        for (sample, identity) in [("VaultProvider", Self.alice), ("NetrcProvider", carol)] {
+            let vault = sample == "VaultProvider"
+            let inProcess = try PluginLoader.load(bundle: try copies.fresh(sample), services: vault ? try vaultServices() : netrcServices)
+            let helper = try HelperConnection.launch(bundle: try copies.fresh(sample), services: vault ? try vaultServices() : netrcServices)
             let request = ProviderRequest.credentialWithoutUserInteraction(.password(identity))
             for connection in [inProcess, helper] as [any ProviderConnection] {
-                for _ in 0..<20 {  // warm up: caches, the session file, the helper's first round trips
+                // The Vault keeps its unlock in the memory of the process it runs in: unlock each (what `autofill unlock` does).
+                if vault, await connection.send(.extensionConfiguration, deadline: nil) != .completed(.configurationCompleted) {
+                    throw BenchmarkError("the Vault did not unlock through its configuration UI")
+                }
+                for _ in 0..<20 {  // warm up: caches, the helper's first round trips
                     guard case .completed = await connection.send(request, deadline: .seconds(3)) else {
                         throw BenchmarkError("\(sample) did not answer \(identity.user)'s password; is the vault unlocked?")
                     }
@@ -104,14 +117,15 @@ struct IsolationBenchmark {
 
     // MARK: 2. Whole process
 
-    private func wholeProcessFill(home: String, vault: String, environment: [String]) throws -> [String] {
+    private func wholeProcessFill(home: String, vault: String, unlockScript: String, environment: [String]) throws -> [String] {
+        let modes: [ProviderIsolation] = [.inProcess, .helperProcess]
         var configs: [ProviderIsolation: String] = [:]
-        for isolation in ProviderIsolation.allCases {
+        for isolation in modes {
             let plist: [String: Any] = [
                 "PluginSearchPaths": ["\(repositoryRoot)/.build/plugins"],
                 "EnabledProviders": ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator"],
                 "ProviderSettings": [
-                    "org.autofill.vault": ["VaultFile": vault],
+                    "org.autofill.vault": ["VaultFile": vault, "UnlockTimeoutSeconds": "3600"],
                     "org.autofill.netrc": ["NetrcFile": "\(repositoryRoot)/Config/demo/netrc/netrc"],
                     "org.autofill.authenticator": ["OTPAuthFile": "\(repositoryRoot)/Config/demo/authenticator/otpauth.txt"],
                 ],
@@ -126,27 +140,52 @@ struct IsolationBenchmark {
         try shell("\(bin)/autofill providers trust org.autofill.vault org.autofill.netrc org.autofill.authenticator --config \(configs[.inProcess]!)",
                   environment)
         try shell("\(bin)/autofill providers sync --config \(configs[.inProcess]!)", environment)
-        try shell("printf '%s\\n' 'correct horse battery staple' | \(bin)/autofill-vault sync --vault \(vault) --password-stdin --identity-stores \(home)/stores", environment)
         waitUntilPluginsSettle(in: "\(repositoryRoot)/.build/plugins")
-        var fills: [ProviderIsolation: [Duration]] = [:]
-        let processes = configs.mapValues { config in
-            Subprocess(path: "\(bin)/autofill", arguments: ["fill", "https://www.example.com/login", "--user", "alice", "--config", config],
-                       environment: environment)
+
+        // An agent per mode (one provider id runs one way in an agent), each in a runtime folder of its
+        // own, with the Vault unlocked in it (which also writes its identities); and each mode again
+        // with every command in its own process, unlocking the vault from the UI script every time.
+        var agentEnvironments: [ProviderIsolation: [String]] = [:]
+        for isolation in modes {
+            let runtime = "\(home)/run-\(isolation)"
+            try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            agentEnvironments[isolation] = environment.filter { !$0.hasPrefix("XDG_RUNTIME_DIR=") } + ["XDG_RUNTIME_DIR=\(runtime)"]
         }
-        for (isolation, process) in processes {
-            let check = try process.run(captureOutput: true, keepStderr: true)
-            guard check.status == 0, check.output == "alice-demo-password\n" else {
-                throw BenchmarkError("autofill fill (\(isolation)) did not print alice's password (status \(check.status))")
+        defer {
+            for environment in agentEnvironments.values {
+                _ = try? Subprocess(path: "\(bin)/autofill", arguments: ["agent", "stop"], environment: environment).run()
             }
         }
-        for _ in 0..<runs {
-            for isolation in ProviderIsolation.allCases { fills[isolation, default: []].append(try processes[isolation]!.run().elapsed) }
+        for isolation in modes {
+            try shell("\(bin)/autofill unlock org.autofill.vault --ui-script \(unlockScript) --config \(configs[isolation]!)", agentEnvironments[isolation]!)
         }
-        let l = Samples(fills[.inProcess]!), i = Samples(fills[.helperProcess]!)
-        return [
-            "Isolation: autofill fill end to end, whole process, Vault unlocked (\(runs) runs each, interleaved)",
-            "  in process \(ms(l.median))  p99 \(ms(l.p99))   helper \(ms(i.median))  p99 \(ms(i.p99))   added \(ms(i.median - l.median)) median, \(ratio(i.median, l.median))",
-        ]
+        let site = ["fill", "https://www.example.com/login", "--user", "alice"]
+        let cases: [(label: String, isolation: ProviderIsolation, process: Subprocess)] = modes.flatMap { isolation in
+            [("agent", isolation, Subprocess(path: "\(bin)/autofill", arguments: site + ["--config", configs[isolation]!],
+                                              environment: agentEnvironments[isolation]!)),
+             ("own process", isolation, Subprocess(path: "\(bin)/autofill", arguments: site + ["--ui-script", unlockScript, "--config", configs[isolation]!],
+                                                    environment: environment + ["AUTOFILL_AGENT=off"]))]
+        }
+        for (label, isolation, process) in cases {
+            let check = try process.run(captureOutput: true, keepStderr: true)
+            guard check.status == 0, check.output == "alice-demo-password\n" else {
+                throw BenchmarkError("autofill fill (\(isolation), \(label)) did not print alice's password (status \(check.status))")
+            }
+        }
+        var fills = [[Duration]](repeating: [], count: cases.count)
+        for _ in 0..<runs {
+            for (index, entry) in cases.enumerated() { fills[index].append(try entry.process.run().elapsed) }
+        }
+        var lines = ["Isolation: autofill fill end to end, whole process, Vault unlocked (\(runs) runs each, interleaved)"]
+        for label in ["agent", "own process"] {
+            let index = { (isolation: ProviderIsolation) in cases.firstIndex { $0.label == label && $0.isolation == isolation }! }
+            let l = Samples(fills[index(.inProcess)]), i = Samples(fills[index(.helperProcess)])
+            lines.append(label == "agent"
+                ? "  through the agent (Vault unlocked there; the provider in the agent's process or its helper):"
+                : "  each command in its own process (AUTOFILL_AGENT=off; each fill starts the provider and unlocks the demo vault, scrypt N=2^12):")
+            lines.append("    in process \(ms(l.median))  p99 \(ms(l.p99))   helper \(ms(i.median))  p99 \(ms(i.p99))   added \(ms(i.median - l.median)) median, \(ratio(i.median, l.median))")
+        }
+        return lines
     }
 
     // MARK: 3. Loads

@@ -40,6 +40,13 @@ struct Options {
           --json                print JSON instead of the table
           --json-file PATH      also write the JSON to PATH
           -h, --help            show this help
+
+        OTHER FIGURES (each alone, instead of the above):
+          --fill [RUNS]         `autofill fill` end to end through the agent, the demo vault (issue C)
+          --isolation [RUNS]    helper processes against in process (issue E)
+          --agent [RUNS] [...]  the agent: fill at 100 to 100,000 logins against keepassxc-cli, suggest,
+                                the first fill, AUTOFILL_AGENT=off, concurrent clients, kill -9
+                                (issue H; --agent --help for its options)
         """
 
     static func parse(_ arguments: [String]) throws -> Options {

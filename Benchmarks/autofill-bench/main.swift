@@ -1,6 +1,6 @@
 // autofill-bench: the figures of issue B (suggestion latency, whole-process latency, store writes,
-// memory), each measured against a peer in the same run; `--fill` issue C's, `--isolation` issue E's.
-// See docs/PERFORMANCE.md.
+// memory), each measured against a peer in the same run; `--fill` issue C's, `--isolation` issue E's,
+// `--agent` issue H's. See docs/PERFORMANCE.md.
 internal import AutofillCore
 internal import Foundation
 
@@ -75,6 +75,22 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--isolation"
     let runs = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 30 : 30
     do {
         print(try waitFor { try await IsolationBenchmark(bin: executableFolder, runs: runs).run() })
+        exit(0)
+    } catch {
+        progress("error: \(error)")
+        exit(1)
+    }
+}
+
+// `--agent [RUNS] [options]`: only issue H's figures (AgentBenchmark).
+if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--agent" {
+    let executableFolder = URL(fileURLWithPath: MemoryProbe.selfExecutable()).deletingLastPathComponent().path
+    do {
+        let options = try AgentBenchmark.Options.parse(CommandLine.arguments.dropFirst(2))
+        print(try AgentBenchmark(bin: executableFolder, options: options).run())
+        exit(0)
+    } catch is HelpRequested {
+        print(AgentBenchmark.Options.usage)
         exit(0)
     } catch {
         progress("error: \(error)")
