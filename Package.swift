@@ -18,7 +18,9 @@
 //   autofill-provider-helper  runs one plugin in a process of its own (the default isolation)
 //   AutofillProviderKit  the Swift SDK for provider authors
 //   AutofillCompanion    a provider's companion program writing its identity store
-//   autofill             the command-line tool
+//   AutofillWire         the framing both protocols share, and the agent's client side (no Foundation)
+//   autofill             the small client users run: agent commands to the agent, the rest to autofill-cli
+//   autofill-cli         the command-line tool (every command, in its own process or for the agent)
 //   AutofillOTP          one-time codes (HOTP/TOTP, otpauth:// URIs) for providers
 //   AutofillWebAuthn     WebAuthn authenticator structures (CBOR, COSE keys, authenticator data,
 //                        attestation objects, ES256) for passkey providers and the host
@@ -37,6 +39,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "autofill", targets: ["autofill"]),
+        .executable(name: "autofill-cli", targets: ["autofill-cli"]),
         .executable(name: "autofill-provider-helper", targets: ["autofill-provider-helper"]),
         .library(name: "AutofillProviderKit", targets: ["AutofillProviderKit"]),
         .library(name: "AutofillCompanion", targets: ["AutofillCompanion"]),
@@ -56,6 +59,7 @@ let package = Package(
         .target(name: "CAutofillHelper"),
         .target(name: "CAutofillSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "CAutofillAgent"),
+        .target(name: "AutofillWire", dependencies: ["CAutofillAgent"]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "CAutofillSessionBus", dependencies: ["CDBus"]),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
@@ -71,7 +75,7 @@ let package = Package(
             name: "AutofillHost",
             dependencies: [
                 "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
-                "CAutofillHelper", "CAutofillSandbox", "CAutofillAgent", "CAutofillSessionBus",
+                "CAutofillHelper", "CAutofillSandbox", "CAutofillAgent", "CAutofillSessionBus", "AutofillWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -80,13 +84,15 @@ let package = Package(
         .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "AutofillWebAuthn", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillAgent"], path: "Sources/autofill-client"),
         .executableTarget(
-            name: "autofill",
+            name: "autofill-cli",
             dependencies: [
-                "AutofillHost", "AutofillCore",
+                "AutofillHost", "AutofillCore", "AutofillWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Sources/autofill"
         ),
         .executableTarget(name: "autofill-provider-helper", dependencies: ["AutofillHost"]),
         .executableTarget(
@@ -139,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "AutofillHostTests",
             dependencies: [
-                "AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport", "AutofillWebAuthn",
+                "AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport", "AutofillWebAuthn", "AutofillWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Fixtures"]

@@ -220,3 +220,7 @@ int afa_identity(const char *path, uint64_t *device, uint64_t *inode) {
     *inode = (uint64_t)status.st_ino;
     return 0;
 }
+
+extern char **environ;
+
+char **afa_environment(void) { return environ; }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AutofillCore
 import AutofillHost
+import AutofillWire
 import FoundationEssentials
 import Glibc
 import Logging

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AutofillHost
+import AutofillWire
 import Glibc
 
 /// The `autofill` command.
@@ -47,21 +48,11 @@ struct Autofill: AsyncParsableCommand {
         ]
     )
 
-    /// Runs a command through the agent when it serves it (docs/AGENT.md), else in this process.
+    /// Runs the command in this process. Users run `autofill`, the small client
+    /// (Sources/autofill-client), which sends the commands the agent serves to the agent and runs
+    /// this program, `autofill-cli`, for everything else (docs/AGENT.md).
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        let environment = ClientContext.process.environment
-        if let route = AgentRoute(arguments, environment: environment) {
-            switch AgentClient.run(arguments, environment: environment, start: route.startsAgent) {
-            case .exited(let status):
-                Glibc.exit(status)
-            case .runHere(let reason):
-                if arguments.contains("-v") || arguments.contains("--verbose") {
-                    printError("autofill: running in this process: \(reason)")
-                }
-            }
-        }
-        Glibc.exit(await execute(arguments))
+        Glibc.exit(await execute(Array(CommandLine.arguments.dropFirst())))
     }
 
     /// Parses and runs `arguments` (without the program name) in the current ``ClientContext``,
@@ -83,26 +74,6 @@ struct Autofill: AsyncParsableCommand {
                 ClientContext.current.console.write(message + "\n", to: code == 0 ? .output : .error)
             }
             return code
-        }
-    }
-}
-
-/// Which commands the agent runs (the ones that fill, and locking), and whether one may start it.
-struct AgentRoute {
-    /// Whether this command starts an agent when none runs (`lock` and `agent status` do not).
-    let startsAgent: Bool
-
-    /// The route of `arguments`, or nil to run in this process: a command the agent does not serve,
-    /// help, `--no-agent`, or `AUTOFILL_AGENT=off`.
-    init?(_ arguments: [String], environment: [String: String]) {
-        guard environment[AgentProtocol.switchEnvironmentKey] != "off", let command = arguments.first else { return nil }
-        let options = arguments.prefix { $0 != "--" }
-        guard !options.contains(where: { ["-h", "--help", "help", "--no-agent", "--version"].contains($0) }) else { return nil }
-        switch command {
-        case "fill", "suggest", "text", "passkey", "unlock": startsAgent = true
-        case "lock": startsAgent = false
-        case "agent" where arguments.dropFirst().first == "status": startsAgent = false
-        default: return nil
         }
     }
 }

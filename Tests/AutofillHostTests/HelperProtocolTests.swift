@@ -1,5 +1,6 @@
 import AutofillCore
 @testable import AutofillHost
+import AutofillWire
 import Foundation
 import Testing
 

@@ -188,7 +188,7 @@ struct AgentTests {
     @Test func anAgentWhoseExecutableWasReplacedEndsSoTheNextCommandRunsTheNewOne() throws {
         let bin = "\(home.path)/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        for name in ["autofill", "autofill-provider-helper"] {
+        for name in ["autofill", "autofill-cli", "autofill-provider-helper"] {
             try FileManager.default.copyItem(atPath: "\(CLI.root)/.build/debug/\(name)", toPath: "\(bin)/\(name)")
         }
         // Another test's child may hold the copy's descriptor a moment (ETXTBSY): try again briefly.
@@ -204,9 +204,9 @@ struct AgentTests {
         let first = try #require(started)
         #expect(first.status == 0 && first.stdout == "pw-fast\n", "\(first.stderr)")
         let (agent, _) = try #require(try status())
-        // An upgrade: the new file is written beside the old and renamed over it.
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/.build/debug/autofill", toPath: "\(bin)/autofill.new")
-        #expect(rename("\(bin)/autofill.new", "\(bin)/autofill") == 0)
+        // An upgrade: the new file is written beside the old and renamed over it (the agent runs autofill-cli).
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/.build/debug/autofill-cli", toPath: "\(bin)/autofill-cli.new")
+        #expect(rename("\(bin)/autofill-cli.new", "\(bin)/autofill-cli") == 0)
         #expect(Self.eventually { !Self.isRunning(agent) }, "the old agent ends between requests")
         #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
     }

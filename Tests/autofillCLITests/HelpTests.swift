@@ -1,3 +1,4 @@
+import AutofillTestSupport
 import Foundation
 import Testing
 
@@ -23,17 +24,22 @@ struct HelpTests {
     }
 }
 
-/// The binary's dynamic dependencies are what the design says.
+/// The binaries' dynamic dependencies are what the design says: the host (`autofill-cli`, which the
+/// agent runs) links libffi; the client every invocation starts (`autofill`) links neither Foundation
+/// nor any of the host's libraries.
 struct LinkageTests {
+    static func libraries(_ binary: String) throws -> String {
+        try ChildProcess.run("/usr/bin/ldd", [binary]).stdout
+    }
+
     @Test func theHostLinksLibffi() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
-        process.arguments = [CLI.binary]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(output.contains("libffi.so"))
+        #expect(try Self.libraries("\(CLI.root)/.build/debug/autofill-cli").contains("libffi.so"))
+    }
+
+    @Test func theClientIsLean() throws {
+        let libraries = try Self.libraries(CLI.binary)
+        for heavy in ["Foundation", "libffi", "libsqlite3", "libpsl", "libpam", "libseccomp", "libdbus"] {
+            #expect(!libraries.contains(heavy), "the client links \(heavy)")
+        }
     }
 }

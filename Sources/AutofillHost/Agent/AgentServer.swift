@@ -1,7 +1,8 @@
+package import AutofillWire
 internal import CAutofillAgent
 internal import Dispatch
 internal import Glibc
-public import Logging
+package import Logging
 internal import Synchronization
 
 /// The agent: `autofill` as a per-user daemon that runs commands for its clients and keeps their
@@ -23,7 +24,7 @@ public final class AgentServer: Sendable {
     public typealias Handler = @Sendable (_ arguments: [String]) async -> Int32
 
     /// How starting ended.
-    public enum Start {
+    package enum Start {
         /// This process now serves.
         case started(AgentServer)
         /// Another agent already holds the socket's lock.
@@ -48,7 +49,7 @@ public final class AgentServer: Sendable {
     }
 
     /// The agent's paths.
-    public let paths: AgentPaths
+    package let paths: AgentPaths
     /// The providers it keeps running.
     public let pool = ProviderPool()
     private let environment: [String: String]
@@ -89,7 +90,7 @@ public final class AgentServer: Sendable {
     /// Starts serving in this process: the folder prepared, the lock taken, the socket bound (0600),
     /// this process hardened (not dumpable, no core dumps), signals and timers set. Refuses without
     /// `XDG_RUNTIME_DIR`.
-    public static func start(environment: [String: String], idleTimeout: Duration, logger: Logger,
+    package static func start(environment: [String: String], idleTimeout: Duration, logger: Logger,
                              handler: @escaping Handler) throws(AutofillError) -> Start {
         guard let paths = AgentPaths(environment: environment) else {
             throw AutofillError(.configuration, "cannot start the agent: \(AgentPaths.noRuntimeFolder)")

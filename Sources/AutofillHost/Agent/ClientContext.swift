@@ -1,3 +1,4 @@
+internal import AutofillWire
 internal import CAutofillHelper
 internal import FoundationEssentials
 internal import Glibc

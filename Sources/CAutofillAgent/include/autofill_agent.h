@@ -66,4 +66,7 @@ int afa_harden(void);
 /* The inode and device of `path` without following a final symbolic link; 0, or -1 with errno. */
 int afa_identity(const char *path, uint64_t *device, uint64_t *inode);
 
+/* This process's environment (the C global `environ`, which Swift 6 cannot read safely). */
+char **afa_environment(void);
+
 #endif

@@ -1,3 +1,4 @@
+internal import AutofillWire
 public import AutofillCore
 internal import Dispatch
 internal import Glibc

@@ -2,6 +2,8 @@
 // the helper sends back before it opens the plugin. No secrets here: paths, ports, switches and
 // the environment the host chose (which holds no secret by construction: docs/SANDBOX.md).
 
+internal import AutofillWire
+
 extension FrameWriter {
     mutating func sandboxPolicy(_ policy: SandboxPolicy) {
         array(policy.rules) { w, rule in

@@ -1,4 +1,5 @@
 internal import AutofillCore
+internal import AutofillWire
 
 /// The protocol between the host and a provider helper process (`autofill-provider-helper`).
 ///
@@ -15,11 +16,11 @@ public enum HelperProtocol {
     /// The version this build speaks; both sides refuse any other.
     public static let version: UInt32 = 3
     /// The largest frame either side accepts (a `store_replace` of many identities is the big one).
-    public static let maximumFrameBytes = 64 << 20
+    public static let maximumFrameBytes = Wire.maximumFrameBytes
     /// The largest string or byte field (the C ABI's own limit for byte buffers, `AF_MAX_BYTES_LENGTH`).
-    static let maximumFieldBytes = 1 << 20
+    static let maximumFieldBytes = Wire.maximumFieldBytes
     /// The environment variable naming the helper executable, for tests and unusual installs.
-    public static let executableEnvironmentKey = "AUTOFILL_PROVIDER_HELPER"
+    public static let executableEnvironmentKey = Wire.helperExecutableKey
     /// The helper executable's file name, looked for next to the running executable.
     public static let executableName = "autofill-provider-helper"
 }

@@ -1,3 +1,4 @@
+internal import AutofillWire
 internal import CAutofillHelper
 internal import Glibc
 
@@ -107,13 +108,5 @@ enum HelperSpawn {
         var status: Int32 = 0
         while waitpid(spawned.pid, &status, 0) < 0 && errno == EINTR {}
         for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
-    }
-
-    /// Calls `body` with a NULL-terminated `char *[]` of `strings`, valid during the call.
-    static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-        pointers.append(nil)
-        defer { for pointer in pointers { free(pointer) } }
-        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }

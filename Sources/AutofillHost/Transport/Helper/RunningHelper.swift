@@ -1,3 +1,4 @@
+internal import AutofillWire
 internal import AutofillABI
 internal import AutofillCore
 internal import CAutofillHelper

@@ -9,12 +9,12 @@ internal import Glibc
 /// terminal. The agent runs the command exactly as this process would have and answers with the
 /// exit status, which this process exits with. It is kept small: it parses nothing and loads no
 /// provider, so a command costs this process's start, one round trip and the agent's work.
-public enum AgentClient {
+package enum AgentClient {
     /// How long a client waits for an agent it started to listen.
     static let startWait: Duration = .seconds(10)
 
     /// What the client should do.
-    public enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// The agent ran the command: exit with this status.
         case exited(Int32)
         /// Run the command in this process (the agent is off, unreachable, or said so). The reason, for `--verbose`.
@@ -23,12 +23,12 @@ public enum AgentClient {
 
     /// Runs `arguments` (without the program name) through the agent. `start` says whether to start
     /// an agent when none runs (`lock` and `agent stop` do not: with no agent, nothing is unlocked).
-    public static func run(_ arguments: [String], environment: [String: String], start: Bool) -> Outcome {
+    package static func run(_ arguments: [String], environment: [String: String], start: Bool, agentExecutable: String) -> Outcome {
         guard let paths = AgentPaths(environment: environment) else { return .runHere(AgentPaths.noRuntimeFolder) }
         var socket = afa_connect(paths.socket)
         if socket < 0 {
             guard start else { return .runHere("no agent is running") }
-            switch startAgent(paths, environment: environment) {
+            switch startAgent(paths, environment: environment, executable: agentExecutable) {
             case .success(let connected): socket = connected
             case .failure(let reason): return .runHere(reason.description)
             }
@@ -77,14 +77,13 @@ public enum AgentClient {
         }
     }
 
-    /// Starts `autofill agent serve` detached and connects once it listens.
-    private static func startAgent(_ paths: AgentPaths, environment: [String: String]) -> Result<Int32, StartFailure> {
-        let executable = HelperSpawn.selfExecutable()
+    /// Starts `executable agent serve` detached and connects once it listens.
+    private static func startAgent(_ paths: AgentPaths, environment: [String: String], executable: String) -> Result<Int32, StartFailure> {
         let arguments = [executable, "agent", "serve"]
         let variables = AgentProtocol.sentEnvironment(environment).map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
-        let status = HelperSpawn.withCStrings(arguments) { argv in
-            HelperSpawn.withCStrings(variables) { envp in afa_spawn_detached(executable, argv, envp, &pid) }
+        let status = withCStrings(arguments) { argv in
+            withCStrings(variables) { envp in afa_spawn_detached(executable, argv, envp, &pid) }
         }
         guard status == 0 else { return .failure(StartFailure("cannot start \(executable) agent serve: \(String(cString: strerror(status)))")) }
         let deadline = ContinuousClock.now + startWait
@@ -100,7 +99,7 @@ public enum AgentClient {
             }
             usleep(2_000)
         }
-        return .failure(StartFailure("the agent did not start listening on \(paths.socket) within \(startWait.formattedSeconds) (run `autofill agent serve -v` to see why)"))
+        return .failure(StartFailure("the agent did not start listening on \(paths.socket) within \(startWait.components.seconds) s (run `autofill agent serve -v` to see why)"))
     }
 
     struct StartFailure: Error, CustomStringConvertible {
@@ -142,4 +141,12 @@ public enum AgentClient {
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     }
+}
+
+/// Calls `body` with a NULL-terminated `char *[]` of `strings`, valid during the call.
+package func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { for pointer in pointers { free(pointer) } }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }

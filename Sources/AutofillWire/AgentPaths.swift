@@ -4,43 +4,37 @@ internal import Glibc
 /// Where the agent listens: `$XDG_RUNTIME_DIR/autofill/agent/socket` (folder 0700, socket 0600),
 /// beside its lock file. Without an absolute `XDG_RUNTIME_DIR` there is no agent: it never falls back
 /// to a folder on disk such as /tmp.
-public struct AgentPaths: Sendable, Equatable {
+package struct AgentPaths: Sendable, Equatable {
     /// The agent's folder.
-    public let folder: String
+    package let folder: String
 
     /// The paths for `environment`, or nil without an absolute `XDG_RUNTIME_DIR`.
-    public init?(environment: [String: String]) {
+    package init?(environment: [String: String]) {
         guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return nil }
         folder = (runtime.hasSuffix("/") ? String(runtime.dropLast()) : runtime) + "/autofill/agent"
     }
 
     /// Why there is no agent without ``init(environment:)``'s folder.
-    public static let noRuntimeFolder = """
+    package static let noRuntimeFolder = """
         XDG_RUNTIME_DIR is not set (or not an absolute path), so the agent has nowhere private to listen, \
         and it never uses a folder on disk such as /tmp; log in through a session that sets it (systemd-logind \
         does), or run commands in process (AUTOFILL_AGENT=off)
         """
 
     /// The socket.
-    public var socket: String { folder + "/socket" }
+    package var socket: String { folder + "/socket" }
     /// The lock file one running agent holds.
-    var lockFile: String { folder + "/agent.lock" }
-
-    /// Creates the folder (and `autofill/` above it) 0700, refusing one that is a symbolic link,
-    /// another user's or open to others.
-    func prepare() throws(AutofillError) {
-        try SandboxContext.makePrivateFolder(folder, for: "the autofill agent")
-    }
+    package var lockFile: String { folder + "/agent.lock" }
 }
 
 /// Who listens on an agent socket, by the kernel's word (SO_PEERCRED of a connection to it).
-public struct AgentSocketPeer: Sendable {
+package struct AgentSocketPeer: Sendable {
     /// The listening process's uid and pid.
-    public let uid: UInt32
-    public let pid: Int32
+    package let uid: UInt32
+    package let pid: Int32
 
     /// Connects to `path` and asks; nil when nothing listens there.
-    public init?(path: String) {
+    package init?(path: String) {
         let socket = afa_connect(path)
         guard socket >= 0 else { return nil }
         defer { close(socket) }

@@ -11,20 +11,20 @@ internal import Glibc
 /// answers `exit` with the status. `runHere` tells the client to run the command itself (its
 /// environment would launch providers differently from the agent's). The client sends nothing else:
 /// its closing the connection cancels the request.
-public enum AgentProtocol {
+package enum AgentProtocol {
     /// The version this build speaks; the agent answers any other with `runHere`.
-    public static let version: UInt32 = 1
+    package static let version: UInt32 = 1
     /// The environment variable that turns the agent off (`off`) for a command.
-    public static let switchEnvironmentKey = "AUTOFILL_AGENT"
+    package static let switchEnvironmentKey = "AUTOFILL_AGENT"
     /// The variables a client sends: the ones autofill reads. Nothing else of its environment (which
     /// may hold other programs' tokens) crosses the socket.
-    public static func sentEnvironment(_ environment: [String: String]) -> [String: String] {
+    package static func sentEnvironment(_ environment: [String: String]) -> [String: String] {
         environment.filter { key, _ in
             sentKeys.contains(key) || key.hasPrefix("AUTOFILL_") || key.hasPrefix("XDG_") || key.hasPrefix("LC_")
         }
     }
 
-    static let sentKeys: Set<String> = [
+    package static let sentKeys: Set<String> = [
         "PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TERM", "NO_COLOR", "COLUMNS", "LINES", "LD_DEBUG", "LD_DEBUG_OUTPUT",
         "DBUS_SYSTEM_BUS_ADDRESS",
     ]
@@ -33,17 +33,17 @@ public enum AgentProtocol {
     /// their sandbox opens, the programs PATH finds, the helper executable, test knobs): a client whose
     /// values differ from the agent's runs in its own process, since the agent's running providers were
     /// launched with the agent's. Locale and time zone are not among them: helpers keep the agent's.
-    static func launchEnvironment(_ environment: [String: String]) -> [String: String] {
+    package static func launchEnvironment(_ environment: [String: String]) -> [String: String] {
         environment.filter { key, _ in launchKeys.contains(key) }
     }
 
-    static let launchKeys: Set<String> = [
+    package static let launchKeys: Set<String> = [
         "HOME", "PATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-        "LD_DEBUG", "LD_DEBUG_OUTPUT", HelperProtocol.executableEnvironmentKey, "AUTOFILL_TEST_NO_LANDLOCK",
+        "LD_DEBUG", "LD_DEBUG_OUTPUT", Wire.helperExecutableKey, "AUTOFILL_TEST_NO_LANDLOCK",
     ]
 
     /// Every message.
-    enum Message: Equatable {
+    package enum Message: Equatable {
         /// Client → agent: run `arguments` (without the program name; file options made absolute) for
         /// a client whose environment holds `environment` (``sentEnvironment(_:)``).
         case run(version: UInt32, arguments: [String], environment: [String: String])
@@ -56,7 +56,7 @@ public enum AgentProtocol {
             case run = 0xA1, exit = 0xA2, runHere = 0xA3
         }
 
-        var frame: [UInt8] {
+        package var frame: [UInt8] {
             switch self {
             case .run(let version, let arguments, let environment):
                 var writer = FrameWriter(tag: Tag.run.rawValue)
@@ -78,7 +78,7 @@ public enum AgentProtocol {
             }
         }
 
-        init(body: [UInt8]) throws(FrameError) {
+        package init(body: [UInt8]) throws(FrameError) {
             var reader = FrameReader(body: body)
             switch Tag(rawValue: try reader.u8("tag")) {
             case .run:
@@ -106,7 +106,7 @@ public enum AgentProtocol {
 extension AgentProtocol.Message {
     /// Reads one whole message from `socket`, collecting descriptors passed with it (each received
     /// close-on-exec); nil at end of stream before any byte.
-    static func receive(from socket: Int32, descriptors: inout [Int32]) throws(FrameError) -> Self? {
+    package static func receive(from socket: Int32, descriptors: inout [Int32]) throws(FrameError) -> Self? {
         var assembler = FrameAssembler()
         var buffer = [UInt8](repeating: 0, count: 65536)
         var received = false
@@ -132,7 +132,7 @@ extension AgentProtocol.Message {
     }
 
     /// Sends this message on `socket` with `descriptors` attached; false when the peer is gone.
-    func send(on socket: Int32, descriptors: [Int32] = []) -> Bool {
+    package func send(on socket: Int32, descriptors: [Int32] = []) -> Bool {
         let frame = self.frame
         return frame.withUnsafeBytes { raw in
             descriptors.withUnsafeBufferPointer { fds in
