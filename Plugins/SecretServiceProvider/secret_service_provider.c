@@ -244,6 +244,17 @@ static int bus_knows_name(const char *name, int activatable) {
     return known;
 }
 
+/* The unique name owning `name` on our bus, g_malloc'd; NULL when none does. */
+static gchar *name_owner(const char *name) {
+    GVariant *reply = g_dbus_connection_call_sync(state.bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                  "org.freedesktop.DBus", "GetNameOwner", g_variant_new("(s)", name),
+                                                  G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL);
+    gchar *owner = NULL;
+    if (reply) g_variant_get(reply, "(s)", &owner);
+    if (reply) g_variant_unref(reply);
+    return owner;
+}
+
 /* The Secret Service, connected (again) when needed; NULL with `p` set when it cannot be reached. */
 static SecretService *service_connect(problem *p) {
     const char *from = NULL;
@@ -257,9 +268,11 @@ static SecretService *service_connect(problem *p) {
                     "in that session, or set this provider's " SETTING_BUS " setting to the bus's address");
         return NULL;
     }
-    /* The same bus, still open, and the same program owning the service name: keep it all. */
+    /* The same bus, still open, and the same program owning the service name (asked of the bus
+     * itself: the proxy hears of a new owner only through a signal it may not have handled yet):
+     * keep it all, the Secret Service session included. */
     if (state.service && strcmp(address, state.address) == 0 && !g_dbus_connection_is_closed(state.bus)) {
-        gchar *owner = g_dbus_proxy_get_name_owner(G_DBUS_PROXY(state.service));
+        gchar *owner = name_owner(SERVICE_NAME);
         int same = owner && state.owner && strcmp(owner, state.owner) == 0;
         g_free(owner);
         if (same) {
@@ -798,10 +811,17 @@ static void prepare_configuration(void *context, af_request_id request) {
 
 /* ---- Entry points: each runs in the provider's own GLib context ----------------------- */
 
-static void enter(void) { g_main_context_push_thread_default(state.context); }
+static void drain(void) {
+    while (g_main_context_iteration(state.context, FALSE)) {} /* the signals our objects received */
+}
+
+static void enter(void) {
+    g_main_context_push_thread_default(state.context);
+    drain();
+}
 
 static void leave(void) {
-    while (g_main_context_iteration(state.context, FALSE)) {} /* the signals our objects received */
+    drain();
     g_main_context_pop_thread_default(state.context);
 }
 
