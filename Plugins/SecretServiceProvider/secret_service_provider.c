@@ -611,10 +611,10 @@ static int unlock(SecretService *service, const login *l, problem *p) {
         if (bus_knows_name(GNOME_KEYRING_NAME, 0) && !bus_knows_name(GNOME_PROMPTER_NAME, 0) &&
             !bus_knows_name(GNOME_PROMPTER_NAME, 1))
             set_problem(p, AF_ERROR_FAILED,
-                        "the collection \"%s\" is locked, and GNOME Keyring cannot show its unlock prompt here (nothing on "
-                        "the session bus provides " GNOME_PROMPTER_NAME ": no desktop session). Unlock it with your desktop "
-                        "(Passwords and Keys), or without one run: gnome-keyring-daemon --unlock --replace --components=secrets "
-                        "(it reads the keyring's password on its standard input); then try again", label);
+                        "the collection \"%s\" is locked, and GNOME Keyring cannot ask for its password here (no desktop "
+                        "session: nothing provides " GNOME_PROMPTER_NAME "). Unlock it from your desktop, or run "
+                        "gnome-keyring-daemon --replace --unlock --components=secrets with the keyring's password on its "
+                        "standard input (README: \"GNOME Keyring, KWallet, KeePassXC\"); then try again", label);
         else
             set_problem(p, AF_ERROR_USER_CANCELED,
                         "the collection \"%s\" stays locked: its unlock prompt was dismissed, or could not be shown. Unlock "

@@ -172,8 +172,8 @@ struct SecretServiceProviderTests {
         // The UI request asks the service to unlock; this keyring has no prompter (no desktop), so it
         // dismisses the prompt at once, and the user reads how to unlock it.
         let headless = reason(await provider.send(.interfaceToProvideCredential(alice), deadline: nil), .failed)
-        #expect(headless.hasPrefix("the collection \"Login\" is locked, and GNOME Keyring cannot show its unlock prompt here"), "\(headless)")
-        #expect(headless.contains("gnome-keyring-daemon --unlock --replace --components=secrets"))
+        #expect(headless.hasPrefix("the collection \"Login\" is locked, and GNOME Keyring cannot ask for its password here"), "\(headless)")
+        #expect(headless.contains("gnome-keyring-daemon --replace --unlock --components=secrets"))
         #expect(try keyring.isLocked(), "nothing unlocked it")
         // Unlocked the way the message says (a new daemon, given the password): the same provider
         // reaches the new one, and both requests fill.

@@ -14,9 +14,11 @@ struct ProvidersCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         let providers = json["providers"] as! [[String: Any]]
-        #expect(providers.map { $0["id"] as? String } == ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator"])
-        #expect(providers.map { $0["status"] as? String } == ["enabled", "enabled", "enabled"])
-        #expect(providers.map { $0["position"] as? Int } == [1, 2, 3])
+        // The Secret Service sample is built beside them (.build/plugins): found, not enabled.
+        #expect(providers.map { $0["id"] as? String }
+            == ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator", "org.autofill.secretservice"])
+        #expect(providers.map { $0["status"] as? String } == ["enabled", "enabled", "enabled", "available"])
+        #expect(providers.map { $0["position"] as? Int } == [1, 2, 3, nil])
         #expect(providers[2]["capabilities"] as? [String] == ["ProvidesOneTimeCodes"])
         #expect((json["configuration"] as? [String: Any])?["source"] as? String == "option")
     }

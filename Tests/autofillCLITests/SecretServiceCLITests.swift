@@ -59,9 +59,9 @@ struct SecretServiceCLITests {
         try keyring.lock()
         let locked = try autofill(["fill", "example.com"], config: config)
         #expect(locked.status != 0 && locked.stdout.isEmpty)
-        #expect(locked.stderr.contains("Secret Service failed: the collection \"Login\" is locked, and GNOME Keyring cannot show its unlock prompt here"),
+        #expect(locked.stderr.contains("Secret Service failed: the collection \"Login\" is locked, and GNOME Keyring cannot ask for its password here"),
                 "\(locked.stderr)")
-        #expect(locked.stderr.contains("gnome-keyring-daemon --unlock --replace --components=secrets"))
+        #expect(locked.stderr.contains("gnome-keyring-daemon --replace --unlock --components=secrets"))
         try keyring.startKeyring(unlocking: true)
         let filled = try autofill(["fill", "example.com"], config: config)
         #expect(filled.status == 0 && filled.stdout == "git-pw\n", "\(filled.stderr)")
