@@ -123,6 +123,22 @@ struct SecretServiceProviderTests {
     }
 
     @Test(arguments: Isolated.modes)
+    func aKeyringOfMoreItemsThanABusLetsOneConnectionAwaitIsReadWhole(isolation: ProviderIsolation) async throws {
+        // This bus, like a system bus, lets a connection await at most 128 replies: the provider
+        // reads 64 items at a time, so none is refused.
+        let keyring = try PrivateKeyring()
+        defer { keyring.stop() }
+        try keyring.storeMany(300)
+        let store = InMemoryIdentityStore()
+        let provider = try load(isolation, bus: keyring.address, store: store)
+        #expect(store.allIdentities.count == 300)
+        #expect(!log.contains("could not be read"), "\(log.all)")
+        let identity = try #require(store.allIdentities.first { $0.displayUser == "user150" })
+        #expect(await provider.send(.credentialWithoutUserInteraction(Self.request(identity)), deadline: .seconds(3))
+            == .completed(.password(PasswordCredential(user: "user150", password: Secret("pw-150")))))
+    }
+
+    @Test(arguments: Isolated.modes)
     func anItemCreatedAgainIsFoundByItsServiceAndUserAndAGoneOneIsNotFound(isolation: ProviderIsolation) async throws {
         let keyring = try PrivateKeyring()
         defer { keyring.stop() }

@@ -103,6 +103,22 @@ public final class PrivateKeyring {
         return "\(Self.login)/\(line.dropFirst(2).dropLast())"
     }
 
+    /// Stores `count` items at once (four `secret-tool store` at a time): item i is
+    /// `https://site<i>.example.com` for `user<i>`, with the password `pw-<i>`, written the way git,
+    /// GNOME Web, Chromium and KeePassXC write them (by i modulo 4).
+    public func storeMany(_ count: Int) throws {
+        let script = """
+            seq \(count) | xargs -P 4 -I{} sh -c 'i=$1; case $((i % 4)) in
+              0) set -- xdg:schema org.git.Password protocol https server site$i.example.com user user$i;;
+              1) set -- xdg:schema org.epiphany.FormPassword uri https://site$i.example.com username user$i;;
+              2) set -- xdg:schema chrome_libsecret_password_schema origin_url https://site$i.example.com username_value user$i;;
+              *) set -- Title "Entry $i" URL https://site$i.example.com UserName user$i;;
+            esac; printf "pw-%s" "$i" | secret-tool store --label="item $i" "$@"' sh {}
+            """
+        let result = try ChildProcess.run("/bin/sh", ["-c", script], environment: environment)
+        guard result.status == 0 else { throw ChildProcessError("storing \(count) items failed: \(result.stderr)") }
+    }
+
     /// Locks `collection` through the Secret Service (`Lock`; secret-tool's `lock` crashes on some versions).
     public func lock(_ collection: String = PrivateKeyring.login) throws {
         let result = try ChildProcess.run("/usr/bin/dbus-send", [
