@@ -65,7 +65,6 @@
 #define LIT(s) (s), sizeof(s) - 1
 #define SETTING_BUS "SessionBusAddress"
 #define SERVICE_NAME "org.freedesktop.secrets"
-#define SERVICE_PATH "/org/freedesktop/secrets"
 /* gnome-keyring asks this name to show its prompts (gcr's prompter, or GNOME Shell). */
 #define GNOME_KEYRING_NAME "org.gnome.keyring"
 #define GNOME_PROMPTER_NAME "org.gnome.keyring.SystemPrompter"
