@@ -26,20 +26,22 @@ package enum AgentProtocol {
 
     package static let sentKeys: Set<String> = [
         "PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TERM", "NO_COLOR", "COLUMNS", "LINES", "LD_DEBUG", "LD_DEBUG_OUTPUT",
-        "DBUS_SYSTEM_BUS_ADDRESS",
+        "DBUS_SYSTEM_BUS_ADDRESS", "DBUS_SESSION_BUS_ADDRESS",
     ]
 
     /// The variables that decide where providers' files are and how they are launched (the folders
     /// their sandbox opens, the programs PATH finds, the helper executable, test knobs): a client whose
     /// values differ from the agent's runs in its own process, since the agent's running providers were
-    /// launched with the agent's. Locale and time zone are not among them: helpers keep the agent's.
+    /// launched with the agent's. The session bus is among them: a provider that declares `SessionBus`
+    /// (the Secret Service) reaches the bus its process was given. Locale and time zone are not among
+    /// them: helpers keep the agent's.
     package static func launchEnvironment(_ environment: [String: String]) -> [String: String] {
         environment.filter { key, _ in launchKeys.contains(key) }
     }
 
     package static let launchKeys: Set<String> = [
         "HOME", "PATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-        "LD_DEBUG", "LD_DEBUG_OUTPUT", Wire.helperExecutableKey, "AUTOFILL_TEST_NO_LANDLOCK",
+        "LD_DEBUG", "LD_DEBUG_OUTPUT", Wire.helperExecutableKey, "AUTOFILL_TEST_NO_LANDLOCK", "DBUS_SESSION_BUS_ADDRESS",
     ]
 
     /// Every message.

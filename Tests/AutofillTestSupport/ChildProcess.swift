@@ -79,31 +79,33 @@ public enum ChildProcess {
     /// Its output is collected in the background; `wait()` returns it.
     public static func start(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                              input: String = "") throws -> Running {
-        var stdin: [Int32] = [0, 0], stdout: [Int32] = [0, 0], stderr: [Int32] = [0, 0]
-        for index in 0..<3 {
-            let made = index == 0 ? pipe(&stdin) : index == 1 ? pipe(&stdout) : pipe(&stderr)
-            guard made == 0 else { throw ChildProcessError("pipe: \(String(cString: strerror(errno)))") }
-        }
-        // The parent's ends must not leak into this or any other child.
-        for fd in [stdin[1], stdout[0], stderr[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
-        for fd in [stdin[0], stdout[1], stderr[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, spawnSetSID)
-
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + env { free(pointer) } }
+        var stdin: [Int32] = [0, 0], stdout: [Int32] = [0, 0], stderr: [Int32] = [0, 0]
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, env)
+        // Every end is close-on-exec (the dup2 onto 0, 1 and 2 clears it in the child), set while no
+        // other start can spawn: no end of these pipes may leak into a child that a test's other
+        // thread starts meanwhile. A leaked write end keeps a reader waiting for an end of file that
+        // never comes (a long-lived daemon holding a short program's stdin or stdout open).
+        let spawned = try spawning.withLock { _ throws(ChildProcessError) -> Int32 in
+            for index in 0..<3 {
+                let made = index == 0 ? pipe(&stdin) : index == 1 ? pipe(&stdout) : pipe(&stderr)
+                guard made == 0 else { throw ChildProcessError("pipe: \(String(cString: strerror(errno)))") }
+            }
+            for fd in stdin + stdout + stderr { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            posix_spawnattr_setflags(&attributes, spawnSetSID)
+            return posix_spawn(&pid, executable, &actions, &attributes, argv, env)
+        }
         for fd in [stdin[0], stdout[1], stderr[1]] { close(fd) }
         guard spawned == 0 else {
             for fd in [stdin[1], stdout[0], stderr[0]] { close(fd) }
@@ -113,16 +115,20 @@ public enum ChildProcess {
         let collected = Collected()
         let (outRead, errRead, inWrite) = (stdout[0], stderr[0], stdin[1])
         let output = DispatchGroup()
-        DispatchQueue.global().async(group: output) {
+        // Each blocking read and write on a queue of its own: such queues get a thread whenever they
+        // need one (Dispatch's overcommitting pool), while a daemon's readers, blocked for as long as
+        // it runs, would take the few threads of `DispatchQueue.global()` from everyone else.
+        func queue(_ what: String) -> DispatchQueue { DispatchQueue(label: "ChildProcess \(pid) \(what)") }
+        queue("stdout").async(group: output) {
             let data = readAll(outRead)
             collected.output.withLock { $0.stdout = data }
         }
-        DispatchQueue.global().async(group: output) {
+        queue("stderr").async(group: output) {
             let data = readAll(errRead)
             collected.output.withLock { $0.stderr = data }
         }
         let bytes = Array(input.utf8)
-        DispatchQueue.global().async {
+        queue("stdin").async {
             _ = ignoreSIGPIPE  // a program that never reads its input (or exits first): EPIPE, not a SIGPIPE here
             var offset = 0
             while offset < bytes.count {
@@ -140,6 +146,9 @@ public enum ChildProcess {
     final class Collected: Sendable {
         let output = Mutex<(stdout: Data, stderr: Data)>((Data(), Data()))
     }
+
+    /// Held while a start makes its pipes and spawns (see ``start(_:_:environment:input:)``).
+    static let spawning = Mutex(())
 
     /// Ignores SIGPIPE in this (test) process, once.
     static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()

@@ -14,8 +14,9 @@ struct ProvidersCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         let providers = json["providers"] as! [[String: Any]]
-        // The fourth bundle in .build/plugins, pass, is found but not enabled by the demo.
-        #expect(providers.map { $0["id"] as? String } == ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator", "org.autofill.pass"])
+        // The pass and Secret Service samples are built beside them (.build/plugins): found, not enabled.
+        #expect(providers.map { $0["id"] as? String }
+            == ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator", "org.autofill.pass", "org.autofill.secretservice"])
         #expect(providers.map { $0["status"] as? String } == ["enabled", "enabled", "enabled", "available"])
         #expect(providers.map { $0["position"] as? Int } == [1, 2, 3, nil])
         #expect(providers[2]["capabilities"] as? [String] == ["ProvidesOneTimeCodes"])

@@ -1,0 +1,168 @@
+import Foundation
+import Glibc
+
+/// A Secret Service of the test's own: a session bus (`dbus-daemon`, on a socket in a temporary
+/// folder, or an abstract one) and a real GNOME Keyring on it (`gnome-keyring-daemon --components=
+/// secrets`), whose keyrings are kept in a temporary HOME and XDG_DATA_HOME, created and unlocked
+/// with ``password`` (given on its standard input). Items are stored with `secret-tool`, as a user
+/// would; collections are locked through the Secret Service API (`dbus-send`).
+///
+/// ``stop()`` ends the keyring daemon and the bus, and waits for them; call it in a `defer`.
+public final class PrivateKeyring {
+    /// The bus's D-Bus address (`unix:path=…` or `unix:abstract=…`).
+    public let address: String
+    /// The login keyring's password.
+    public let password = "keyring password"
+    /// The `login` collection, the default one.
+    public static let login = "/org/freedesktop/secrets/collection/login"
+    private let folder: TemporaryFolder
+    private let bus: ChildProcess.Running
+    private var daemon: ChildProcess.Running?
+
+    /// The environment the keyring's programs run with: its bus, a home of its own, nothing else.
+    public var environment: [String: String] {
+        ["DBUS_SESSION_BUS_ADDRESS": address, "HOME": "\(folder.path)/home", "XDG_DATA_HOME": "\(folder.path)/home/data",
+         "XDG_RUNTIME_DIR": "\(folder.path)/run", "PATH": "/usr/bin:/bin"]
+    }
+
+    /// Starts the bus and (with `keyring`) GNOME Keyring on it, and waits until it provides the Secret
+    /// Service. With `abstract`, the bus listens on an abstract socket, as some desktops' buses do.
+    public init(keyring: Bool = true, abstract: Bool = false) throws {
+        folder = try TemporaryFolder("keyring")
+        for sub in ["home/data", "run"] {
+            try FileManager.default.createDirectory(atPath: "\(folder.path)/\(sub)", withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        let socket = "\(folder.path)/bus"
+        address = abstract ? "unix:abstract=\(socket)" : "unix:path=\(socket)"
+        let configuration = try folder.file("session.conf", """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>\(address)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """)
+        bus = try ChildProcess.start("/usr/bin/dbus-daemon", ["--config-file=\(configuration)", "--nofork", "--nopidfile", "--nosyslog"])
+        do {
+            try waitUntil("dbus-daemon did not start", process: bus) { try self.busAnswers() }
+            if keyring { try startKeyring(unlocking: true) }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Starts GNOME Keyring (again: `--replace`), unlocking the login keyring with ``password`` or
+    /// leaving it locked, and waits until it owns `org.freedesktop.secrets`.
+    public func startKeyring(unlocking: Bool) throws {
+        stopKeyring()
+        let daemon = try ChildProcess.start(
+            "/usr/bin/gnome-keyring-daemon", ["--foreground", "--replace", "--components=secrets"] + (unlocking ? ["--unlock"] : []),
+            environment: environment, input: unlocking ? password : "")
+        self.daemon = daemon
+        try waitUntil("gnome-keyring-daemon did not provide the Secret Service", process: daemon) {
+            try self.owner(of: "org.freedesktop.secrets") != nil
+        }
+    }
+
+    /// Ends GNOME Keyring alone (the bus stays).
+    public func stopKeyring() {
+        guard let daemon else { return }
+        if daemon.isRunning { kill(daemon.pid, SIGKILL) }
+        _ = daemon.wait()
+        self.daemon = nil
+    }
+
+    /// Ends the keyring daemon, then the bus, and waits for them. SIGKILL: a child started from a
+    /// test's thread inherits that thread's signal mask, and Dispatch's threads block SIGTERM.
+    public func stop() {
+        stopKeyring()
+        if bus.isRunning { kill(bus.pid, SIGKILL) }
+        _ = bus.wait()
+    }
+
+    /// Stores an item with `secret-tool store` (in the default collection, `login`), and returns its
+    /// D-Bus object path.
+    @discardableResult
+    public func store(label: String, _ attributes: [(String, String)], secret: String) throws -> String {
+        let result = try ChildProcess.run("/usr/bin/secret-tool", ["store", "--label=\(label)"] + attributes.flatMap { [$0.0, $0.1] },
+                                          environment: environment, input: secret)
+        guard result.status == 0 else { throw ChildProcessError("secret-tool store failed: \(result.stderr)") }
+        let search = try ChildProcess.run("/usr/bin/secret-tool", ["search", "--all"] + attributes.flatMap { [$0.0, $0.1] },
+                                          environment: environment)
+        guard let line = search.stdout.split(separator: "\n").first(where: { $0.hasPrefix("[/") }) else {
+            throw ChildProcessError("secret-tool search found no item it stored: \(search.stdout) \(search.stderr)")
+        }
+        return "\(Self.login)/\(line.dropFirst(2).dropLast())"
+    }
+
+    /// Stores `count` items at once (four `secret-tool store` at a time): item i is
+    /// `https://site<i>.example.com` for `user<i>`, with the password `pw-<i>`, written the way git,
+    /// GNOME Web, Chromium and KeePassXC write them (by i modulo 4).
+    public func storeMany(_ count: Int) throws {
+        let script = """
+            seq \(count) | xargs -P 4 -I{} sh -c 'i=$1; case $((i % 4)) in
+              0) set -- xdg:schema org.git.Password protocol https server site$i.example.com user user$i;;
+              1) set -- xdg:schema org.epiphany.FormPassword uri https://site$i.example.com username user$i;;
+              2) set -- xdg:schema chrome_libsecret_password_schema origin_url https://site$i.example.com username_value user$i;;
+              *) set -- Title "Entry $i" URL https://site$i.example.com UserName user$i;;
+            esac; printf "pw-%s" "$i" | secret-tool store --label="item $i" "$@"' sh {}
+            """
+        let result = try ChildProcess.run("/bin/sh", ["-c", script], environment: environment)
+        guard result.status == 0 else { throw ChildProcessError("storing \(count) items failed: \(result.stderr)") }
+    }
+
+    /// Locks `collection` through the Secret Service (`Lock`; secret-tool's `lock` crashes on some versions).
+    public func lock(_ collection: String = PrivateKeyring.login) throws {
+        let result = try ChildProcess.run("/usr/bin/dbus-send", [
+            "--bus=\(address)", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
+            "org.freedesktop.Secret.Service.Lock", "array:objpath:\(collection)",
+        ])
+        guard result.status == 0 else { throw ChildProcessError("Lock failed: \(result.stderr)") }
+    }
+
+    /// Whether `collection` is locked.
+    public func isLocked(_ collection: String = PrivateKeyring.login) throws -> Bool {
+        let result = try ChildProcess.run("/usr/bin/dbus-send", [
+            "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.secrets", collection,
+            "org.freedesktop.DBus.Properties.Get", "string:org.freedesktop.Secret.Collection", "string:Locked",
+        ])
+        guard result.status == 0 else { throw ChildProcessError("reading Locked failed: \(result.stderr)") }
+        return result.stdout.contains("true")
+    }
+
+    /// The unique name owning `name`, nil when none does.
+    public func owner(of name: String) throws -> String? {
+        let result = try ChildProcess.run("/usr/bin/dbus-send", [
+            "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.GetNameOwner", "string:\(name)",
+        ])
+        guard result.status == 0 else { return nil }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func busAnswers() throws -> Bool {
+        try ChildProcess.run("/usr/bin/dbus-send", [
+            "--bus=\(address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ListNames",
+        ]).status == 0
+    }
+
+    /// Waits (10 s at most) until `ready`, while `process` runs.
+    private func waitUntil(_ failure: String, process: ChildProcess.Running, _ ready: () throws -> Bool) throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try !ready() {
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                if process.isRunning { kill(process.pid, SIGKILL) }
+                throw ChildProcessError("\(failure): \(process.wait().stderr)")
+            }
+            usleep(10_000)
+        }
+    }
+}
