@@ -17,8 +17,8 @@ struct ProvidersCommandTests {
         // The pass and Secret Service samples are built beside them (.build/plugins): found, not enabled.
         #expect(providers.map { $0["id"] as? String }
             == ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator", "org.autofill.pass", "org.autofill.secretservice"])
-        #expect(providers.map { $0["status"] as? String } == ["enabled", "enabled", "enabled", "available"])
-        #expect(providers.map { $0["position"] as? Int } == [1, 2, 3, nil])
+        #expect(providers.map { $0["status"] as? String } == ["enabled", "enabled", "enabled", "available", "available"])
+        #expect(providers.map { $0["position"] as? Int } == [1, 2, 3, nil, nil])
         #expect(providers[2]["capabilities"] as? [String] == ["ProvidesOneTimeCodes"])
         #expect((json["configuration"] as? [String: Any])?["source"] as? String == "option")
     }
