@@ -991,7 +991,7 @@ AF_EXPORT const af_provider *secret_service_provider_entry(uint32_t host_abi_ver
             (double)(read - start) / 1000, (double)(g_get_monotonic_time() - read) / 1000);
         keyring_clear(&k);
     } else {
-        say(AF_LOG_WARNING, "%s; no identities published", p.text);
+        say(AF_LOG_INFO, "%s; no identities published", p.text); /* every request says it again, to the user */
     }
     leave();
     return &provider_table;
