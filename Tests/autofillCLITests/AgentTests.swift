@@ -185,11 +185,22 @@ struct AgentTests {
         #expect(Self.eventually { !Self.isRunning(removed) }, "an agent whose socket was removed exits")
     }
 
+    /// Copies an executable through a close-on-exec descriptor: a copy made with a descriptor other
+    /// tests' children inherit cannot be run while they hold it (ETXTBSY).
+    static func copyExecutable(_ source: String, to target: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: source))
+        let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer { close(fd) }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == data.count else { throw CocoaError(.fileWriteUnknown) }
+    }
+
     @Test func anAgentWhoseExecutableWasReplacedEndsSoTheNextCommandRunsTheNewOne() throws {
         let bin = "\(home.path)/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         for name in ["autofill", "autofill-cli", "autofill-provider-helper"] {
-            try FileManager.default.copyItem(atPath: "\(CLI.root)/.build/debug/\(name)", toPath: "\(bin)/\(name)")
+            try Self.copyExecutable("\(CLI.root)/.build/debug/\(name)", to: "\(bin)/\(name)")
         }
         // Another test's child may hold the copy's descriptor a moment (ETXTBSY): try again briefly.
         var started: CLI.Result?
@@ -205,7 +216,7 @@ struct AgentTests {
         #expect(first.status == 0 && first.stdout == "pw-fast\n", "\(first.stderr)")
         let (agent, _) = try #require(try status())
         // An upgrade: the new file is written beside the old and renamed over it (the agent runs autofill-cli).
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/.build/debug/autofill-cli", toPath: "\(bin)/autofill-cli.new")
+        try Self.copyExecutable("\(CLI.root)/.build/debug/autofill-cli", to: "\(bin)/autofill-cli.new")
         #expect(rename("\(bin)/autofill-cli.new", "\(bin)/autofill-cli") == 0)
         #expect(Self.eventually { !Self.isRunning(agent) }, "the old agent ends between requests")
         #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
