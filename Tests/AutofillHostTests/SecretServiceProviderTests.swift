@@ -80,7 +80,7 @@ struct SecretServiceProviderTests {
 
     @Test(arguments: Isolated.modes)
     func itemsOfEachProgramArePublishedWithoutTheirSecretsAndFilled(isolation: ProviderIsolation) async throws {
-        let keyring = try PrivateKeyring()
+        let keyring = try await PrivateKeyring.start()
         defer { keyring.stop() }
         // (attributes as each program writes them, the secret, the identity expected; nil: not a login)
         let items: [([(String, String)], String, (String, ServiceIdentifier.IdentifierType, String)?)] = [
@@ -107,7 +107,7 @@ struct SecretServiceProviderTests {
         ]
         var expected: [(CredentialIdentity, String)] = []
         for (index, (attributes, secret, login)) in items.enumerated() {
-            let path = try keyring.store(label: "item \(index)", attributes, secret: secret)
+            let path = try await keyring.store(label: "item \(index)", attributes, secret: secret)
             if let (service, type, user) = login { expected.append((Self.password(service, type, user, record: path), secret)) }
         }
         let store = InMemoryIdentityStore()
@@ -126,9 +126,9 @@ struct SecretServiceProviderTests {
     func aKeyringOfMoreItemsThanABusLetsOneConnectionAwaitIsReadWhole(isolation: ProviderIsolation) async throws {
         // This bus, like a system bus, lets a connection await at most 128 replies: the provider
         // reads 64 items at a time, so none is refused.
-        let keyring = try PrivateKeyring()
+        let keyring = try await PrivateKeyring.start()
         defer { keyring.stop() }
-        try keyring.storeMany(300)
+        try await keyring.storeMany(300)
         let store = InMemoryIdentityStore()
         let provider = try load(isolation, bus: keyring.address, store: store)
         #expect(store.allIdentities.count == 300)
@@ -140,14 +140,14 @@ struct SecretServiceProviderTests {
 
     @Test(arguments: Isolated.modes)
     func anItemCreatedAgainIsFoundByItsServiceAndUserAndAGoneOneIsNotFound(isolation: ProviderIsolation) async throws {
-        let keyring = try PrivateKeyring()
+        let keyring = try await PrivateKeyring.start()
         defer { keyring.stop() }
         let git = [("xdg:schema", "org.git.Password"), ("protocol", "https"), ("server", "example.com"), ("user", "alice")]
-        let first = try keyring.store(label: "first", git, secret: "old-pw")
+        let first = try await keyring.store(label: "first", git, secret: "old-pw")
         let store = InMemoryIdentityStore()
         let provider = try load(isolation, bus: keyring.address, store: store)
         // A record identifier naming another item, or none that exists, is checked against service and user.
-        let other = try keyring.store(label: "other", [("url", "https://other.example"), ("user", "zed")], secret: "zed-pw")
+        let other = try await keyring.store(label: "other", [("url", "https://other.example"), ("user", "zed")], secret: "zed-pw")
         for record in [other, "/org/freedesktop/secrets/collection/login/999", "not a path", first] {
             let identity = Self.password("https://example.com", .url, "alice", record: record)
             #expect(await provider.send(.credentialWithoutUserInteraction(Self.request(identity)), deadline: .seconds(3))
@@ -161,9 +161,9 @@ struct SecretServiceProviderTests {
 
     @Test(arguments: Isolated.modes)
     func anItemWithoutAPasswordIsSaid(isolation: ProviderIsolation) async throws {
-        let keyring = try PrivateKeyring()
+        let keyring = try await PrivateKeyring.start()
         defer { keyring.stop() }
-        let path = try keyring.store(label: "Empty login", [("xdg:schema", "org.git.Password"), ("protocol", "https"),
+        let path = try await keyring.store(label: "Empty login", [("xdg:schema", "org.git.Password"), ("protocol", "https"),
                                                            ("server", "empty.example"), ("user", "nobody")], secret: "")
         let provider = try load(isolation, bus: keyring.address)
         let identity = Self.password("https://empty.example", .url, "nobody", record: path)
@@ -175,14 +175,14 @@ struct SecretServiceProviderTests {
 
     @Test(arguments: Isolated.modes)
     func aLockedCollectionNeedsTheUserAndWithoutADesktopTheUserIsToldHowToUnlockIt(isolation: ProviderIsolation) async throws {
-        let keyring = try PrivateKeyring()
+        let keyring = try await PrivateKeyring.start()
         defer { keyring.stop() }
-        let path = try keyring.store(label: "git", [("xdg:schema", "org.git.Password"), ("protocol", "https"),
+        let path = try await keyring.store(label: "git", [("xdg:schema", "org.git.Password"), ("protocol", "https"),
                                                     ("server", "example.com"), ("user", "alice")], secret: "git-pw")
         let provider = try load(isolation, bus: keyring.address)
         let alice = Self.request(Self.password("https://example.com", .url, "alice", record: path))
-        try keyring.lock()
-        #expect(try keyring.isLocked())
+        try await keyring.lock()
+        #expect(try await keyring.isLocked())
         let locked = reason(await provider.send(.credentialWithoutUserInteraction(alice), deadline: .seconds(3)), .userInteractionRequired)
         #expect(locked == "the Secret Service collection \"Login\" is locked")
         // The UI request asks the service to unlock; this keyring has no prompter (no desktop), so it
@@ -190,10 +190,10 @@ struct SecretServiceProviderTests {
         let headless = reason(await provider.send(.interfaceToProvideCredential(alice), deadline: nil), .failed)
         #expect(headless.hasPrefix("the collection \"Login\" is locked, and GNOME Keyring cannot ask for its password here"), "\(headless)")
         #expect(headless.contains("gnome-keyring-daemon --replace --unlock --components=secrets"))
-        #expect(try keyring.isLocked(), "nothing unlocked it")
+        #expect(try await keyring.isLocked(), "nothing unlocked it")
         // Unlocked the way the message says (a new daemon, given the password): the same provider
         // reaches the new one, and both requests fill.
-        try keyring.startKeyring(unlocking: true)
+        try await keyring.startKeyring(unlocking: true)
         for request in [ProviderRequest.interfaceToProvideCredential(alice), .credentialWithoutUserInteraction(alice)] {
             #expect(await provider.send(request, deadline: .seconds(3))
                 == .completed(.password(PasswordCredential(user: "alice", password: Secret("git-pw")))))
@@ -202,9 +202,9 @@ struct SecretServiceProviderTests {
 
     @Test(arguments: Isolated.modes)
     func aKeyringLockedSinceItStartedKeepsItsIdentitiesAndIsFoundByPath(isolation: ProviderIsolation) async throws {
-        let keyring = try PrivateKeyring()
+        let keyring = try await PrivateKeyring.start()
         defer { keyring.stop() }
-        let path = try keyring.store(label: "web", [("xdg:schema", "org.epiphany.FormPassword"), ("uri", "https://web.example.org"),
+        let path = try await keyring.store(label: "web", [("xdg:schema", "org.epiphany.FormPassword"), ("uri", "https://web.example.org"),
                                                     ("username", "bob")], secret: "web-pw")
         let bob = Self.password("https://web.example.org", .url, "bob", record: path)
         let store = InMemoryIdentityStore()
@@ -212,8 +212,8 @@ struct SecretServiceProviderTests {
         #expect(store.allIdentities == [bob])
         // Started again without its password: the login keyring is locked, and GNOME Keyring hides the
         // attributes of its items (it keeps only their hashes), so nothing can be published from it.
-        try keyring.startKeyring(unlocking: false)
-        #expect(try keyring.isLocked())
+        try await keyring.startKeyring(unlocking: false)
+        #expect(try await keyring.isLocked())
         try store.save([Self.password("stale.example", .domain, "kept", record: "/x")])
         let provider = try load(isolation, bus: keyring.address, store: store)
         #expect(Set(store.allIdentities) == [bob, Self.password("stale.example", .domain, "kept", record: "/x")],
@@ -228,12 +228,12 @@ struct SecretServiceProviderTests {
 
     @Test(arguments: Isolated.modes)
     func theListShowsMatchingLoginsFirstAndFillsTheChosenOne(isolation: ProviderIsolation) async throws {
-        let keyring = try PrivateKeyring()
+        let keyring = try await PrivateKeyring.start()
         defer { keyring.stop() }
-        try keyring.store(label: "a", [("url", "https://a.test"), ("username", "first")], secret: "one")
-        try keyring.store(label: "b", [("xdg:schema", "org.git.Password"), ("protocol", "https"), ("server", "example.com"),
+        try await keyring.store(label: "a", [("url", "https://a.test"), ("username", "first")], secret: "one")
+        try await keyring.store(label: "b", [("xdg:schema", "org.git.Password"), ("protocol", "https"), ("server", "example.com"),
                                        ("user", "carol")], secret: "two")
-        try keyring.store(label: "c", [("ssid", "not a login")], secret: "three")
+        try await keyring.store(label: "c", [("ssid", "not a login")], secret: "three")
         let ui = ScriptedUI([.success(.choice(0))])
         let provider = try load(isolation, bus: keyring.address, ui: ui)
         let outcome = await provider.send(.credentialList([.init(identifier: "https://www.example.com/x", type: .url)]), deadline: nil)
@@ -243,14 +243,14 @@ struct SecretServiceProviderTests {
 
     @Test(arguments: Isolated.modes)
     func configurationPublishesEveryLoginAgainAndSaysWhatItFound(isolation: ProviderIsolation) async throws {
-        let keyring = try PrivateKeyring()
+        let keyring = try await PrivateKeyring.start()
         defer { keyring.stop() }
         let store = InMemoryIdentityStore()
         let ui = ScriptedUI([.success(.acknowledged)])
         let provider = try load(isolation, bus: keyring.address, store: store, ui: ui)
         #expect(store.allIdentities.isEmpty)
-        try keyring.store(label: "a", [("url", "https://a.test"), ("username", "first")], secret: "one")
-        try keyring.store(label: "b", [("url", "https://b.test"), ("username", "second")], secret: "two")
+        try await keyring.store(label: "a", [("url", "https://a.test"), ("username", "first")], secret: "one")
+        try await keyring.store(label: "b", [("url", "https://b.test"), ("username", "second")], secret: "two")
         #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
         #expect(store.allIdentities.map(\.displayUser).sorted() == ["first", "second"])
         #expect(ui.asked == [.message(title: "Secret Service", message: "The Secret Service holds 2 logins autofill can fill.")])
@@ -280,7 +280,7 @@ struct SecretServiceProviderTests {
 
     @Test(arguments: Isolated.modes)
     func aBusWithoutASecretServiceIsSaidClearly(isolation: ProviderIsolation) async throws {
-        let bus = try PrivateKeyring(keyring: false)
+        let bus = try await PrivateKeyring.start(keyring: false)
         defer { bus.stop() }
         let ui = ScriptedUI([])
         let provider = try load(isolation, bus: bus.address, ui: ui)
@@ -293,9 +293,9 @@ struct SecretServiceProviderTests {
     // MARK: The sandbox
 
     @Test func anAbstractSessionBusIsReachedInsideTheSandboxAndOnlyWithSessionBus() async throws {
-        let keyring = try PrivateKeyring(abstract: true)
+        let keyring = try await PrivateKeyring.start(abstract: true)
         defer { keyring.stop() }
-        let path = try keyring.store(label: "git", [("xdg:schema", "org.git.Password"), ("protocol", "https"),
+        let path = try await keyring.store(label: "git", [("xdg:schema", "org.git.Password"), ("protocol", "https"),
                                                     ("server", "example.com"), ("user", "alice")], secret: "git-pw")
         let alice = Self.request(Self.password("https://example.com", .url, "alice", record: path))
         let provider = try load(.helperProcess, bus: keyring.address)

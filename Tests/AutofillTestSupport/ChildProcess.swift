@@ -100,6 +100,10 @@ public enum ChildProcess {
             posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
             posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
             posix_spawn_file_actions_adddup2(&actions, stderr[1], 2)
+            // Nothing else of this process: another thread's descriptor that is not close-on-exec
+            // (a file being copied) would otherwise live on in a daemon, and a program copied so could
+            // not run while it does (ETXTBSY).
+            if let closeFrom = addCloseFrom { _ = closeFrom(&actions, 3) }
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
             defer { posix_spawnattr_destroy(&attributes) }
@@ -146,6 +150,13 @@ public enum ChildProcess {
     final class Collected: Sendable {
         let output = Mutex<(stdout: Data, stderr: Data)>((Data(), Data()))
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift does not import; nil
+    /// on an older C library.
+    static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
+    }()
 
     /// Held while a start makes its pipes and spawns (see ``start(_:_:environment:input:)``).
     static let spawning = Mutex(())

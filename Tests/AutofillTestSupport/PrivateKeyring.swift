@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import Glibc
+import Synchronization
 
 /// A Secret Service of the test's own: a session bus (`dbus-daemon`, on a socket in a temporary
 /// folder, or an abstract one) and a real GNOME Keyring on it (`gnome-keyring-daemon --components=
@@ -8,7 +10,12 @@ import Glibc
 /// would; collections are locked through the Secret Service API (`dbus-send`).
 ///
 /// ``stop()`` ends the keyring daemon and the bus, and waits for them; call it in a `defer`.
-public final class PrivateKeyring {
+///
+/// Starting one and storing items block for a while (programs run and are waited for). From async
+/// code use the `async` forms (``start(keyring:abstract:)``, and the methods' overloads), which wait
+/// on a thread of their own: blocking the few threads of Swift's concurrency pool would stall every
+/// other test of the run (a helper test's 60-second child then outlived its wait).
+public final class PrivateKeyring: Sendable {
     /// The bus's D-Bus address (`unix:path=…` or `unix:abstract=…`).
     public let address: String
     /// The login keyring's password.
@@ -17,7 +24,7 @@ public final class PrivateKeyring {
     public static let login = "/org/freedesktop/secrets/collection/login"
     private let folder: TemporaryFolder
     private let bus: ChildProcess.Running
-    private var daemon: ChildProcess.Running?
+    private let keyringDaemon = Mutex<ChildProcess.Running?>(nil)
 
     /// The environment the keyring's programs run with: its bus, a home of its own, nothing else.
     public var environment: [String: String] {
@@ -66,7 +73,7 @@ public final class PrivateKeyring {
         let daemon = try ChildProcess.start(
             "/usr/bin/gnome-keyring-daemon", ["--foreground", "--replace", "--components=secrets"] + (unlocking ? ["--unlock"] : []),
             environment: environment, input: unlocking ? password : "")
-        self.daemon = daemon
+        keyringDaemon.withLock { $0 = daemon }
         try waitUntil("gnome-keyring-daemon did not provide the Secret Service", process: daemon) {
             try self.owner(of: "org.freedesktop.secrets") != nil
         }
@@ -74,10 +81,9 @@ public final class PrivateKeyring {
 
     /// Ends GNOME Keyring alone (the bus stays).
     public func stopKeyring() {
-        guard let daemon else { return }
+        guard let daemon = keyringDaemon.withLock({ $0.take() }) else { return }
         if daemon.isRunning { kill(daemon.pid, SIGKILL) }
         _ = daemon.wait()
-        self.daemon = nil
     }
 
     /// Ends the keyring daemon, then the bus, and waits for them. SIGKILL: a child started from a
@@ -164,5 +170,48 @@ public final class PrivateKeyring {
             }
             usleep(10_000)
         }
+    }
+}
+
+// MARK: From async code, off the concurrency pool
+
+extension PrivateKeyring {
+    /// ``init(keyring:abstract:)``, waited for on a thread of its own.
+    public static func start(keyring: Bool = true, abstract: Bool = false) async throws -> PrivateKeyring {
+        try await offThePool { try PrivateKeyring(keyring: keyring, abstract: abstract) }
+    }
+
+    /// ``startKeyring(unlocking:)``, waited for on a thread of its own.
+    public func startKeyring(unlocking: Bool) async throws {
+        try await offThePool { try self.startKeyring(unlocking: unlocking) }
+    }
+
+    /// ``store(label:_:secret:)``, waited for on a thread of its own.
+    @discardableResult
+    public func store(label: String, _ attributes: [(String, String)], secret: String) async throws -> String {
+        try await offThePool { try self.store(label: label, attributes, secret: secret) }
+    }
+
+    /// ``storeMany(_:)``, waited for on a thread of its own.
+    public func storeMany(_ count: Int) async throws {
+        try await offThePool { try self.storeMany(count) }
+    }
+
+    /// ``lock(_:)``, waited for on a thread of its own.
+    public func lock(_ collection: String = PrivateKeyring.login) async throws {
+        try await offThePool { try self.lock(collection) }
+    }
+
+    /// ``isLocked(_:)``, waited for on a thread of its own.
+    public func isLocked(_ collection: String = PrivateKeyring.login) async throws -> Bool {
+        try await offThePool { try self.isLocked(collection) }
+    }
+}
+
+/// Runs blocking `work` on a thread of its own (a queue of its own: Dispatch's overcommitting pool)
+/// and waits for it without holding a thread of Swift's concurrency pool.
+public func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue(label: "offThePool").async { continuation.resume(with: Result { try work() }) }
     }
 }

@@ -57,7 +57,9 @@ public final class PrivateSystemBus {
             """)
         daemon = try ChildProcess.start("/usr/bin/dbus-daemon", ["--config-file=\(configuration)", "--nofork", "--nopidfile", "--nosyslog"])
         let deadline = ContinuousClock.now + .seconds(10)
-        while !FileManager.default.fileExists(atPath: socket) {
+        // Until it answers: its socket file exists from bind(), a moment before it listens (a connection
+        // in between is refused, which a loaded machine made happen).
+        while !FileManager.default.fileExists(atPath: socket) || (try? answers()) != true {
             guard daemon.isRunning, ContinuousClock.now < deadline else {
                 kill(daemon.pid, SIGKILL)
                 let ended = daemon.wait()
@@ -65,6 +67,12 @@ public final class PrivateSystemBus {
             }
             usleep(10_000)
         }
+    }
+
+    private func answers() throws -> Bool {
+        try ChildProcess.run("/usr/bin/dbus-send", [
+            "--bus=\(address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ListNames",
+        ]).status == 0
     }
 
     /// Ends every logind fixture, then the bus, and waits for them. SIGKILL: a child started from a
