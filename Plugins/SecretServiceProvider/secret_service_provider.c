@@ -8,7 +8,8 @@
  * directory's Info.plist in the bundle (Scripts/build does both):
  *
  *   cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
- *      -I<autofill>/Sources/CAutofillProvider/include secret_service_provider.c \
+ *      -I<autofill>/Sources/CAutofillProvider/include -I<autofill>/Plugins/Common \
+ *      secret_service_provider.c <autofill>/Plugins/Common/af_provider_util.c \
  *      $(pkg-config --cflags --libs libsecret-1) -o libSecretServiceProvider.so
  *
  * Which items are logins (docs/WRITING_A_PROVIDER.md, "A real third-party provider"): the
@@ -48,7 +49,6 @@
 #define _DEFAULT_SOURCE /* strdup */
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +61,7 @@
 #include <libsecret/secret.h>
 
 #include "autofill_provider.h"
+#include "af_provider_util.h"
 
 #define LIT(s) (s), sizeof(s) - 1
 #define SETTING_BUS "SessionBusAddress"
@@ -88,42 +89,19 @@ typedef struct {
     char text[900];
 } problem;
 
-/* vsnprintf, cut back to whole UTF-8 characters (a cut may split one; the host refuses bad UTF-8). */
-static size_t format_text(char *out, size_t capacity, const char *fmt, va_list ap) {
-    int n = vsnprintf(out, capacity, fmt, ap);
-    size_t len = n < 0 ? 0 : ((size_t)n < capacity ? (size_t)n : capacity - 1);
-    const gchar *end = NULL;
-    if (!g_utf8_validate_len(out, len, &end)) len = (size_t)(end - out);
-    out[len] = '\0';
-    return len;
-}
-
-__attribute__((format(printf, 2, 3)))
-static void say(int32_t level, const char *fmt, ...) {
-    char text[900];
-    va_list ap;
-    va_start(ap, fmt);
-    size_t len = format_text(text, sizeof text, fmt, ap);
-    va_end(ap);
-    state.host->log(level, text, len);
-}
-
 __attribute__((format(printf, 3, 4)))
 static void set_problem(problem *p, int32_t code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    format_text(p->text, sizeof p->text, fmt, ap);
+    afu_format_text(p->text, sizeof p->text, fmt, ap);
     va_end(ap);
     p->code = code;
 }
 
 static void cancel_with(af_request_id request, const problem *p) {
     af_status s = state.host->cancel_request(request, p->code, p->text, strlen(p->text));
-    if (s != AF_OK) say(AF_LOG_DEBUG, "cancel_request returned status %d", (int)s);
+    if (s != AF_OK) afu_log(state.host, AF_LOG_DEBUG, "cancel_request returned status %d", (int)s);
 }
-
-/* printf arguments for "%.*s" from a counted string that may be NULL */
-#define SHOW(str) (int)((str).length), ((str).data ? (str).data : "")
 
 static int str_is(af_str s, const char *text) {
     size_t n = strlen(text);
@@ -167,33 +145,13 @@ static GType own_bus_service_type(void) {
     return (GType)type;
 }
 
-/* The SessionBusAddress setting as a malloc'd C string, or NULL when it is unset or empty. */
-static char *setting_address(void) {
-    char *value = NULL, *bigger;
-    size_t capacity = 0, needed = 0;
-    for (int attempt = 0; attempt < 4; attempt++) { /* the value may change between calls */
-        af_status s = state.host->get_setting(LIT(SETTING_BUS), value, capacity, &needed);
-        if (s == AF_OK && needed <= capacity) {
-            if (needed == 0) break;
-            value[needed] = '\0';
-            return value;
-        }
-        if (s != AF_STATUS_BUFFER_TOO_SMALL || needed > AF_MAX_STRING_LENGTH) break;
-        if (!(bigger = realloc(value, needed + 1))) break; /* +1 for our terminator */
-        value = bigger;
-        capacity = needed;
-    }
-    free(value);
-    return NULL;
-}
-
 /* Where the session bus is, as GLib would find it but without ever starting one (GLib's last
  * resort runs dbus-launch): the setting, the environment, $XDG_RUNTIME_DIR/bus. NULL: nowhere. */
 static char *session_bus_address(const char **from) {
-    char *address = setting_address();
+    char *address;
     const char *env = getenv("DBUS_SESSION_BUS_ADDRESS"), *runtime = getenv("XDG_RUNTIME_DIR");
     struct stat sb;
-    if (address) { *from = "the " SETTING_BUS " setting"; return address; }
+    if (afu_setting(state.host, SETTING_BUS, &address) == AF_OK) { *from = "the " SETTING_BUS " setting"; return address; }
     if (env && *env) { *from = "DBUS_SESSION_BUS_ADDRESS"; return strdup(env); }
     if (runtime && *runtime == '/') {
         char *socket = g_strdup_printf("%s/bus", runtime);
@@ -587,7 +545,7 @@ static int keyring_load(SecretService *service, keyring *k, problem *p) {
     read_next_item(&read);
     while (read.pending) g_main_context_iteration(state.context, TRUE);
     if (read.failed) {
-        say(AF_LOG_WARNING, "%zu of %zu items of the Secret Service could not be read (the first: %s); left out", read.failed,
+        afu_log(state.host, AF_LOG_WARNING, "%zu of %zu items of the Secret Service could not be read (the first: %s); left out", read.failed,
             read.item_count, read.item_error->message);
         g_error_free(read.item_error);
         k->partial = 1;
@@ -647,10 +605,10 @@ static void publish(const keyring *k) {
     int replace = !k->partial || state.host->store_get_state(&store) != AF_OK || !store.supports_incremental_updates;
     af_status s = replace ? state.host->store_replace(n ? ids : NULL, n) : (n ? state.host->store_save(ids, n) : AF_OK);
     if (s == AF_OK)
-        say(AF_LOG_INFO, "published %zu identities from the Secret Service%s", n,
+        afu_log(state.host, AF_LOG_INFO, "published %zu identities from the Secret Service%s", n,
             k->partial ? " (saved beside the earlier ones: a locked collection hides some items)" : "");
     else
-        say(AF_LOG_DEBUG, "writing the identity store failed (status %d); identities not published", (int)s);
+        afu_log(state.host, AF_LOG_DEBUG, "writing the identity store failed (status %d); identities not published", (int)s);
     g_free(ids);
 }
 
@@ -695,7 +653,7 @@ static int find_login(SecretService *service, const af_identity *id, login *foun
     }
     keyring_clear(&k);
     set_problem(p, AF_ERROR_CREDENTIAL_IDENTITY_NOT_FOUND, "the Secret Service has no item for %.*s at %.*s any more",
-                SHOW(id->user), SHOW(id->service));
+                AFU_SHOW_STR(id->user), AFU_SHOW_STR(id->service));
     return -1;
 }
 
@@ -713,7 +671,7 @@ static int unlock(SecretService *service, const login *l, problem *p) {
         g_free(label);
         return -1;
     }
-    say(AF_LOG_NOTICE, "asking the Secret Service to unlock the collection \"%s\" (it shows its own prompt)", label);
+    afu_log(state.host, AF_LOG_NOTICE, "asking the Secret Service to unlock the collection \"%s\" (it shows its own prompt)", label);
     gint count = secret_service_unlock_sync(service, objects, NULL, &unlocked, &error);
     g_list_free(objects);
     g_list_free_full(unlocked, g_object_unref);
@@ -770,7 +728,7 @@ static void complete_with(SecretService *service, af_request_id request, login *
             set_problem(&p, AF_ERROR_FAILED, "the password of \"%s\" is longer than autofill fills", label);
         else {
             af_status s = state.host->complete_password(request, l->user, strlen(l->user), secret, length);
-            if (s != AF_OK) say(AF_LOG_DEBUG, "complete_password returned status %d", (int)s);
+            if (s != AF_OK) afu_log(state.host, AF_LOG_DEBUG, "complete_password returned status %d", (int)s);
             p.text[0] = '\0';
         }
         if (value) secret_value_unref(value); /* libsecret keeps secrets in memory it wipes when freed */
@@ -808,7 +766,7 @@ static void provide(af_request_id request, const af_credential_request *cr, int 
         if (item && login_is(&l, &cr->identity)) complete_with(service, request, &l);
         else {
             set_problem(&p, AF_ERROR_CREDENTIAL_IDENTITY_NOT_FOUND, "the Secret Service item %s is not %.*s at %.*s any more",
-                        path, SHOW(cr->identity.user), SHOW(cr->identity.service));
+                        path, AFU_SHOW_STR(cr->identity.user), AFU_SHOW_STR(cr->identity.service));
             cancel_with(request, &p);
         }
         g_free(path);
@@ -822,29 +780,16 @@ static void provide(af_request_id request, const af_credential_request *cr, int 
 
 /* The host of a URL or domain, lower-cased, without scheme, userinfo, port, path or a final dot. */
 static char *host_of(const char *text, size_t length) {
-    const char *p = text, *end = text + length, *q;
-    for (q = p; end - q >= 3 && *q != '/'; q++)
-        if (memcmp(q, "://", 3) == 0) { p = q + 3; break; }
-    for (q = p; q < end && *q != '/' && *q != '?' && *q != '#'; q++) {}
-    for (end = q; q > p; q--)
-        if (q[-1] == '@') { p = q; break; }
-    int bracketed = p < end && *p == '[';
-    p += bracketed;
-    for (q = p; q < end && *q != (bracketed ? ']' : ':'); q++) {}
-    end = q;
-    if (end > p && end[-1] == '.') end--;
-    return g_ascii_strdown(p, end - p);
+    const char *host;
+    size_t host_length = afu_host_span(text, length, 1, &host);
+    return g_ascii_strdown(host, (gssize)host_length);
 }
 
 /* Whether the login's host is one of the hosts, or a parent domain of one. */
 static int login_matches(const login *l, char **hosts) {
     char *mine = host_of(l->service, strlen(l->service));
-    size_t m = strlen(mine);
     int match = 0;
-    for (size_t i = 0; !match && m && hosts[i]; i++) {
-        size_t h = strlen(hosts[i]);
-        match = h >= m && strcmp(hosts[i] + h - m, mine) == 0 && (h == m || hosts[i][h - m - 1] == '.');
-    }
+    for (size_t i = 0; !match && hosts[i]; i++) match = afu_domain_matches(hosts[i], strlen(hosts[i]), mine, strlen(mine));
     g_free(mine);
     return match;
 }
@@ -869,8 +814,7 @@ static void prepare_credential_list(void *context, af_request_id request, const 
         return;
     }
     char **hosts = g_new0(char *, service_count + 1);
-    for (size_t i = 0; i < service_count; i++) hosts[i] = host_of(services[i].identifier.data ? services[i].identifier.data : "",
-                                                                  services[i].identifier.length);
+    for (size_t i = 0; i < service_count; i++) hosts[i] = host_of(services[i].identifier.data, services[i].identifier.length);
     size_t *order = g_new0(size_t, count);
     af_str *items = g_new0(af_str, count);
     for (int pass = 0; pass < 2; pass++) /* matching logins first, the keyring's order within each group */
@@ -970,14 +914,8 @@ static const af_provider provider_table = {
 AF_EXPORT const af_provider *secret_service_provider_entry(uint32_t host_abi_version, const af_host_services *host) {
     problem p;
     keyring k;
-    if (!host || host->abi_version != AF_ABI_VERSION || !AF_TABLE_HAS(af_host_services, host, ui_message) || !host->log)
-        return NULL;
+    if (!afu_host_usable(host_abi_version, host)) return NULL;
     state.host = host;
-    if (host_abi_version != AF_ABI_VERSION) {
-        say(AF_LOG_ERROR, "the host speaks provider ABI %u, this plugin %u; not loading", (unsigned)host_abi_version,
-            AF_ABI_VERSION);
-        return NULL;
-    }
     state.context = g_main_context_new();
     enter();
     /* Publish what the keyring holds now. Nothing reachable is no reason to refuse to load: every
@@ -987,11 +925,11 @@ AF_EXPORT const af_provider *secret_service_provider_entry(uint32_t host_abi_ver
     if (service && keyring_load(service, &k, &p) == 0) {
         gint64 read = g_get_monotonic_time();
         publish(&k);
-        say(AF_LOG_DEBUG, "loading: connected and read %zu items in %.1f ms, published in %.1f ms", k.count,
+        afu_log(state.host, AF_LOG_DEBUG, "loading: connected and read %zu items in %.1f ms, published in %.1f ms", k.count,
             (double)(read - start) / 1000, (double)(g_get_monotonic_time() - read) / 1000);
         keyring_clear(&k);
     } else {
-        say(AF_LOG_INFO, "%s; no identities published", p.text); /* every request says it again, to the user */
+        afu_log(state.host, AF_LOG_INFO, "%s; no identities published", p.text); /* every request says it again, to the user */
     }
     leave();
     return &provider_table;
