@@ -189,15 +189,12 @@ static int login_matches(const login *l, char **hosts) {
 }
 
 void prepare_credential_list(void *context, af_request_id request, const af_service_identifier *services,
-                                    size_t service_count) {
+                             size_t service_count) {
     (void)context;
     problem p;
     keyring k;
-    SecretService *service = service_connect(&p);
-    if (!service || keyring_load(service, &k, &p) != 0) {
-        cancel_with(request, &p);
-        return;
-    }
+    SecretService *service = keyring_for(request, &k);
+    if (!service) return;
     size_t count = keyring_logins(&k), n = 0, chosen = 0;
     if (count == 0) {
         set_problem(&p, AF_ERROR_FAILED,

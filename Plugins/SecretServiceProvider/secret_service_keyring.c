@@ -178,6 +178,18 @@ int keyring_load(SecretService *service, keyring *k, problem *p) {
     return 0;
 }
 
+/* The Secret Service, connected, with its keyring loaded into `k`; NULL after cancelling `request`
+ * with why not. */
+SecretService *keyring_for(af_request_id request, keyring *k) {
+    problem p;
+    SecretService *service = service_connect(&p);
+    if (!service || keyring_load(service, k, &p) != 0) {
+        cancel_with(request, &p);
+        return NULL;
+    }
+    return service;
+}
+
 size_t keyring_logins(const keyring *k) {
     size_t n = 0;
     for (size_t i = 0; i < k->count; i++) n += k->items[i].service != NULL;

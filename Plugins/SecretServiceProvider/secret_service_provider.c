@@ -74,13 +74,8 @@ void cancel_with(af_request_id request, const problem *p) {
  * and say what was found. */
 static void prepare_configuration(void *context, af_request_id request) {
     (void)context;
-    problem p;
     keyring k;
-    SecretService *service = service_connect(&p);
-    if (!service || keyring_load(service, &k, &p) != 0) {
-        cancel_with(request, &p);
-        return;
-    }
+    if (!keyring_for(request, &k)) return;
     publish(&k);
     GString *text = g_string_new(NULL);
     size_t logins = keyring_logins(&k);

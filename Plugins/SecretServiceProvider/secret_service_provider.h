@@ -92,6 +92,7 @@ int login_is(const login *l, const af_identity *id);
 /* secret_service_keyring.c */
 void keyring_clear(keyring *k);
 int keyring_load(SecretService *service, keyring *k, problem *p);
+SecretService *keyring_for(af_request_id request, keyring *k);
 size_t keyring_logins(const keyring *k);
 void publish(const keyring *k);
 
