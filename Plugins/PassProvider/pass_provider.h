@@ -64,7 +64,6 @@ typedef struct {
 /* How a decryption ended; all but DECRYPTED cancelled the request. */
 typedef enum { DECRYPTED, LOCKED, FAILED } decrypt_result;
 
-
 /* pass_provider.c: answering requests */
 extern provider_state state; /* written by the entry function; entry points run one at a time */
 const char *ui_trouble(af_status s);
