@@ -4,8 +4,9 @@
  * KeePassXC), through libsecret.
  *
  * The third-party case the C ABI exists for: plain C11 against autofill_provider.h and one real
- * library, libsecret (Debian libsecret-1-dev). Build it, then put the library next to this
- * directory's Info.plist in the bundle (Scripts/build does both):
+ * library, libsecret (Debian libsecret-1-dev), plus the optional helpers of Plugins/Common. The
+ * source files are listed in secret_service_provider.h, their private header. Build them, then put
+ * the library next to this directory's Info.plist in the bundle (Scripts/build does both):
  *
  *   cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
  *      -I<autofill>/Sources/CAutofillProvider/include -I<autofill>/Plugins/Common \
