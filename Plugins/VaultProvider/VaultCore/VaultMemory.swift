@@ -124,7 +124,7 @@ public final class VaultMemory: Sendable {
         do throws(VaultError) {
             let (file, stamp) = try AtomicFile.readStamped(path)
             let header = try VaultHeader(reading: file, path: path)
-            guard header.salt == held.vault.header.salt, header.parameters == held.vault.header.parameters else {
+            guard header.salt == held.vault.header.salt, header.keyDerivation == held.vault.header.keyDerivation else {
                 lock(.keyChanged, ifGeneration: generation)
                 return nil
             }
