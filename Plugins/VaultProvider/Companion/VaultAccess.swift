@@ -23,7 +23,7 @@ struct VaultAccess {
         } catch {
             throw CommandFailure(error)
         }
-        if case .scrypt = header.keyDerivation, !header.keyDerivation.meetsReleaseFloor {
+        if case .scrypt = header.keyDerivation, !header.keyDerivation.meetsFloor() {  // an earlier release's vault
             printWarning("the vault's key derivation (\(header.keyDerivation)) is weaker than new vaults get; `autofill-vault passwd` upgrades it to Argon2id")
         }
         let password = try secrets.masterPassword(for: path)

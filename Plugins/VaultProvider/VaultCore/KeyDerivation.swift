@@ -103,8 +103,11 @@ public enum KeyDerivation: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether a release would make a new key with these parameters (an older vault below it gets a warning).
-    public var meetsReleaseFloor: Bool {
-        (try? check(.writing, floor: .release)) != nil
+    public var meetsReleaseFloor: Bool { meetsFloor(.release) }
+
+    /// Whether this build (`floor`) would make a new key with these parameters.
+    public func meetsFloor(_ floor: Floor = .current) -> Bool {
+        (try? check(.writing, floor: floor)) != nil
     }
 
     /// Derives the 256-bit vault key from `password` and `salt`, after checking the parameters for reading.
