@@ -39,7 +39,7 @@ enum PasswordStrength {
         "princess", "letmein", "654321", "monkey", "27653", "1qaz2wsx", "123321", "qwertyuiop", "superman", "asdfghjkl",
         "trustno1", "football", "baseball", "welcome", "master", "shadow", "michael", "admin", "passw0rd", "starwars",
         "login", "hello", "freedom", "whatever", "qazwsx", "121212", "666666", "7777777", "secret", "changeme",
-        "letmein", "access", "mustang", "batman", "charlie", "jesus", "ninja", "azerty", "solo", "loveme", "hunter",
+        "access", "mustang", "batman", "charlie", "jesus", "ninja", "azerty", "solo", "loveme", "hunter",
         "hunter2", "p@ssw0rd", "p@ssword", "pass", "test", "guest", "root", "toor", "default", "summer", "winter",
         "autumn", "spring", "correcthorsebatterystaple", "tr0ub4dor&3", "masterpassword", "mypassword", "iloveyou1",
     ]

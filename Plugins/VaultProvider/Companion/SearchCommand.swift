@@ -23,7 +23,7 @@ struct SearchCommand: ParsableCommand {
             let vault = try access.open(at: access.path)
             let found = EntryQuery.search(text, in: vault.contents)
             guard !found.isEmpty else {
-                printError("no entry's names contain \"\(EntryDisplay.safe(text))\" in \(vault.path)")
+                printError("no entry's site, title, user, label or id contains the text in \(vault.path)")
                 throw ExitCode(1)
             }
             for line in EntryDisplay.table(found) { print("  " + line) }
