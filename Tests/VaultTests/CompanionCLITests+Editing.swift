@@ -136,4 +136,18 @@ extension CompanionCLITests {
         #expect(result.status == 65)
         #expect(result.stderr.contains("was not opened: the key derivation in its header, Argon2id m=102400 MiB t=1 p=1 is out of range"), "\(result.stderr)")
     }
+
+    @Test(arguments: [
+        ("argon2id:m=64,x=1", "--kdf: x is not a cost of argon2id (argon2id: m, t, p; scrypt: log2n, r, p)"),
+        ("scrypt", "--kdf scrypt needs log2n=N (scrypt:log2n=17)"),
+        ("bcrypt", "--kdf names argon2id or scrypt"),
+        ("argon2id:m=lots", "--kdf: write each cost as NAME=NUMBER"),
+        ("argon2id:m=4294967295,t=1,p=1", "is out of range: at most 4 GiB of memory"),
+    ])
+    func aKeyDerivationSpecThatCannotBeUsedIsAUsageError(_ spec: String, _ message: String) throws {
+        let result = try run(["create", "--password-stdin", "--kdf", spec], input: Self.master)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: vaultPath))
+    }
 }

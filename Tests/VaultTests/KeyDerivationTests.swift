@@ -75,6 +75,7 @@ struct KeyDerivationTests {
         [0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 4],  // 4 billion passes
         [0x00, 0x01, 0x00, 0x00, 0, 0, 0, 3, 200],  // 200 lanes
         [0x00, 0x01, 0x00, 0x00, 0, 0, 0, 0, 4],  // no pass at all
+        [0x00, 0x40, 0x00, 0x00, 0, 0, 0, 32, 4],  // 4 GiB × 32 passes: minutes of work
     ])
     func aHostileHeaderIsRefusedBeforeAnyKeyIsDerived(_ costs: [UInt8]) throws {
         let path = "\(folder.path)/hostile.afvault"
@@ -86,7 +87,7 @@ struct KeyDerivationTests {
         let error = try #require(throws: VaultError.self) { try Vault.open(at: path, password: Fixture.password) }
         #expect(Date().timeIntervalSince(started) < 1, "refused before deriving")
         #expect(error.code == .corrupt)
-        #expect(error.message.contains("is out of range: at most 4 GiB of memory, 32 passes and 16 lanes"), "\(error.message)")
+        #expect(error.message.contains("is out of range: at most 4 GiB of memory, 32 passes, 16 lanes and 16 GiB of memory × passes"), "\(error.message)")
         #expect(error.message.contains("the file is damaged, was changed, or was made by a test build"))
     }
 

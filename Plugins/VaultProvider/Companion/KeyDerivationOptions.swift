@@ -28,8 +28,18 @@ struct KeyDerivationOptions: ParsableArguments {
         } catch {
             throw CommandFailure(.usage, "\(error.message); leave --kdf out for the default (\(KeyDerivation.standard))")
         }
+        if chosen.memory > Self.helperMemoryHint << 20 {
+            printWarning("""
+                \(chosen) needs \(chosen.memory >> 20) MiB to unlock; autofill's provider helper may use \(Self.helperMemoryHint) MB of \
+                address space by default: raise ProviderIsolation's MemoryLimitMB for org.autofill.vault (docs/CONFIGURATION.md)
+                """)
+        }
         return chosen
     }
+
+    /// Above this many MiB of key-derivation memory, the provider's helper needs a larger
+    /// `MemoryLimitMB` than its default (512 MB of address space, of which the helper itself takes about 250).
+    static let helperMemoryHint = 256
 
     /// Reads `argon2id`, `argon2id:m=65536,t=3,p=4` or `scrypt:log2n=17,r=8,p=1`.
     static func parse(_ spec: String) throws(CommandFailure) -> KeyDerivation {

@@ -61,7 +61,9 @@ public enum KeyDerivation: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The ceiling every build applies, reading or writing: at most 1 GiB of scrypt memory, 4 GiB of
-    /// Argon2id memory, 32 Argon2id passes, 16 lanes.
+    /// Argon2id memory, 32 Argon2id passes, 16 lanes, and 16 GiB of memory × passes (a few tens of
+    /// seconds), so a crafted header can neither exhaust memory nor keep a reader busy for hours.
+    public static let maximumArgon2Work: UInt64 = 16 << 20
     public static let maximumArgon2MemoryKiB: UInt32 = 4 << 20
     public static let maximumArgon2Iterations: UInt32 = 32
     public static let maximumArgon2Parallelism: UInt8 = 16
@@ -88,10 +90,12 @@ public enum KeyDerivation: Hashable, Sendable, CustomStringConvertible {
         case .argon2id(let parameters):
             let memory = parameters.memoryKiB, passes = parameters.iterations, lanes = parameters.parallelism
             guard memory <= Self.maximumArgon2MemoryKiB, passes <= Self.maximumArgon2Iterations,
-                (1...Self.maximumArgon2Parallelism).contains(lanes), passes >= 1, memory >= 8 * UInt32(lanes)
+                (1...Self.maximumArgon2Parallelism).contains(lanes), passes >= 1, memory >= 8 * UInt32(lanes),
+                UInt64(memory) * UInt64(passes) <= Self.maximumArgon2Work
             else {
                 throw VaultError(.invalidInput, """
-                    \(parameters) is out of range: at most 4 GiB of memory, 32 passes and 16 lanes, at least 1 pass and 8 KiB per lane
+                    \(parameters) is out of range: at most 4 GiB of memory, 32 passes, 16 lanes and 16 GiB of memory × passes, \
+                    at least 1 pass and 8 KiB per lane
                     """)
             }
             if floor == .release, memory < Self.argon2MinimumMemoryKiB || UInt64(memory) * UInt64(passes) < Self.argon2MinimumWork {
