@@ -1,6 +1,8 @@
 import AutofillCore
 import Foundation
+import Glibc
 import Testing
+import VaultCore
 
 /// autofill-vault show, edit, rename, search and passwd, as users run them: entries named by site
 /// and user, secrets only when asked, hostile entry text escaped, and a master password change that
@@ -149,5 +151,26 @@ extension CompanionCLITests {
         #expect(result.status == 64)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: vaultPath))
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPasswdKilledAtAnyMomentLeavesAVaultOneOfTheTwoPasswordsOpens() throws {
+        #expect(try run(["create", "--password-stdin", "--kdf", "argon2id:m=64,t=1,p=1"], input: Self.master).status == 0)
+        #expect(try run(["add-password", "--password-stdin", "--service", "example.com", "--user", "alice"], input: Self.master + "alice-pw\n").status == 0)
+        let passwords = [Self.master.trimmingCharacters(in: .newlines), "Another Master Password 2026!"]
+        var current = 0
+        // passwd at the default cost (Argon2id, 64 MiB), killed before, during or after its derivation and save.
+        for delay in [0.0, 0.05, 0.2, 0.5, 1.5] {
+            let next = 1 - current
+            let running = try ChildProcess.start(Self.binary, ["passwd", "--password-stdin"], environment: environment,
+                                                 input: "\(passwords[current])\n\(passwords[next])\n\(passwords[next])\n")
+            Thread.sleep(forTimeInterval: delay)
+            kill(running.pid, SIGKILL)
+            _ = running.wait()
+            let opened = passwords.map { try? Vault.open(at: vaultPath, password: Secret($0)) }
+            #expect(opened.compactMap { $0 }.count == 1, "after \(delay) s: exactly one of the two passwords opens the vault")
+            #expect(opened.compactMap { $0 }.first?.contents.passwords.map(\.user) == ["alice"], "after \(delay) s: the entries are whole")
+            if opened[next] != nil { current = next }
+        }
     }
 }
