@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// `autofill-vault passwd` as users run it: at a real terminal (tmux), and while autofill holds the
-/// vault unlocked (through the agent, or each command in its own process).
-struct VaultPasswdTests {
+/// autofill-vault's prompts at a real terminal (tmux): `passwd` while autofill holds the vault unlocked
+/// (through the agent, or each command in its own process), and `edit --new-password`.
+struct VaultCompanionTerminalTests {
     let home: TemporaryHome
     let config: String
     let vault: String
@@ -69,5 +69,29 @@ struct VaultPasswdTests {
         filled = try fill(answering: "secret \(Self.newMaster)\nchoose 1\n")
         #expect(filled.status == 0, "\(filled.stderr)")
         #expect(filled.stdout == "alice-demo-password\n")
+    }
+
+    @Test func editAtATerminalAsksForTheNewPasswordTwiceWithoutEchoAndTheNextFillHasIt() throws {
+        let output = "\(home.path)/edit.out"
+        let command = CLI.shellEnvironment(home: home.path)
+            + " \(Self.companion) edit example.com --user bob --new-password --vault \(vault) > \(output) 2>&1; echo EXIT=$? >> \(output)"
+        let pane = try TmuxSession(command)
+        try pane.waitFor("Master password for \(vault):")
+        try pane.send("-l", Self.master)
+        try pane.send("Enter")
+        try pane.waitFor("New password for bob at example.com:")
+        try pane.send("-l", "bobs-new-terminal-pw")
+        try pane.send("Enter")
+        try pane.waitFor("Repeat it:")
+        try pane.send("-l", "bobs-new-terminal-pw")
+        try pane.send("Enter")
+        let done = try CLI.waitForFile(output, containing: "EXIT=")
+        #expect(done.contains("Changed the password of vault-2."), "\(done)")
+        #expect(done.contains("EXIT=0"))
+        #expect(!(try pane.screen()).contains("bobs-new-terminal-pw"), "nothing typed was echoed")
+
+        let filled = try fill(answering: "secret \(Self.master)\nchoose 2\n")
+        #expect(filled.status == 0, "\(filled.stderr)")
+        #expect(filled.stdout == "bobs-new-terminal-pw\n")
     }
 }
