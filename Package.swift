@@ -105,7 +105,7 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [
-                "AutofillCore", "AutofillOTP", "AutofillWebAuthn",
+                "AutofillCore", "AutofillOTP", "AutofillWebAuthn", "CArgon2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
