@@ -10,7 +10,7 @@ import AutofillWire
 struct GitCredentialCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "git-credential",
-        abstract: "git's credential helper: get, store and erase (git runs it as git-credential-autofill).",
+        abstract: "git's credential helper (git runs it as git-credential-autofill).",
         discussion: """
             git reads what to fill (protocol, host and port, and the path when credential.useHttpPath is
             on) from the helper's stdin; autofill never asks anything there or on stdout.
