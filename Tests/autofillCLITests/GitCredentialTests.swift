@@ -53,6 +53,9 @@ struct GitCredentialTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "protocol=https\nhost=git.example.com\nusername=alice\npassword=alice-git-pw\n")
         #expect(!result.stderr.contains("alice-git-pw"))
+        let verbose = try helper(Git.description(["protocol": "https", "host": "git.example.com"]), ["--verbose", "--trace", "get"])
+        #expect(verbose.stdout == "username=alice\npassword=alice-git-pw\n", "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("<REDACTED>") && !verbose.stderr.contains("alice-git-pw"), "\(verbose.stderr)")
     }
 
     @Test func theUserNameGitNamesChoosesTheCredential() throws {
@@ -153,6 +156,25 @@ struct GitCredentialTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty, "\(result.stdout)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    @Test func aCallerThatNeverEndsItsDescriptionIsLeftAfterTenSeconds() throws {
+        // stdin stays open for 16 s without the blank line; the helper (in the agent or not) gives up
+        // at 10 s, quietly, and says so with -v.
+        let script = """
+            start=$(date +%s)
+            (printf 'protocol=https\\nhost=git.example.com\\n'; sleep 16) | {
+              "$0" -v get > "$1" 2> "$2"; echo "status=$? seconds=$(( $(date +%s) - start ))" >> "$1"; }
+            """
+        let output = "\(home.path)/stuck-out.txt", errors = "\(home.path)/stuck-err.txt"
+        let result = try ChildProcess.run("/bin/sh", ["-c", script, Git.helper, output, errors],
+                                          environment: Git.environment(home: home.path, config: config))
+        #expect(result.status == 0)
+        let printed = try String(contentsOfFile: output, encoding: .utf8)
+        let seconds = try #require(Int(printed.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
+        #expect(printed.hasPrefix("status=0 "), "nothing given: \(printed)")
+        #expect(seconds >= 10 && seconds < 16, "\(printed)")
+        #expect(try String(contentsOfFile: errors, encoding: .utf8).contains("git wrote no whole description within 10 s"))
     }
 
     @Test(arguments: [

@@ -57,7 +57,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
     func readSite() -> (GitCredentialDescription, String)? {
         let description: GitCredentialDescription
         do {
-            description = try GitCredentialDescription.read(from: ClientContext.current.console.input)
+            let context = ClientContext.current
+            description = try GitCredentialDescription.read(from: context.console.input, cancellation: context.cancellation?.descriptor)
         } catch {
             note("git's description is not valid: \(error)")
             return nil

@@ -47,13 +47,20 @@ struct GitCredentialDescription: Equatable {
         }
     }
 
-    /// Reads a description from `descriptor`, up to its blank line (nothing after it is read) or end.
-    static func read(from descriptor: Int32) throws(Problem) -> GitCredentialDescription {
+    /// How long git may take to write its description (it writes it at once).
+    static let inputDeadline: Duration = .seconds(10)
+
+    /// Reads a description from `descriptor`, up to its blank line (nothing after it is read) or end,
+    /// for at most ``inputDeadline``, and no longer once `cancellation` is readable (the agent's
+    /// client went away): a caller that never finishes its description holds no thread for long.
+    static func read(from descriptor: Int32, cancellation: Int32? = nil) throws(Problem) -> GitCredentialDescription {
         var lines: [ArraySlice<UInt8>] = []
         var pending: [UInt8] = []
         var total = 0
         var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + inputDeadline
         reading: while true {
+            try waitUntilReadable(descriptor, cancellation: cancellation, deadline: deadline)
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count < 0 { throw .unreadable(String(cString: strerror(errno))) }
@@ -74,6 +81,21 @@ struct GitCredentialDescription: Equatable {
         }
         if !pending.isEmpty { lines.append(pending[...]) }
         return try parse(lines)
+    }
+
+    private static func waitUntilReadable(_ descriptor: Int32, cancellation: Int32?, deadline: ContinuousClock.Instant) throws(Problem) {
+        var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        if let cancellation { fds.append(pollfd(fd: cancellation, events: Int16(POLLIN), revents: 0)) }
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw .unreadable("git wrote no whole description within \(inputDeadline.components.seconds) s") }
+            let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let ready = poll(&fds, nfds_t(fds.count), milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 { throw .unreadable(String(cString: strerror(errno))) }
+            if fds.count > 1 && fds[1].revents != 0 { throw .unreadable("the client went away") }
+            if fds[0].revents != 0 { return }  // data, end of input or an error: read(2) says which
+        }
     }
 
     /// The description in `lines` (without their newlines).
