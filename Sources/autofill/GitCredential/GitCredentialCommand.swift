@@ -87,8 +87,11 @@ struct GitCredentialCommand: AsyncParsableCommand {
                 let setup = try global.setup()
                 setup.prestartHelper()  // its start overlaps reading the stores and ranking
                 let router = try session.router(setup)
+                // After a failure, another suggestion only for the user git named: never someone else's
+                // password in place of the one the path chose.
                 let result = try await router.fillFromSuggestions(
-                    for: query, kind: .password, setup: setup, pick: { pick(from: $0, for: description) }, fallback: true)
+                    for: query, kind: .password, setup: setup, pick: { pick(from: $0, for: description) },
+                    fallback: description.username.map { !$0.isEmpty } ?? false)
                 guard case .password(let credential) = result.credential else { return }
                 guard let answer = GitCredentialDescription.answer(user: credential.user, password: credential.password.revealed) else {
                     printError("autofill: \(result.providerName) gave a password for \(credential.user) that git cannot be given: its user name or password holds a line break or NUL, or is longer than git's lines; nothing was given (fix the entry in \(result.providerName))")
