@@ -22,6 +22,7 @@
 //   AutofillWire         the framing both protocols share, and the agent's client side (no Foundation)
 //   autofill             the small client users run: agent commands to the agent, the rest to autofill-cli
 //   autofill-cli         the command-line tool (every command, in its own process or for the agent)
+//   git-credential-autofill  git's credential helper: the same small client, for `autofill git-credential`
 //   AutofillOTP          one-time codes (HOTP/TOTP, otpauth:// URIs) for providers
 //   AutofillWebAuthn     WebAuthn authenticator structures (CBOR, COSE keys, authenticator data,
 //                        attestation objects, ES256) for passkey providers and the host
@@ -41,6 +42,7 @@ let package = Package(
     products: [
         .executable(name: "autofill", targets: ["autofill"]),
         .executable(name: "autofill-cli", targets: ["autofill-cli"]),
+        .executable(name: "git-credential-autofill", targets: ["git-credential-autofill"]),
         .executable(name: "autofill-provider-helper", targets: ["autofill-provider-helper"]),
         .library(name: "AutofillProviderKit", targets: ["AutofillProviderKit"]),
         .library(name: "AutofillCompanion", targets: ["AutofillCompanion"]),
@@ -87,6 +89,7 @@ let package = Package(
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "AutofillWebAuthn", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillAgent"], path: "Sources/autofill-client"),
+        .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
         .executableTarget(
             name: "autofill-cli",
             dependencies: [
@@ -152,7 +155,7 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py", "Support/git_http_server.py"]),
     ]
 )
 

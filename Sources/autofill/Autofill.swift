@@ -44,7 +44,7 @@ struct Autofill: AsyncParsableCommand {
             """,
         subcommands: [
             FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, LockCommand.self, UnlockCommand.self,
-            IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self, AgentCommand.self,
+            IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self, AgentCommand.self, GitCredentialCommand.self,
         ]
     )
 

@@ -120,6 +120,21 @@ final class TemporaryHome: Sendable {
         return folder
     }
 
+    /// The `UserAuthentication` policy `pam` with the service that asks nothing (``pamFolder()``'s
+    /// `autofill-permit`): unattended on purpose.
+    func permitPolicy() throws -> [String: String] {
+        ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": try pamFolder()]
+    }
+
+    /// A private copy of the demo vault (master password "correct horse battery staple", alice and bob
+    /// at example.com) in a folder of its own, `vault/`: the Vault's sandbox may change files in its
+    /// vault's folder (docs/SANDBOX.md). Returns the `VaultFile` setting that names it.
+    func demoVault() throws -> String {
+        try FileManager.default.createDirectory(atPath: "\(path)/vault", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(path)/vault/vault.afvault")
+        return "./vault/vault.afvault"
+    }
+
     /// Approves the files of providers listed in `config` by hand, as a user does (a provider nobody
     /// approved is refused, exit 77): `autofill providers trust ID…`. The records go to this home's
     /// `.local/state/autofill`.

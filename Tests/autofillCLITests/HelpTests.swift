@@ -25,8 +25,8 @@ struct HelpTests {
 }
 
 /// The binaries' dynamic dependencies are what the design says: the host (`autofill-cli`, which the
-/// agent runs) links libffi; the client every invocation starts (`autofill`) links neither Foundation
-/// nor any of the host's libraries.
+/// agent runs) links libffi; the client every invocation starts (`autofill`, and git's
+/// `git-credential-autofill`) links neither Foundation nor any of the host's libraries.
 struct LinkageTests {
     static func libraries(_ binary: String) throws -> String {
         try ChildProcess.run("/usr/bin/ldd", [binary]).stdout
@@ -36,10 +36,11 @@ struct LinkageTests {
         #expect(try Self.libraries("\(CLI.root)/.build/debug/autofill-cli").contains("libffi.so"))
     }
 
-    @Test func theClientIsLean() throws {
-        let libraries = try Self.libraries(CLI.binary)
+    @Test(arguments: ["autofill", "git-credential-autofill"])
+    func theClientIsLean(name: String) throws {
+        let libraries = try Self.libraries("\(CLI.root)/.build/debug/\(name)")
         for heavy in ["Foundation", "libffi", "libsqlite3", "libpsl", "libpam", "libseccomp", "libdbus"] {
-            #expect(!libraries.contains(heavy), "the client links \(heavy)")
+            #expect(!libraries.contains(heavy), "\(name) links \(heavy)")
         }
     }
 }
