@@ -28,7 +28,9 @@ struct InitCommand: AsyncParsableCommand {
               autofill init
               autofill init --provider org.autofill.vault --provider org.autofill.netrc --yes
               autofill init --force --provider org.autofill.pass
-            Then: autofill providers set org.autofill.vault VaultFile ~/vault.afvault
+
+            Then give providers their settings, for example:
+              autofill providers set org.autofill.vault VaultFile ~/vault.afvault
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -24,8 +24,8 @@ public enum DefaultPluginFolders {
             guard SandboxContext.isDirectory(folder) else { continue }
             let problems = PluginPermissions.problems(hostPath: folder, what: "the default plugin folder")
             guard problems.isEmpty else {
-                let reasons = problems.map(\.description).joined(separator: "; ")
-                warnings.append("not searching the default plugin folder \(folder): users other than you could add plugins to it (\(reasons))")
+                let reasons = problems.map { "\($0.file ?? folder): \($0.message); fix: \($0.fix)" }.joined(separator: "; ")
+                warnings.append("not searching the default plugin folder \(folder), since users other than you could add plugins to it: \(reasons)")
                 continue
             }
             folders.append(folder)
