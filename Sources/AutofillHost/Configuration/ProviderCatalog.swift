@@ -94,7 +94,7 @@ public struct ProviderCatalog: Sendable {
             let known = plugins.compactMap(\.manifest?.identifier)
             throw AutofillError(
                 .usage,
-                "no plugin with id \(id) in \(file.searchPaths.isEmpty ? "any folder: \(file.path) lists no PluginSearchPaths" : file.searchPaths.joined(separator: ", "))\(known.isEmpty ? "" : "; found: \(known.joined(separator: ", "))")")
+                "no plugin with id \(id) in \(file.searchPaths.joined(separator: ", "))\(known.isEmpty ? "" : "; found: \(known.joined(separator: ", "))")")
         }
         guard found.count == 1 else {
             let enabled = enabledIDs.contains(id)
