@@ -55,7 +55,7 @@ public struct ConfigurationFile: Sendable {
                 let origin = source == .option ? "--config" : "$AUTOFILL_CONFIG"
                 throw AutofillError(
                     .notFound,
-                    "no configuration at \(path) (from \(origin)); create it by copying Config/config.plist, or leave \(origin) out to use the default")
+                    "no configuration at \(path) (from \(origin)); create it with `autofill init\(source == .option ? " --config \(path)" : "")` (or by copying Config/config.plist), or leave \(origin) out to use the default")
             }
             return try read(path: path, source: source, writePath: path, home: home)
         }
