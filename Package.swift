@@ -93,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "autofill-cli",
             dependencies: [
-                "AutofillHost", "AutofillCore", "AutofillWire",
+                "AutofillHost", "AutofillCore", "AutofillWire", "AutofillABI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -106,6 +106,18 @@ final class TemporaryHome: Sendable {
         return target
     }
 
+    /// Copies built sample bundles into the home's default plugin folder, `~/.local/lib/autofill/providers`
+    /// (where `Scripts/install` puts them), mode 0755; returns the folder.
+    @discardableResult
+    func installSamples(_ names: [String]) throws -> String {
+        let folder = "\(path)/.local/lib/autofill/providers"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for name in names {
+            try FileManager.default.copyItem(atPath: "\(CLI.builtBundles)/\(name).afprovider", toPath: "\(folder)/\(name).afprovider")
+        }
+        return folder
+    }
+
     /// A PAM configuration folder of the tests' own (`PAMConfigurationDirectory`) with three services:
     /// `autofill-permit` (pam_permit: asks nothing, accepts: unattended on purpose), `autofill-deny`
     /// (pam_deny: refuses everyone) and `autofill-ask` (pam_unix: asks for the user's password
