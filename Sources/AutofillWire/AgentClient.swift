@@ -41,7 +41,8 @@ package enum AgentClient {
             return .exited(77)
         }
         let request = AgentProtocol.Message.run(
-            version: AgentProtocol.version, arguments: absolutePaths(arguments), environment: AgentProtocol.sentEnvironment(environment))
+            version: AgentProtocol.version, arguments: absolutePaths(arguments), environment: AgentProtocol.sentEnvironment(environment),
+            program: resolved(agentExecutable))
         var descriptors: [Int32] = [0, 1, 2]
         let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var saved = termios()
@@ -135,6 +136,13 @@ package enum AgentClient {
             }
         }
         return result
+    }
+
+    /// `path` with its symbolic links resolved (the agent compares it with its `/proc/self/exe`).
+    static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     private static func writeError(_ text: String) {

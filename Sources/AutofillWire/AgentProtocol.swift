@@ -13,7 +13,8 @@ internal import Glibc
 /// its closing the connection cancels the request.
 package enum AgentProtocol {
     /// The version this build speaks; the agent answers any other with `runHere`.
-    package static let version: UInt32 = 1
+    /// 2: `run` names the program the client would run itself.
+    package static let version: UInt32 = 2
     /// The environment variable that turns the agent off (`off`) for a command.
     package static let switchEnvironmentKey = "AUTOFILL_AGENT"
     /// The variables a client sends: the ones autofill reads. Nothing else of its environment (which
@@ -47,8 +48,10 @@ package enum AgentProtocol {
     /// Every message.
     package enum Message: Equatable {
         /// Client → agent: run `arguments` (without the program name; file options made absolute) for
-        /// a client whose environment holds `environment` (``sentEnvironment(_:)``).
-        case run(version: UInt32, arguments: [String], environment: [String: String])
+        /// a client whose environment holds `environment` (``sentEnvironment(_:)``) and which would
+        /// otherwise run `program` (its `autofill-cli`, symbolic links resolved): an agent that is not
+        /// that program (another installation, another build) has the client run it itself.
+        case run(version: UInt32, arguments: [String], environment: [String: String], program: String)
         /// Agent → client: the command ended with `status`.
         case exit(status: Int32)
         /// Agent → client: run the command in your own process, because `reason`.
@@ -60,9 +63,10 @@ package enum AgentProtocol {
 
         package var frame: [UInt8] {
             switch self {
-            case .run(let version, let arguments, let environment):
+            case .run(let version, let arguments, let environment, let program):
                 var writer = FrameWriter(tag: Tag.run.rawValue)
                 writer.u32(version)
+                writer.string(program)
                 writer.array(arguments) { $0.string($1) }
                 writer.array(environment.sorted { $0.key < $1.key }) { writer, pair in
                     writer.string(pair.key)
@@ -85,6 +89,12 @@ package enum AgentProtocol {
             switch Tag(rawValue: try reader.u8("tag")) {
             case .run:
                 let version = try reader.u32("version")
+                guard version == AgentProtocol.version else {
+                    // Another version's fields may differ: the agent answers it with `runHere`.
+                    self = .run(version: version, arguments: [], environment: [:], program: "")
+                    return
+                }
+                let program = try reader.string("program")
                 let arguments = try reader.array("arguments", minimumElementSize: 4) { reader throws(FrameError) in try reader.string("argument") }
                 var environment: [String: String] = [:]
                 for (key, value) in try reader.array("environment", minimumElementSize: 8, { reader throws(FrameError) in
@@ -92,7 +102,7 @@ package enum AgentProtocol {
                 }) {
                     environment[key] = value
                 }
-                self = .run(version: version, arguments: arguments, environment: environment)
+                self = .run(version: version, arguments: arguments, environment: environment, program: program)
             case .exit:
                 self = .exit(status: try reader.i32("status"))
             case .runHere:

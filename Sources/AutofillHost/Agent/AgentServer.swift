@@ -263,12 +263,12 @@ public final class AgentServer: Sendable {
             logger.warning("pid \(pid) sent something that is not the agent protocol: \(error.message)")
             return
         }
-        guard case .run(let version, let arguments, let clientEnvironment)? = message, descriptors.count == 3 || descriptors.count == 4 else {
+        guard case .run(let version, let arguments, let clientEnvironment, let program)? = message, descriptors.count == 3 || descriptors.count == 4 else {
             for descriptor in descriptors { close(descriptor) }
             if message != nil { logger.warning("pid \(pid) sent a request without its standard descriptors; refused") }
             return
         }
-        if let reason = refusal(version: version, environment: clientEnvironment) {
+        if let reason = refusal(version: version, environment: clientEnvironment, program: program) {
             for descriptor in descriptors { close(descriptor) }
             _ = AgentProtocol.Message.runHere(reason: reason).send(on: socket)
             return
@@ -278,9 +278,15 @@ public final class AgentServer: Sendable {
     }
 
     /// Why this agent should not run a client's command (it then runs it itself), or nil.
-    private func refusal(version: UInt32, environment clientEnvironment: [String: String]) -> String? {
+    private func refusal(version: UInt32, environment clientEnvironment: [String: String], program: String) -> String? {
         guard version == AgentProtocol.version else {
             return "the agent speaks protocol \(AgentProtocol.version) and the client \(version)"
+        }
+        // One socket per user, so a second installation's client (a package beside ~/.local, a
+        // checkout's build) reaches this agent too: it must not get this installation's code.
+        let agentProgram = HelperSpawn.selfExecutable()
+        guard program == agentProgram else {
+            return "the agent runs \(agentProgram) and this client belongs with \(program)"
         }
         let mine = AgentProtocol.launchEnvironment(environment), theirs = AgentProtocol.launchEnvironment(clientEnvironment)
         guard mine == theirs else {

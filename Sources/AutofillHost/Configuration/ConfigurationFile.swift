@@ -62,6 +62,11 @@ public struct ConfigurationFile: Sendable {
         if FileManager.default.fileExists(atPath: userPath) {
             return try read(path: userPath, source: .user, writePath: userPath, home: home)
         }
+        guard runsFromRepository else {
+            throw AutofillError(
+                .notFound,
+                "no configuration at \(userPath); write one with `autofill init` (or name one with --config or $AUTOFILL_CONFIG)")
+        }
         var demo = try read(path: embeddedDefaultPath, source: .embeddedDefault, writePath: userPath, home: home)
         demo.demoStores = IdentityStoreDirectory(
             path: directory(of: IdentityStoreDirectory(environment: environment).path) + "/demo-stores")
@@ -103,9 +108,23 @@ public struct ConfigurationFile: Sendable {
 
     /// The repository's `Config/config.plist`, found from this source file's location at build time.
     public static var embeddedDefaultPath: String {
+        repositoryRoot + "/Config/" + fileName
+    }
+
+    /// The repository autofill was built from (this source file's location at build time).
+    static var repositoryRoot: String {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { url.deleteLastPathComponent() }  // Configuration, AutofillHost, Sources, repo
-        return url.appendingPathComponent("Config").appendingPathComponent(fileName).path
+        return url.path
+    }
+
+    /// Whether this program runs from the repository's own build (`.build/` of the checkout it was
+    /// built from): only then is the built-in demo the default. An installed autofill (`Scripts/install`,
+    /// a distribution package) without a configuration says to write one; it never falls back to a
+    /// checkout that may have moved, changed or belong to someone else.
+    static var runsFromRepository: Bool {
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return false }
+        return executable.hasPrefix(repositoryRoot + "/.build/")
     }
 
     /// Reads one configuration file. Refuses (`refused`, exit 77) a file that users other than the user
