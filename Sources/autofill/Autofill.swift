@@ -22,7 +22,7 @@ struct Autofill: AsyncParsableCommand {
             that was read, or to $XDG_CONFIG_HOME/autofill/config.plist when the
             built-in demo was read.
 
-            fill, suggest, text, passkey, unlock and lock run in the agent, a
+            fill, suggest, text, passkey, save, generate, report, unlock and lock run in the agent, a
             per-user daemon started on first use that keeps providers (and what
             they unlocked) in memory between commands; AUTOFILL_AGENT=off or
             --no-agent runs them in this process (`autofill agent --help`).
@@ -45,6 +45,7 @@ struct Autofill: AsyncParsableCommand {
         subcommands: [
             FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, LockCommand.self, UnlockCommand.self,
             IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self, AgentCommand.self,
+            SaveCommand.self, GenerateCommand.self, ReportCommand.self,
         ]
     )
 
