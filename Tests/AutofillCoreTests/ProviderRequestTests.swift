@@ -45,6 +45,11 @@ struct ProviderRequestTests {
          .performPasskeyRegistrationWithoutUserInteraction, [.passkeyRegistration]),
         (.extensionConfiguration, .prepareInterfaceForExtensionConfiguration, [.configurationCompleted]),
         (.textToInsert, .prepareInterfaceForTextToInsert, [.text]),
+        (.savePassword(SavePasswordRequest(serviceIdentifier: services[1], credential: PasswordCredential(user: "alice", password: Secret("pw")))),
+         .prepareInterfaceForSavePassword, [.passwordSaved]),
+        (.generatePassword(GeneratePasswordRequest(serviceIdentifier: services[1], passwordRules: "minlength: 20")),
+         .prepareInterfaceForGeneratePassword, [.generatedPassword]),
+        (.credentialUpdate(.unknownPasskey(relyingParty: "example.com", credentialID: [1])), .reportCredentialUpdate, [.updateReported]),
     ]
 
     @Test(arguments: table)

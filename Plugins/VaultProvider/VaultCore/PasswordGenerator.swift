@@ -27,9 +27,9 @@ public enum PasswordGenerator {
     public static func generate(honouring rules: PasswordRules) throws(VaultError) -> Secret {
         let length = rules.generationLength
         let alphabet = rules.generationAlphabet
-        let requirements = rules.required.map { classes in
+        let requirements = essential(rules.required.map { classes in
             alphabet.filter { scalar in classes.contains { $0.contains(scalar) } }
-        }
+        })
         var random = SystemRandomNumberGenerator()
         for _ in 0..<attempts {
             if let password = attempt(length: length, alphabet: alphabet, requirements: requirements,
@@ -40,6 +40,17 @@ public enum PasswordGenerator {
             }
         }
         throw VaultError(.invalidInput, "no password of \(length) characters honours the rules \(rules) (\(attempts) tries)")
+    }
+
+    /// The requirements that need a character of their own: one whose characters include all of
+    /// another's is met by that other's character (`required: [a]; required: [a], digit` needs one `a`).
+    static func essential(_ requirements: [[Unicode.Scalar]]) -> [[Unicode.Scalar]] {
+        let sets = requirements.map(Set.init)
+        return requirements.indices.filter { index in
+            !sets.indices.contains { other in
+                other != index && sets[other].isSubset(of: sets[index]) && (sets[other] != sets[index] || other < index)
+            }
+        }.map { requirements[$0] }
     }
 
     private static func attempt(

@@ -563,6 +563,11 @@ typedef struct af_host_services {
  * promptly and complete the request (now or later) through the host
  * services. The table must stay valid for the life of the process.
  *
+ * The host routes a request kind only to a provider whose plist declares its
+ * capability; a declared capability whose entry point is missing (NULL, or
+ * past the table's `size`: the last three were appended to ABI 1 for Apple's
+ * iOS 26 keys) makes the host refuse the plugin.
+ *
  * capability (plist)                        entry points it requires
  * ProvidesPasswords                         prepare_credential_list,
  *                                           provide_credential_without_user_interaction,
@@ -577,13 +582,9 @@ typedef struct af_host_services {
  * ProvidesTextToInsert                      prepare_interface_for_text_to_insert
  * SupportsConditionalPasskeyRegistration    perform_passkey_registration_without_user_interaction
  * ShowsConfigurationUI                      prepare_interface_for_extension_configuration
- * SupportsSavePasswordCredentials           prepare_interface_for_save_password   (appended)
- * SupportsGeneratePasswordCredentials       prepare_interface_for_generate_password (appended)
- * SupportsCredentialUpdate                  report_credential_update               (appended)
- *
- * The host routes a request kind only to a provider whose plist declares its
- * capability; a declared capability whose entry point is missing (NULL, or
- * past the table's `size`) makes the host refuse the plugin.
+ * SupportsSavePasswordCredentials           prepare_interface_for_save_password
+ * SupportsGeneratePasswordCredentials       prepare_interface_for_generate_password
+ * SupportsCredentialUpdate                  report_credential_update
  */
 typedef struct af_provider {
     uint32_t abi_version; /* AF_ABI_VERSION */
