@@ -43,10 +43,11 @@ enum CLI {
             .map { "\($0.key)='\($0.value.replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
     }
 
-    /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`.
-    static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:]) throws -> Result {
+    /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`, and
+    /// `input` on stdin.
+    static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:], input: String = "") throws -> Result {
         let environment = environment(home: home).merging(["COLUMNS": "100"]) { $1 }.merging(extra) { $1 }
-        return try ChildProcess.run(binary, arguments, environment: environment)
+        return try ChildProcess.run(binary, arguments, environment: environment, input: input)
     }
 }
 

@@ -110,6 +110,20 @@ struct PasskeyTests {
 
     // MARK: Registration and sign-in
 
+    @Test func anUnknownCredentialSignalRemovesThePasskeySoItNoLongerSignsIn() throws {
+        let options = try registrationOptions("signal")
+        let created = try autofill(["passkey", "create", "--origin", "https://example.com", "--options", options, "--json"],
+                                   script: "secret \(Self.master)\n")
+        #expect(created.status == 0, "\(created.stderr)")
+        let credential = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+        let id = try #require(credential["id"] as? String)
+        let signal = try autofill(["passkey", "signal", "unknown-credential", "--rp", "example.com", "--credential-id", id])
+        #expect(signal.status == 0, "\(signal.stderr)")
+        #expect(signal.stderr.contains("Reported the unknown passkey at example.com to Vault."))
+        let get = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", try authenticationOptions("signal")])
+        #expect(get.status == 1, "\(get.stderr)")
+    }
+
     @Test func aPasskeyIsCreatedAndSignsInAsARelyingPartyVerifiesIt() throws {
         let registration = try registerAlice()
         #expect(registration["format"] as? String == "none")
