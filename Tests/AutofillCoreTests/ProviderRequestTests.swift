@@ -62,6 +62,16 @@ struct ProviderRequestTests {
         #expect(row.request.acceptedCompletions == row.accepts)
     }
 
+    @Test func aSaveRequestAndAGeneratedPasswordNeverPrintTheirPassword() {
+        let save = ProviderRequest.savePassword(SavePasswordRequest(
+            serviceIdentifier: Self.services[1], credential: PasswordCredential(user: "alice", password: Secret("hunter2-save"))))
+        var dumped = ""
+        dump(save, to: &dumped)
+        for text in ["\(save)", String(reflecting: save), dumped, "\(Credential.generatedPassword(Secret("hunter2-save")))"] {
+            #expect(!text.contains("hunter2-save"), "\(text)")
+        }
+    }
+
     @Test func everyEntryPointIsReachedBySomeRequest() {
         #expect(Set(Self.table.map(\.entryPoint)) == Set(EntryPoint.allCases))
     }
