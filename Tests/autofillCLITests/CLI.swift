@@ -107,6 +107,26 @@ final class TemporaryHome: Sendable {
         return target
     }
 
+    /// The Vault sample (`org.autofill.vault`) with a private copy of the demo vault (alice and bob at
+    /// example.com) in a folder of its own (the Vault's sandbox may change files in its vault's folder,
+    /// docs/SANDBOX.md), and one configuration `<name>.plist` per entry of `policies` (its
+    /// `UserAuthentication`), all enabling the Vault alone; the bundle is approved (they share it).
+    func demoVault(policies: [(name: String, policy: [String: String])]) throws {
+        _ = try sample("VaultProvider", as: "org.autofill.vault")
+        try FileManager.default.createDirectory(atPath: "\(path)/vault", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(path)/vault/vault.afvault")
+        for (name, policy) in policies {
+            let plist: [String: Any] = [
+                "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
+                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault/vault.afvault"]],
+                "UserAuthentication": policy,
+            ]
+            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+                .write(to: URL(fileURLWithPath: "\(path)/\(name).plist"))
+        }
+        if let first = policies.first { try trust(["org.autofill.vault"], config: "\(path)/\(first.name).plist") }
+    }
+
     /// A PAM configuration folder of the tests' own (`PAMConfigurationDirectory`) with three services:
     /// `autofill-permit` (pam_permit: asks nothing, accepts: unattended on purpose), `autofill-deny`
     /// (pam_deny: refuses everyone) and `autofill-ask` (pam_unix: asks for the user's password

@@ -18,23 +18,10 @@ struct PasskeyTests {
     /// The Vault sample with a private copy of the demo vault (alice and bob at example.com).
     init() throws {
         home = try TemporaryHome()
-        _ = try home.sample("VaultProvider", as: "org.autofill.vault")
-        // In a folder of its own: the Vault's sandbox may change files in its vault's folder (docs/SANDBOX.md).
-        try FileManager.default.createDirectory(atPath: "\(home.path)/vault", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault/vault.afvault")
         let pam = try home.pamFolder()
-        for (name, policy) in [("pam", ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": pam]),
-                               ("deny", ["Policy": "pam", "PAMService": "autofill-deny", "PAMConfigurationDirectory": pam]),
-                               ("confirm", ["Policy": "confirm"]), ("none", ["Policy": "none"])] {
-            let plist: [String: Any] = [
-                "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
-                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault/vault.afvault"]],
-                "UserAuthentication": policy,
-            ]
-            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
-                .write(to: URL(fileURLWithPath: "\(home.path)/\(name).plist"))
-        }
-        try home.trust(["org.autofill.vault"], config: "\(home.path)/pam.plist")  // the three share the bundle, so its record
+        try home.demoVault(policies: [("pam", ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": pam]),
+                                      ("deny", ["Policy": "pam", "PAMService": "autofill-deny", "PAMConfigurationDirectory": pam]),
+                                      ("confirm", ["Policy": "confirm"]), ("none", ["Policy": "none"])])
         #expect(try autofill(["providers", "sync"]).status == 0)
     }
 

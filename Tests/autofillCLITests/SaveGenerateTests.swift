@@ -12,19 +12,7 @@ struct SaveGenerateTests {
     /// the `none` policy (`none.plist`) and the `confirm` policy (`confirm.plist`).
     init() throws {
         home = try TemporaryHome()
-        _ = try home.sample("VaultProvider", as: "org.autofill.vault")
-        try FileManager.default.createDirectory(atPath: "\(home.path)/vault", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault/vault.afvault")
-        for policy in ["none", "confirm"] {
-            let plist: [String: Any] = [
-                "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
-                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault/vault.afvault"]],
-                "UserAuthentication": ["Policy": policy],
-            ]
-            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
-                .write(to: URL(fileURLWithPath: "\(home.path)/\(policy).plist"))
-        }
-        try home.trust(["org.autofill.vault"], config: "\(home.path)/none.plist")
+        try home.demoVault(policies: [("none", ["Policy": "none"]), ("confirm", ["Policy": "confirm"])])
         #expect(try CLI.run(["providers", "sync", "--config", "\(home.path)/none.plist"], home: home.path).status == 0)
         // The Vault publishes its logins when it is unlocked.
         let unlocked = try autofill(["unlock", "org.autofill.vault"], script: Self.unlock)
