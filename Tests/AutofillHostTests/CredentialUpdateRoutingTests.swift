@@ -82,6 +82,20 @@ struct CredentialUpdateRoutingTests {
     }
 
     @Test(arguments: Isolated.modes)
+    func aConnectionRefusesAnUndeclaredSaveBeforeItReachesTheProvider(isolation: ProviderIsolation) async throws {
+        let connection = try Isolated.load(
+            "\(folder.path)/plugins/sneaky.afprovider",
+            services: ProviderServices(store: InMemoryIdentityStore(), settings: ["FixtureName": "sneaky"], logger: log.logger),
+            isolation: isolation)
+        #expect(connection.entryPoints.contains(.prepareInterfaceForSavePassword), "the table has it")
+        let outcome = await connection.send(.savePassword(SavePasswordRequest(
+            serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain),
+            credential: PasswordCredential(user: "alice", password: Secret(Self.secret)))), deadline: .seconds(3))
+        #expect(outcome == .failed(ProviderFailure(.notImplemented, "Sneaky does not declare SupportsSavePasswordCredentials; prepareInterface(for: ASSavePasswordRequest) refused")))
+        #expect(!log.contains("save received"))
+    }
+
+    @Test(arguments: Isolated.modes)
     func aProviderBuiltAgainstTheEarlierHeaderStillLoadsAndFills(isolation: ProviderIsolation) async throws {
         let (router, setup) = try router(["old"], isolation)
         try holds(setup, "old", "ok", at: "old.test")

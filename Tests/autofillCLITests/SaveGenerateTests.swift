@@ -29,7 +29,8 @@ struct SaveGenerateTests {
     }
 
     @Test func aPasswordSavedFromStdinIsWhatTheNextFillGives() throws {
-        let saved = try autofill(["save", "https://example.com/login", "--user", "dave"], script: Self.unlock, input: "dave-saved-secret\n")
+        let saved = try autofill(["save", "https://example.com/login", "--user", "dave", "--trace", "--verbose"], script: Self.unlock,
+                                 input: "dave-saved-secret\n")
         #expect(saved.status == 0, "\(saved.stderr)")
         #expect(saved.stderr.contains("Saved dave's password for https://example.com/login in Vault (org.autofill.vault)."))
         #expect(saved.stdout.isEmpty)
