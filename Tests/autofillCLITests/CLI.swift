@@ -127,6 +127,29 @@ final class TemporaryHome: Sendable {
         if let first = policies.first { try trust(["org.autofill.vault"], config: "\(path)/\(first.name).plist") }
     }
 
+    /// `autofill ARGS` in a real terminal (tmux): for each answer, waits until the pane shows its
+    /// prompt and types its keys. Standard output and error go to files; the result, and the pane as
+    /// it was last (what the terminal showed).
+    func atTerminal(_ arguments: [String], answers: [(prompt: String, keys: String)]) throws -> (result: CLI.Result, screen: String) {
+        let run = "\(path)/run-\(UUID().uuidString)"
+        let quoted = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let session = try TmuxSession("\(CLI.shellEnvironment(home: path)) \(quoted) > \(run).out 2> \(run).err; echo $? > \(run).status")
+        var screen = ""
+        for answer in answers {
+            screen = try session.waitFor(answer.prompt)
+            try session.send("-l", answer.keys)
+            try session.send("Enter")
+        }
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, (try? String(contentsOfFile: "\(run).status", encoding: .utf8))?.hasSuffix("\n") != true {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        screen += (try? session.screen()) ?? ""
+        let read = { (suffix: String) in (try? String(contentsOfFile: "\(run).\(suffix)", encoding: .utf8)) ?? "" }
+        return (CLI.Result(status: Int32(read("status").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1,
+                           stdout: read("out"), stderr: read("err")), screen)
+    }
+
     /// A PAM configuration folder of the tests' own (`PAMConfigurationDirectory`) with three services:
     /// `autofill-permit` (pam_permit: asks nothing, accepts: unattended on purpose), `autofill-deny`
     /// (pam_deny: refuses everyone) and `autofill-ask` (pam_unix: asks for the user's password

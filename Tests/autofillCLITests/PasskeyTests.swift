@@ -34,25 +34,9 @@ struct PasskeyTests {
         return try CLI.run(arguments + extra, home: home.path)
     }
 
-    /// `autofill ARGS --config POLICY.plist` in a real terminal (tmux): for each answer, waits until
-    /// the pane shows its prompt and types its keys. Standard output and error go to files.
+    /// `autofill ARGS --config POLICY.plist` in a real terminal (``TemporaryHome/atTerminal(_:answers:)``).
     func autofillAtTerminal(_ arguments: [String], policy: String, answers: [(prompt: String, keys: String)]) throws -> CLI.Result {
-        let run = "\(home.path)/run-\(UUID().uuidString)"
-        let quoted = ([CLI.binary] + arguments + ["--config", "\(home.path)/\(policy).plist"])
-            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let session = try TmuxSession("\(CLI.shellEnvironment(home: home.path)) \(quoted) > \(run).out 2> \(run).err; echo $? > \(run).status")
-        for answer in answers {
-            try session.waitFor(answer.prompt)
-            try session.send("-l", answer.keys)
-            try session.send("Enter")
-        }
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, (try? String(contentsOfFile: "\(run).status", encoding: .utf8))?.hasSuffix("\n") != true {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        let read = { (suffix: String) in (try? String(contentsOfFile: "\(run).\(suffix)", encoding: .utf8)) ?? "" }
-        return CLI.Result(status: Int32(read("status").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1,
-                          stdout: read("out"), stderr: read("err"))
+        try home.atTerminal(arguments + ["--config", "\(home.path)/\(policy).plist"], answers: answers).result
     }
 
     /// The relying party: `relying_party.py ARGS` with `stdin`.

@@ -42,6 +42,18 @@ struct SaveGenerateTests {
         #expect(filled.stdout == "dave-saved-secret\n")
     }
 
+    @Test func atATerminalThePasswordIsAskedTwiceWithoutEcho() throws {
+        // The agent kept the Vault that init unlocked; without it, the Vault asks for its master password.
+        let unlock = CLI.usesAgent ? [] : [(prompt: "master password", keys: Self.master)]
+        let saved = try home.atTerminal(["save", "example.com", "--user", "frank", "--config", "\(home.path)/none.plist"], answers: [
+            ("New password for frank at example.com:", "frank-typed-secret"), ("The same password again:", "frank-typed-secret"),
+        ] + unlock)
+        #expect(saved.result.status == 0, "\(saved.result.stderr)")
+        #expect(saved.result.stderr.contains("Saved frank's password for example.com in Vault (org.autofill.vault)."))
+        #expect(!saved.screen.contains("frank-typed-secret"), "not echoed")
+        #expect(try autofill(["fill", "example.com", "--user", "frank"], script: Self.unlock).stdout == "frank-typed-secret\n")
+    }
+
     @Test func anEmptyPasswordIsRefusedAndNothingIsSaved() throws {
         let saved = try autofill(["save", "example.com", "--user", "dave"], script: Self.unlock, input: "\n")
         #expect(saved.status == 65, "\(saved.stderr)")
