@@ -23,7 +23,14 @@
  *   host refuses a plugin whose plist or table names another version, before
  *   it calls anything else. A reader must treat entries past `size` as NULL.
  *   Data structs (af_identity, ...) are fixed for an ABI version; their sizes
- *   are pinned with _Static_assert at the end of this file.
+ *   are pinned with _Static_assert at the end of this file. Request structs
+ *   added later start with their own `size` and grow the same way.
+ *   Appended so far: Apple's iOS 26 save, generate and credential-update
+ *   entry points (three af_provider entries after
+ *   prepare_interface_for_text_to_insert, three host services after
+ *   ui_message). A provider built before them loads and works unchanged; the
+ *   host sends such a request only to a provider whose plist declares the
+ *   capability and whose table holds the entry point.
  *
  * Strings and buffers
  *   Every string is UTF-8 with an explicit byte length and no terminator
