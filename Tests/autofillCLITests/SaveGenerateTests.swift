@@ -65,6 +65,7 @@ struct SaveGenerateTests {
         // A script running as the user, with no terminal, under the confirm policy.
         let replaced = try autofill(["save", "example.com", "--user", "alice"], policy: "confirm", script: Self.unlock, input: "attacker-chosen\n")
         #expect(replaced.status == 21, "\(replaced.stderr)")
+        #expect(replaced.stderr.contains("Not saved: autofill could not ask you to confirm"))
         #expect(!replaced.stderr.contains("attacker-chosen"))
         let filled = try autofill(["fill", "example.com", "--user", "alice"], script: Self.unlock)
         #expect(filled.stdout == "alice-demo-password\n", "the stored password is unchanged")

@@ -17,12 +17,12 @@ extension FillRouter {
         let site = query.name.description
         if replaces {
             let reason = "replace the password of \(credential.user) at \(site) in \(manifest.displayName)"
-            if case .failure(let failure) = authenticateUser(reason: reason, manifest: manifest) { throw failure }
+            if case .failure(let failure) = authenticateUser(reason: reason, manifest: manifest, outcome: "saved") { throw failure }
         }
         let service = query.serviceIdentifiers.first ?? ServiceIdentifier(identifier: site, type: .domain)
         let request = SavePasswordRequest(serviceIdentifier: service, credential: credential)
         return try await interfaceRequest(.savePassword(request), manifest: manifest, capability: .supportsSavePasswordCredentials,
-                                          authentication: .notNeeded)
+                                          authentication: .notNeeded, outcome: "saved")
     }
 
     /// The provider that gets a save for `user` at `query`'s site, and whether its store already
@@ -51,7 +51,7 @@ extension FillRouter {
         let service = query.serviceIdentifiers.first ?? ServiceIdentifier(identifier: query.name.description, type: .domain)
         return try await interfaceRequest(.generatePassword(GeneratePasswordRequest(serviceIdentifier: service, passwordRules: rules)),
                                           manifest: manifest, capability: .supportsGeneratePasswordCredentials,
-                                          authentication: .notNeeded)
+                                          authentication: .notNeeded, outcome: "generated")
     }
 
     /// Sends `update` to each enabled provider that declares `SupportsCredentialUpdate` and holds
@@ -81,7 +81,7 @@ extension FillRouter {
         for manifest in targets {
             do {
                 _ = try await interfaceRequest(.credentialUpdate(update), manifest: manifest, capability: .supportsCredentialUpdate,
-                                               authentication: .notNeeded)
+                                               authentication: .notNeeded, outcome: "reported")
                 handled.append(manifest.displayName)
             } catch {
                 failures.append("\(error)")
