@@ -112,5 +112,8 @@ struct SaveGenerateTests {
         let bad = try autofill(["passkey", "signal", "accepted-credentials", "--rp", "example.com", "--user-handle", "not base64!"])
         #expect(bad.status == 64, "\(bad.stderr)")
         #expect(bad.stderr.contains("--user-handle is not base64url"))
+        let badRP = try autofill(["passkey", "signal", "unknown-credential", "--rp", "not a domain", "--credential-id", "AAECAw"])
+        #expect(badRP.status == 65, "\(badRP.stderr)")
+        #expect(badRP.stderr.hasPrefix("autofill: "))
     }
 }

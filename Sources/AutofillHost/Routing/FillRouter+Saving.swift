@@ -59,7 +59,12 @@ extension FillRouter {
     /// `providerID`; the names of the providers that handled it. Fails when none holds it, and with
     /// the providers' failures when none handled it.
     public func reportCredentialUpdate(_ update: CredentialUpdate, providerID: String?) async throws -> [String] {
-        let query = try ServiceQuery(update.service)
+        let query: ServiceQuery
+        do {
+            query = try ServiceQuery(update.service)
+        } catch {
+            throw AutofillError(.invalidData, "\(error)")
+        }
         let holders: Set<String>
         switch update {
         case .unusedPassword(_, let user):
