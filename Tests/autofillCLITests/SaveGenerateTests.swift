@@ -54,6 +54,12 @@ struct SaveGenerateTests {
         #expect(try autofill(["fill", "example.com", "--user", "frank"], script: Self.unlock).stdout == "frank-typed-secret\n")
     }
 
+    @Test func onlyTheFirstLineIsThePasswordWithoutItsLineEnding() throws {
+        let saved = try autofill(["save", "example.com", "--user", "gina"], script: Self.unlock, input: "gina-secret\r\nsecond line\n")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(try autofill(["fill", "example.com", "--user", "gina"], script: Self.unlock).stdout == "gina-secret\n")
+    }
+
     @Test func anEmptyPasswordIsRefusedAndNothingIsSaved() throws {
         let saved = try autofill(["save", "example.com", "--user", "dave"], script: Self.unlock, input: "\n")
         #expect(saved.status == 65, "\(saved.stderr)")
