@@ -131,7 +131,7 @@ let package = Package(
             path: "Plugins/AuthenticatorProvider", exclude: ["Info.plist"]
         ),
         .target(name: "AutofillTestSupport", path: "Tests/AutofillTestSupport"),
-        .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore"]),
+        .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore", "AutofillTestSupport"]),
         .testTarget(name: "AutofillOTPTests", dependencies: ["AutofillOTP", "AutofillTestSupport"]),
         .testTarget(
             name: "AutofillWebAuthnTests",

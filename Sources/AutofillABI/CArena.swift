@@ -1,5 +1,6 @@
 public import AutofillCore
 public import CAutofillProvider
+internal import Glibc
 
 /// Builds C ABI structs from core models in memory that lives as long as the arena.
 ///
@@ -7,12 +8,17 @@ public import CAutofillProvider
 /// until the closure returns, which is exactly the lifetime the ABI promises
 /// for memory passed across a call.
 public final class CArena {
-    private var allocations: [UnsafeMutableRawPointer] = []
+    /// Every allocation and its size in bytes.
+    private var allocations: [(pointer: UnsafeMutableRawPointer, bytes: Int)] = []
 
     fileprivate init() {}
 
+    /// Zeroes each allocation before freeing it: a request may carry a secret (the password of a save).
     deinit {
-        for allocation in allocations { allocation.deallocate() }
+        for allocation in allocations {
+            memset(allocation.pointer, 0, allocation.bytes)
+            allocation.pointer.deallocate()
+        }
     }
 
     /// A copy of `items` as a C array, or nil when empty.
@@ -20,7 +26,7 @@ public final class CArena {
         guard !items.isEmpty else { return nil }
         let memory = UnsafeMutablePointer<T>.allocate(capacity: items.count)
         memory.initialize(from: items, count: items.count)
-        allocations.append(UnsafeMutableRawPointer(memory))
+        allocations.append((UnsafeMutableRawPointer(memory), MemoryLayout<T>.stride * items.count))
         return UnsafePointer(memory)
     }
 
@@ -31,7 +37,7 @@ public final class CArena {
         return utf8.withUnsafeBufferPointer { buffer in
             let memory = UnsafeMutableRawPointer.allocate(byteCount: buffer.count, alignment: 1)
             memory.copyMemory(from: buffer.baseAddress!, byteCount: buffer.count)
-            allocations.append(memory)
+            allocations.append((memory, buffer.count))
             return af_str(data: memory.assumingMemoryBound(to: CChar.self), length: buffer.count)
         }
     }

@@ -7,6 +7,12 @@ public enum Capability: Int, Hashable, Sendable, CaseIterable, CustomStringConve
     case providesTextToInsert
     case supportsConditionalPasskeyRegistration
     case showsConfigurationUI
+    /// iOS 26: saving a password the user typed (`autofill save`).
+    case supportsSavePasswordCredentials
+    /// iOS 26: generating a password that honours a site's password rules (`autofill generate`).
+    case supportsGeneratePasswordCredentials
+    /// iOS 26: credential-update reports: an unused password, and WebAuthn's signals.
+    case supportsCredentialUpdate
 
     /// The key in `ASCredentialProviderExtensionCapabilities`.
     public var plistKey: String {
@@ -17,6 +23,9 @@ public enum Capability: Int, Hashable, Sendable, CaseIterable, CustomStringConve
         case .providesTextToInsert: "ProvidesTextToInsert"
         case .supportsConditionalPasskeyRegistration: "SupportsConditionalPasskeyRegistration"
         case .showsConfigurationUI: "ShowsConfigurationUI"
+        case .supportsSavePasswordCredentials: "SupportsSavePasswordCredentials"
+        case .supportsGeneratePasswordCredentials: "SupportsGeneratePasswordCredentials"
+        case .supportsCredentialUpdate: "SupportsCredentialUpdate"
         }
     }
 
@@ -35,6 +44,9 @@ public enum Capability: Int, Hashable, Sendable, CaseIterable, CustomStringConve
         case .providesTextToInsert: [.prepareInterfaceForTextToInsert]
         case .supportsConditionalPasskeyRegistration: [.performPasskeyRegistrationWithoutUserInteraction]
         case .showsConfigurationUI: [.prepareInterfaceForExtensionConfiguration]
+        case .supportsSavePasswordCredentials: [.prepareInterfaceForSavePassword]
+        case .supportsGeneratePasswordCredentials: [.prepareInterfaceForGeneratePassword]
+        case .supportsCredentialUpdate: [.reportCredentialUpdate]
         }
     }
 

@@ -86,10 +86,17 @@ public enum Credential: Hashable, Sendable, CustomStringConvertible {
     case text(Secret)
     /// The extension configuration finished.
     case configurationCompleted
+    /// The password of a save request is saved (`completeSavePasswordRequest`).
+    case passwordSaved
+    /// A generated password (`completeGeneratePasswordRequest(results:)`).
+    case generatedPassword(Secret)
+    /// A credential-update report was handled.
+    case updateReported
 
     /// The completion's kind, for checking it fits the request.
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         case password, passkeyAssertion, passkeyRegistration, oneTimeCode, text, configurationCompleted
+        case passwordSaved, generatedPassword, updateReported
     }
 
     /// This credential's kind.
@@ -101,6 +108,9 @@ public enum Credential: Hashable, Sendable, CustomStringConvertible {
         case .oneTimeCode: .oneTimeCode
         case .text: .text
         case .configurationCompleted: .configurationCompleted
+        case .passwordSaved: .passwordSaved
+        case .generatedPassword: .generatedPassword
+        case .updateReported: .updateReported
         }
     }
 
@@ -112,6 +122,9 @@ public enum Credential: Hashable, Sendable, CustomStringConvertible {
         case .oneTimeCode: "OneTimeCode(<REDACTED>)"
         case .text: "Text(<REDACTED>)"
         case .configurationCompleted: "ConfigurationCompleted"
+        case .passwordSaved: "PasswordSaved"
+        case .generatedPassword: "GeneratedPassword(<REDACTED>)"
+        case .updateReported: "UpdateReported"
         }
     }
 }

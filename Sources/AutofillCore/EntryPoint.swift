@@ -9,6 +9,12 @@ public enum EntryPoint: Int, Hashable, Sendable, CaseIterable, CustomStringConve
     case performPasskeyRegistrationWithoutUserInteraction
     case prepareInterfaceForExtensionConfiguration
     case prepareInterfaceForTextToInsert
+    /// Appended to ABI 1 (iOS 26): save a password.
+    case prepareInterfaceForSavePassword
+    /// Appended to ABI 1 (iOS 26): generate a password.
+    case prepareInterfaceForGeneratePassword
+    /// Appended to ABI 1 (iOS 26): a credential-update report.
+    case reportCredentialUpdate
 
     /// The field name in the C ABI's `af_provider` table.
     public var cName: String {
@@ -23,6 +29,9 @@ public enum EntryPoint: Int, Hashable, Sendable, CaseIterable, CustomStringConve
             "perform_passkey_registration_without_user_interaction"
         case .prepareInterfaceForExtensionConfiguration: "prepare_interface_for_extension_configuration"
         case .prepareInterfaceForTextToInsert: "prepare_interface_for_text_to_insert"
+        case .prepareInterfaceForSavePassword: "prepare_interface_for_save_password"
+        case .prepareInterfaceForGeneratePassword: "prepare_interface_for_generate_password"
+        case .reportCredentialUpdate: "report_credential_update"
         }
     }
 
@@ -39,6 +48,9 @@ public enum EntryPoint: Int, Hashable, Sendable, CaseIterable, CustomStringConve
             "performWithoutUserInteractionIfPossible(passkeyRegistration:)"
         case .prepareInterfaceForExtensionConfiguration: "prepareInterfaceForExtensionConfiguration()"
         case .prepareInterfaceForTextToInsert: "prepareInterfaceForUserChoosingTextToInsert()"
+        case .prepareInterfaceForSavePassword: "prepareInterface(for: ASSavePasswordRequest)"
+        case .prepareInterfaceForGeneratePassword: "prepareInterface(for: ASGeneratePasswordsRequest)"
+        case .reportCredentialUpdate: "report…(forRelyingParty:…) / reportUnusedPasswordCredential(forDomain:userName:)"
         }
     }
 

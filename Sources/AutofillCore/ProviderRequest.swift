@@ -18,6 +18,12 @@ public enum ProviderRequest: Hashable, Sendable {
     case extensionConfiguration
     /// Let the user choose text to insert.
     case textToInsert
+    /// Save a password (iOS 26).
+    case savePassword(SavePasswordRequest)
+    /// Generate a password that honours the site's rules (iOS 26).
+    case generatePassword(GeneratePasswordRequest)
+    /// A credential-update report (iOS 26).
+    case credentialUpdate(CredentialUpdate)
 
     /// The entry point this request calls.
     public var entryPoint: EntryPoint {
@@ -31,6 +37,9 @@ public enum ProviderRequest: Hashable, Sendable {
         case .conditionalPasskeyRegistration: .performPasskeyRegistrationWithoutUserInteraction
         case .extensionConfiguration: .prepareInterfaceForExtensionConfiguration
         case .textToInsert: .prepareInterfaceForTextToInsert
+        case .savePassword: .prepareInterfaceForSavePassword
+        case .generatePassword: .prepareInterfaceForGeneratePassword
+        case .credentialUpdate: .reportCredentialUpdate
         }
     }
 
@@ -49,6 +58,9 @@ public enum ProviderRequest: Hashable, Sendable {
         case .passkeyRegistration, .conditionalPasskeyRegistration: [.passkeyRegistration]
         case .extensionConfiguration: [.configurationCompleted]
         case .textToInsert: [.text]
+        case .savePassword: [.passwordSaved]
+        case .generatePassword: [.generatedPassword]
+        case .credentialUpdate: [.updateReported]
         }
     }
 }

@@ -14,6 +14,9 @@ public import AutofillCore
 /// | ProvidesTextToInsert | ``TextToInsertProviding`` |
 /// | SupportsConditionalPasskeyRegistration | ``ConditionalPasskeyRegistrationProviding`` |
 /// | ShowsConfigurationUI | ``ExtensionConfigurationProviding`` |
+/// | SupportsSavePasswordCredentials | ``SavePasswordProviding`` |
+/// | SupportsGeneratePasswordCredentials | ``GeneratePasswordProviding`` |
+/// | SupportsCredentialUpdate | ``CredentialUpdateProviding`` |
 ///
 /// Implementation requirements: every entry point gets a fresh ``ExtensionContext`` and must
 /// complete or cancel through it exactly once, now or later, from any thread. Entry points are
@@ -67,4 +70,23 @@ public protocol ExtensionConfigurationProviding: CredentialProvider {
 /// `prepareInterfaceForUserChoosingTextToInsert()`: let the user choose text to insert.
 public protocol TextToInsertProviding: CredentialProvider {
     func prepareInterfaceForUserChoosingTextToInsert(context: ExtensionContext)
+}
+
+/// `prepareInterface(for: ASSavePasswordRequest)` (iOS 26): add the login or update its password,
+/// publish its identity, then ``ExtensionContext/completeSavePasswordRequest()``. UI allowed (to unlock).
+public protocol SavePasswordProviding: CredentialProvider {
+    func prepareInterface(forSavePasswordRequest request: SavePasswordRequest, context: ExtensionContext)
+}
+
+/// `prepareInterface(for: ASGeneratePasswordsRequest)` (iOS 26): generate a password that honours
+/// `request.passwordRules` (``PasswordRules/parse(_:)`` reads them) and complete with
+/// ``ExtensionContext/completeGeneratePasswordRequest(with:)``; the host checks it against the rules.
+public protocol GeneratePasswordProviding: CredentialProvider {
+    func prepareInterface(forGeneratePasswordRequest request: GeneratePasswordRequest, context: ExtensionContext)
+}
+
+/// The `report…` methods (iOS 26, `SupportsCredentialUpdate`): apply a credential-update report,
+/// then ``ExtensionContext/completeCredentialUpdate()``. UI only to unlock; never show an error for it.
+public protocol CredentialUpdateProviding: CredentialProvider {
+    func report(_ update: CredentialUpdate, context: ExtensionContext)
 }

@@ -75,6 +75,24 @@ public final class ExtensionContext: Sendable {
         result(table.complete_configuration?(requestID))
     }
 
+    /// Completes a save-password request (`completeSavePasswordRequest`).
+    @discardableResult
+    public func completeSavePasswordRequest() -> CompletionResult {
+        result(table.complete_save_password?(requestID))
+    }
+
+    /// Completes a generate-password request with the password (`completeGeneratePasswordRequest(results:)`).
+    @discardableResult
+    public func completeGeneratePasswordRequest(with password: Secret) -> CompletionResult {
+        result(withStrings(password.revealed, "") { password, _ in table.complete_generated_password?(requestID, password.0, password.1) })
+    }
+
+    /// Completes a credential-update report: applied, or nothing of it held.
+    @discardableResult
+    public func completeCredentialUpdate() -> CompletionResult {
+        result(table.complete_credential_update?(requestID))
+    }
+
     /// Cancels the request with an `ASExtensionError` code and optional user-facing reason.
     @discardableResult
     public func cancelRequest(withError error: ExtensionError) -> CompletionResult {

@@ -18,11 +18,7 @@ public enum ProviderExport {
     public static func entry<P: CredentialProvider>(_ type: P.Type, hostABIVersion: UInt32, host: UnsafeRawPointer?)
         -> UnsafeRawPointer?
     {
-        guard hostABIVersion == providerABIVersion, let host else { return nil }
-        let services = HostServices(pointer: host.assumingMemoryBound(to: af_host_services.self))
-        guard services.table.abi_version == providerABIVersion,
-            Int(services.table.size) >= MemoryLayout<af_host_services>.size
-        else { return nil }
+        guard hostABIVersion == providerABIVersion, let services = hostServices(host) else { return nil }
         let providerHost = ProviderHost(services: services)
         let provider: P
         do {
@@ -36,6 +32,26 @@ public enum ProviderExport {
         let table = UnsafeMutablePointer<af_provider>.allocate(capacity: 1)
         table.initialize(to: makeTable(for: P.self, context: box))
         return UnsafeRawPointer(table)
+    }
+
+    /// The host's table as this SDK reads it: a host built against an earlier ABI 1 header has a
+    /// smaller table, so it is copied into a zero-filled one of this build's size, whose entries past
+    /// the host's `size` are NULL (the completions of newer requests, which such a host never sends).
+    /// Nil when the table is not ABI 1 or smaller than the first ABI 1 table.
+    static func hostServices(_ host: UnsafeRawPointer?) -> HostServices? {
+        guard let host else { return nil }
+        let header = host.assumingMemoryBound(to: UInt32.self)
+        let size = Int(header[1])
+        let firstSize = MemoryLayout<af_host_services>.offset(of: \af_host_services.complete_save_password)!
+        guard header[0] == providerABIVersion, size >= firstSize else { return nil }
+        guard size < MemoryLayout<af_host_services>.size else {
+            return HostServices(pointer: host.assumingMemoryBound(to: af_host_services.self))
+        }
+        // Lives as long as the process, like the host's table.
+        let copy = UnsafeMutablePointer<af_host_services>.allocate(capacity: 1)
+        copy.initialize(to: af_host_services())
+        UnsafeMutableRawPointer(copy).copyMemory(from: host, byteCount: size)
+        return HostServices(pointer: UnsafePointer(copy))
     }
 
     /// The table with an entry for each protocol `P` conforms to.
@@ -108,6 +124,32 @@ public enum ProviderExport {
             table.prepare_interface_for_extension_configuration = { context, request in
                 ProviderBox.with(context, request) { box, ctx in
                     (box.provider as? any ExtensionConfigurationProviding)?.prepareInterfaceForExtensionConfiguration(context: ctx)
+                }
+            }
+        }
+        if P.self is any SavePasswordProviding.Type {
+            table.prepare_interface_for_save_password = { context, request, save in
+                ProviderBox.with(context, request) { box, ctx in
+                    guard let save else { throw ABIDecodingError("request: NULL") }
+                    (box.provider as? any SavePasswordProviding)?.prepareInterface(
+                        forSavePasswordRequest: try CDecode.savePasswordRequest(save.pointee), context: ctx)
+                }
+            }
+        }
+        if P.self is any GeneratePasswordProviding.Type {
+            table.prepare_interface_for_generate_password = { context, request, generate in
+                ProviderBox.with(context, request) { box, ctx in
+                    guard let generate else { throw ABIDecodingError("request: NULL") }
+                    (box.provider as? any GeneratePasswordProviding)?.prepareInterface(
+                        forGeneratePasswordRequest: try CDecode.generatePasswordRequest(generate.pointee), context: ctx)
+                }
+            }
+        }
+        if P.self is any CredentialUpdateProviding.Type {
+            table.report_credential_update = { context, request, update in
+                ProviderBox.with(context, request) { box, ctx in
+                    guard let update else { throw ABIDecodingError("request: NULL") }
+                    (box.provider as? any CredentialUpdateProviding)?.report(try CDecode.credentialUpdate(update.pointee), context: ctx)
                 }
             }
         }

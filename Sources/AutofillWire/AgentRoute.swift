@@ -11,7 +11,8 @@ package struct AgentRoute {
         let options = arguments.prefix { $0 != "--" }
         guard !options.contains(where: { ["-h", "--help", "help", "--no-agent", "--version"].contains($0) }) else { return nil }
         switch command {
-        case "fill", "suggest", "text", "passkey", "unlock": startsAgent = true
+        // save, generate and report reach the providers the agent keeps warm (a save needs the unlocked vault).
+        case "fill", "suggest", "text", "passkey", "save", "generate", "report", "unlock": startsAgent = true
         case "git-credential" where arguments.last == "get": startsAgent = true  // git appends the operation
         case "lock": startsAgent = false
         case "agent" where arguments.dropFirst().first == "status": startsAgent = false

@@ -24,10 +24,11 @@ struct Autofill: AsyncParsableCommand {
             that was read, or to $XDG_CONFIG_HOME/autofill/config.plist when the
             built-in demo was read.
 
-            fill, suggest, text, passkey, unlock and lock run in the agent, a
-            per-user daemon started on first use that keeps providers (and what
-            they unlocked) in memory between commands; AUTOFILL_AGENT=off or
-            --no-agent runs them in this process (`autofill agent --help`).
+            fill, suggest, text, passkey, save, generate, report, unlock and
+            lock run in the agent, a per-user daemon started on first use that
+            keeps providers (and what they unlocked) in memory between
+            commands; AUTOFILL_AGENT=off or --no-agent runs them in this
+            process (`autofill agent --help`).
 
             Exit status (sysexits.h):
               0   success
@@ -47,8 +48,8 @@ struct Autofill: AsyncParsableCommand {
         version: Autofill.versionText,
         subcommands: [
             FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, LockCommand.self, UnlockCommand.self,
-            IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self, AgentCommand.self, GitCredentialCommand.self,
-            InitCommand.self,
+            IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self, AgentCommand.self,
+            SaveCommand.self, GenerateCommand.self, ReportCommand.self, GitCredentialCommand.self, InitCommand.self,
         ]
     )
 

@@ -16,7 +16,7 @@ struct PasskeyCommand: AsyncParsableCommand {
             asks a provider to sign. The options are the relying party's JSON (as its server sends them
             to navigator.credentials), read from --options FILE or stdin.
             """,
-        subcommands: [PasskeyGetCommand.self, PasskeyCreateCommand.self])
+        subcommands: [PasskeyGetCommand.self, PasskeyCreateCommand.self, PasskeySignalCommand.self])
 }
 
 /// Options shared by `passkey get` and `passkey create`.

@@ -99,7 +99,10 @@ struct FillOutput: Encodable {
         case .text(let secret):
             kind = "text"
             text = secret.revealed
-        case .passkeyAssertion, .passkeyRegistration, .configurationCompleted:
+        case .generatedPassword(let secret):
+            kind = "generatedPassword"
+            password = secret.revealed
+        case .passkeyAssertion, .passkeyRegistration, .configurationCompleted, .passwordSaved, .updateReported:
             kind = "\(result.credential.kind)"
         }
         self.kind = kind

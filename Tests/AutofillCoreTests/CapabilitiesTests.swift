@@ -16,6 +16,9 @@ struct CapabilitiesTests {
         (.supportsConditionalPasskeyRegistration, "SupportsConditionalPasskeyRegistration",
          [.performPasskeyRegistrationWithoutUserInteraction]),
         (.showsConfigurationUI, "ShowsConfigurationUI", [.prepareInterfaceForExtensionConfiguration]),
+        (.supportsSavePasswordCredentials, "SupportsSavePasswordCredentials", [.prepareInterfaceForSavePassword]),
+        (.supportsGeneratePasswordCredentials, "SupportsGeneratePasswordCredentials", [.prepareInterfaceForGeneratePassword]),
+        (.supportsCredentialUpdate, "SupportsCredentialUpdate", [.reportCredentialUpdate]),
     ]
 
     @Test func theTableCoversEveryCapabilityOnce() {
@@ -130,6 +133,9 @@ struct CapabilitiesTests {
             [.supportsConditionalPasskeyRegistration],
             [.showsConfigurationUI],
             [.providesTextToInsert],
+            [.supportsSavePasswordCredentials],
+            [.supportsGeneratePasswordCredentials],
+            [.supportsCredentialUpdate],
         ])
     }
 

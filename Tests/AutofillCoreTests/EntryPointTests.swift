@@ -21,6 +21,11 @@ struct EntryPointTests {
          "prepareInterfaceForExtensionConfiguration()"),
         (.prepareInterfaceForTextToInsert, "prepare_interface_for_text_to_insert",
          "prepareInterfaceForUserChoosingTextToInsert()"),
+        (.prepareInterfaceForSavePassword, "prepare_interface_for_save_password", "prepareInterface(for: ASSavePasswordRequest)"),
+        (.prepareInterfaceForGeneratePassword, "prepare_interface_for_generate_password",
+         "prepareInterface(for: ASGeneratePasswordsRequest)"),
+        (.reportCredentialUpdate, "report_credential_update",
+         "report…(forRelyingParty:…) / reportUnusedPasswordCredential(forDomain:userName:)"),
     ]
 
     @Test func theTableCoversEveryEntryPointOnce() {

@@ -45,6 +45,11 @@ struct ProviderRequestTests {
          .performPasskeyRegistrationWithoutUserInteraction, [.passkeyRegistration]),
         (.extensionConfiguration, .prepareInterfaceForExtensionConfiguration, [.configurationCompleted]),
         (.textToInsert, .prepareInterfaceForTextToInsert, [.text]),
+        (.savePassword(SavePasswordRequest(serviceIdentifier: services[1], credential: PasswordCredential(user: "alice", password: Secret("pw")))),
+         .prepareInterfaceForSavePassword, [.passwordSaved]),
+        (.generatePassword(GeneratePasswordRequest(serviceIdentifier: services[1], passwordRules: "minlength: 20")),
+         .prepareInterfaceForGeneratePassword, [.generatedPassword]),
+        (.credentialUpdate(.unknownPasskey(relyingParty: "example.com", credentialID: [1])), .reportCredentialUpdate, [.updateReported]),
     ]
 
     @Test(arguments: table)
@@ -55,6 +60,16 @@ struct ProviderRequestTests {
     @Test(arguments: table)
     func eachRequestAcceptsOnlyItsCompletions(_ row: (request: ProviderRequest, entryPoint: EntryPoint, accepts: Set<Credential.Kind>)) {
         #expect(row.request.acceptedCompletions == row.accepts)
+    }
+
+    @Test func aSaveRequestAndAGeneratedPasswordNeverPrintTheirPassword() {
+        let save = ProviderRequest.savePassword(SavePasswordRequest(
+            serviceIdentifier: Self.services[1], credential: PasswordCredential(user: "alice", password: Secret("hunter2-save"))))
+        var dumped = ""
+        dump(save, to: &dumped)
+        for text in ["\(save)", String(reflecting: save), dumped, "\(Credential.generatedPassword(Secret("hunter2-save")))"] {
+            #expect(!text.contains("hunter2-save"), "\(text)")
+        }
     }
 
     @Test func everyEntryPointIsReachedBySomeRequest() {

@@ -25,6 +25,16 @@ struct HelperProtocolTests {
         .passkeyRegistration(PasskeyRegistrationRequest(identity: passkey, parameters: parameters)),
         .conditionalPasskeyRegistration(PasskeyRegistrationRequest(identity: passkey, parameters: parameters)),
         .extensionConfiguration, .textToInsert,
+        .savePassword(SavePasswordRequest(serviceIdentifier: service, credential: PasswordCredential(user: "alice", password: Secret("hunter2")),
+                                          title: "Work", event: .formDidDisappear)),
+        .savePassword(SavePasswordRequest(serviceIdentifier: service, credential: PasswordCredential(user: "bob", password: Secret("pw")))),
+        .generatePassword(GeneratePasswordRequest(serviceIdentifier: service, passwordRules: "minlength: 20; required: digit")),
+        .generatePassword(GeneratePasswordRequest(serviceIdentifier: service)),
+        .credentialUpdate(.unusedPassword(domain: "example.com", user: "alice")),
+        .credentialUpdate(.unknownPasskey(relyingParty: "example.com", credentialID: [1, 2])),
+        .credentialUpdate(.acceptedPasskeys(relyingParty: "example.com", userHandle: [9], credentialIDs: [[1], [2, 3]])),
+        .credentialUpdate(.acceptedPasskeys(relyingParty: "example.com", userHandle: [9], credentialIDs: [])),
+        .credentialUpdate(.passkeyUserDetails(relyingParty: "example.com", userHandle: [9], name: "alice@new", displayName: "Alice")),
     ]
 
     static let answers: [ProviderAnswer] = [
@@ -35,6 +45,7 @@ struct HelperProtocolTests {
         .credential(.passkeyRegistration(PasskeyRegistrationCredential(
             relyingParty: "example.com", credentialID: [1], attestationObject: [0xa0], clientDataHash: [6]))),
         .credential(.oneTimeCode(Secret("123456"))), .credential(.text(Secret("text"))), .credential(.configurationCompleted),
+        .credential(.passwordSaved), .credential(.generatedPassword(Secret("Gen-3rated!"))), .credential(.updateReported),
         .error(ExtensionError(.userInteractionRequired)), .error(ExtensionError(.failed, failureReason: "why")),
         .malformed("password: not valid UTF-8"),
     ]
@@ -227,6 +238,8 @@ struct HelperProtocolTests {
         #expect(fields(ExtensionError(.failed)) == 2)
         #expect(fields(IdentityStoreState(isEnabled: true, supportsIncrementalUpdates: true)) == 2)
         #expect(fields(PluginProblem(.loadFailed, message: "", fix: "")) == 6)
+        #expect(fields(SavePasswordRequest(serviceIdentifier: Self.service, credential: PasswordCredential(user: "u", password: Secret("p")))) == 4)
+        #expect(fields(GeneratePasswordRequest(serviceIdentifier: Self.service)) == 2)
         // Enums need no count here: the coding switches over them exhaustively (problem codes travel as names).
     }
 }

@@ -43,10 +43,11 @@ enum CLI {
             .map { "\($0.key)='\($0.value.replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
     }
 
-    /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`.
-    static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:]) throws -> Result {
+    /// Runs `autofill arguments` with a clean environment whose HOME and XDG folders are `home`, and
+    /// `input` on stdin.
+    static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:], input: String = "") throws -> Result {
         let environment = environment(home: home).merging(["COLUMNS": "100"]) { $1 }.merging(extra) { $1 }
-        return try ChildProcess.run(binary, arguments, environment: environment)
+        return try ChildProcess.run(binary, arguments, environment: environment, input: input)
     }
 }
 
@@ -116,6 +117,49 @@ final class TemporaryHome: Sendable {
             try FileManager.default.copyItem(atPath: "\(CLI.builtBundles)/\(name).afprovider", toPath: "\(folder)/\(name).afprovider")
         }
         return folder
+    }
+
+    /// The Vault sample (`org.autofill.vault`) with a private copy of the demo vault (alice and bob at
+    /// example.com) in a folder of its own (the Vault's sandbox may change files in its vault's folder,
+    /// docs/SANDBOX.md), and one configuration `<name>.plist` per entry of `policies` (its
+    /// `UserAuthentication`), all enabling the Vault alone; the bundle is approved (they share it).
+    func demoVault(policies: [(name: String, policy: [String: String])]) throws {
+        _ = try sample("VaultProvider", as: "org.autofill.vault")
+        try FileManager.default.createDirectory(atPath: "\(path)/vault", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(path)/vault/vault.afvault")
+        for (name, policy) in policies {
+            let plist: [String: Any] = [
+                "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
+                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault/vault.afvault"]],
+                "UserAuthentication": policy,
+            ]
+            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+                .write(to: URL(fileURLWithPath: "\(path)/\(name).plist"))
+        }
+        if let first = policies.first { try trust(["org.autofill.vault"], config: "\(path)/\(first.name).plist") }
+    }
+
+    /// `autofill ARGS` in a real terminal (tmux): for each answer, waits until the pane shows its
+    /// prompt and types its keys. Standard output and error go to files; the result, and the pane as
+    /// it was last (what the terminal showed).
+    func atTerminal(_ arguments: [String], answers: [(prompt: String, keys: String)]) throws -> (result: CLI.Result, screen: String) {
+        let run = "\(path)/run-\(UUID().uuidString)"
+        let quoted = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let session = try TmuxSession("\(CLI.shellEnvironment(home: path)) \(quoted) > \(run).out 2> \(run).err; echo $? > \(run).status")
+        var screen = ""
+        for answer in answers {
+            screen = try session.waitFor(answer.prompt)
+            try session.send("-l", answer.keys)
+            try session.send("Enter")
+        }
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, (try? String(contentsOfFile: "\(run).status", encoding: .utf8))?.hasSuffix("\n") != true {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        screen += (try? session.screen()) ?? ""
+        let read = { (suffix: String) in (try? String(contentsOfFile: "\(run).\(suffix)", encoding: .utf8)) ?? "" }
+        return (CLI.Result(status: Int32(read("status").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1,
+                           stdout: read("out"), stderr: read("err")), screen)
     }
 
     /// A PAM configuration folder of the tests' own (`PAMConfigurationDirectory`) with three services:

@@ -18,23 +18,10 @@ struct PasskeyTests {
     /// The Vault sample with a private copy of the demo vault (alice and bob at example.com).
     init() throws {
         home = try TemporaryHome()
-        _ = try home.sample("VaultProvider", as: "org.autofill.vault")
-        // In a folder of its own: the Vault's sandbox may change files in its vault's folder (docs/SANDBOX.md).
-        try FileManager.default.createDirectory(atPath: "\(home.path)/vault", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(home.path)/vault/vault.afvault")
         let pam = try home.pamFolder()
-        for (name, policy) in [("pam", ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": pam]),
-                               ("deny", ["Policy": "pam", "PAMService": "autofill-deny", "PAMConfigurationDirectory": pam]),
-                               ("confirm", ["Policy": "confirm"]), ("none", ["Policy": "none"])] {
-            let plist: [String: Any] = [
-                "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
-                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault/vault.afvault"]],
-                "UserAuthentication": policy,
-            ]
-            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
-                .write(to: URL(fileURLWithPath: "\(home.path)/\(name).plist"))
-        }
-        try home.trust(["org.autofill.vault"], config: "\(home.path)/pam.plist")  // the three share the bundle, so its record
+        try home.demoVault(policies: [("pam", ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": pam]),
+                                      ("deny", ["Policy": "pam", "PAMService": "autofill-deny", "PAMConfigurationDirectory": pam]),
+                                      ("confirm", ["Policy": "confirm"]), ("none", ["Policy": "none"])])
         #expect(try autofill(["providers", "sync"]).status == 0)
     }
 
@@ -47,25 +34,9 @@ struct PasskeyTests {
         return try CLI.run(arguments + extra, home: home.path)
     }
 
-    /// `autofill ARGS --config POLICY.plist` in a real terminal (tmux): for each answer, waits until
-    /// the pane shows its prompt and types its keys. Standard output and error go to files.
+    /// `autofill ARGS --config POLICY.plist` in a real terminal (``TemporaryHome/atTerminal(_:answers:)``).
     func autofillAtTerminal(_ arguments: [String], policy: String, answers: [(prompt: String, keys: String)]) throws -> CLI.Result {
-        let run = "\(home.path)/run-\(UUID().uuidString)"
-        let quoted = ([CLI.binary] + arguments + ["--config", "\(home.path)/\(policy).plist"])
-            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let session = try TmuxSession("\(CLI.shellEnvironment(home: home.path)) \(quoted) > \(run).out 2> \(run).err; echo $? > \(run).status")
-        for answer in answers {
-            try session.waitFor(answer.prompt)
-            try session.send("-l", answer.keys)
-            try session.send("Enter")
-        }
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline, (try? String(contentsOfFile: "\(run).status", encoding: .utf8))?.hasSuffix("\n") != true {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        let read = { (suffix: String) in (try? String(contentsOfFile: "\(run).\(suffix)", encoding: .utf8)) ?? "" }
-        return CLI.Result(status: Int32(read("status").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1,
-                          stdout: read("out"), stderr: read("err"))
+        try home.atTerminal(arguments + ["--config", "\(home.path)/\(policy).plist"], answers: answers).result
     }
 
     /// The relying party: `relying_party.py ARGS` with `stdin`.
@@ -109,6 +80,20 @@ struct PasskeyTests {
     }
 
     // MARK: Registration and sign-in
+
+    @Test func anUnknownCredentialSignalRemovesThePasskeySoItNoLongerSignsIn() throws {
+        let options = try registrationOptions("signal")
+        let created = try autofill(["passkey", "create", "--origin", "https://example.com", "--options", options, "--json"],
+                                   script: "secret \(Self.master)\n")
+        #expect(created.status == 0, "\(created.stderr)")
+        let credential = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+        let id = try #require(credential["id"] as? String)
+        let signal = try autofill(["passkey", "signal", "unknown-credential", "--rp", "example.com", "--credential-id", id])
+        #expect(signal.status == 0, "\(signal.stderr)")
+        #expect(signal.stderr.contains("Reported the unknown passkey at example.com to Vault."))
+        let get = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", try authenticationOptions("signal")])
+        #expect(get.status == 1, "\(get.stderr)")
+    }
 
     @Test func aPasskeyIsCreatedAndSignsInAsARelyingPartyVerifiesIt() throws {
         let registration = try registerAlice()

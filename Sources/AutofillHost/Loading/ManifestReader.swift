@@ -7,10 +7,9 @@ internal import Glibc
 ///
 /// Nothing of the plugin runs here: this is what the host knows before it loads any code.
 public enum ManifestReader {
-    /// Capability keys Apple added later that autofill accepts but does not route yet.
-    static let knownButUnsupportedKeys: Set<String> = [
-        "SupportsCredentialUpdate", "SupportsSavePasswordCredentials", "SupportsGeneratePasswordCredentials",
-    ]
+    /// Capability keys Apple added later that autofill accepts but does not route yet (none today:
+    /// the iOS 26 keys are routed; a key Apple adds next goes here first).
+    static let knownButUnsupportedKeys: Set<String> = []
     static let capabilitiesKeyPath = "NSExtension.NSExtensionAttributes.ASCredentialProviderExtensionCapabilities"
     static let legacyConfigurationKey = "ASCredentialProviderExtensionShowsConfigurationUI"
 

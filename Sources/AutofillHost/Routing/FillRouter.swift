@@ -266,8 +266,9 @@ public final class FillRouter: Sendable {
         }
     }
 
-    /// The host's own user authentication (the configured policy), as a fill stops when it fails.
-    func authenticateUser(reason: String, manifest: PluginManifest) -> Result<UserAuthentication, FillFailure> {
+    /// The host's own user authentication (the configured policy), as a fill stops when it fails;
+    /// `outcome` names what did not happen then ("filled", "saved").
+    func authenticateUser(reason: String, manifest: PluginManifest, outcome: String = "filled") -> Result<UserAuthentication, FillFailure> {
         do {
             let authentication = try authenticator.authenticate(reason: reason)
             trace.note(manifest, "host user authentication", "\(authentication.method.rawValue)")
@@ -275,9 +276,9 @@ public final class FillRouter: Sendable {
         } catch {
             trace.note(manifest, "host user authentication", "\(error)")
             switch error {
-            case .canceled: return .failure(.canceled("Nothing was filled."))
-            case .denied(let why): return .failure(.authenticationFailed("Not filled: you were not authenticated (\(why))."))
-            case .unavailable(let why): return .failure(.authenticationUnavailable("Not filled: autofill could not ask you to confirm: \(why)."))
+            case .canceled: return .failure(.canceled("Nothing was \(outcome)."))
+            case .denied(let why): return .failure(.authenticationFailed("Not \(outcome): you were not authenticated (\(why))."))
+            case .unavailable(let why): return .failure(.authenticationUnavailable("Not \(outcome): autofill could not ask you to confirm: \(why)."))
             }
         }
     }
@@ -440,7 +441,7 @@ public final class FillRouter: Sendable {
     }
 
     func interfaceRequest(_ request: ProviderRequest, manifest: PluginManifest, capability: Capability,
-                          authentication: InterfaceAuthentication) async throws(FillFailure) -> FillResult {
+                          authentication: InterfaceAuthentication, outcome: String = "filled") async throws(FillFailure) -> FillResult {
         let connection: any ProviderConnection
         do {
             guard manifest.capabilities.contains(capability) else {
@@ -478,7 +479,7 @@ public final class FillRouter: Sendable {
             return FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
                               suggestion: nil, authentication: established)
         case .canceled(let error) where error.code == .userCanceled:
-            throw .canceled("Nothing was filled: cancelled in \(manifest.displayName).")
+            throw .canceled("Nothing was \(outcome): cancelled in \(manifest.displayName).")
         case .canceled(let error):
             if let reason = ui.unavailableReason {
                 throw .userInterfaceUnavailable("\(manifest.displayName) needs to ask you something, and \(reason).")

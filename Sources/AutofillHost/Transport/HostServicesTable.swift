@@ -105,6 +105,15 @@ final class HostServicesTable: @unchecked Sendable {
         table.pointee.complete_configuration = try bind(I, [U64]) { a in
             Int64(h.complete(request: a.uint64(0), with: .credential(.configurationCompleted)).rawValue)
         }
+        table.pointee.complete_save_password = try bind(I, [U64]) { a in
+            h.complete(request: a.uint64(0), with: .credential(.passwordSaved)).wide
+        }
+        table.pointee.complete_generated_password = try bind(I, [U64, P, S]) { a in
+            Self.complete(h, a) { .generatedPassword(Secret(try CDecode.string(a.pointer(1), a.size(2), field: "password"))) }
+        }
+        table.pointee.complete_credential_update = try bind(I, [U64]) { a in
+            h.complete(request: a.uint64(0), with: .credential(.updateReported)).wide
+        }
         table.pointee.cancel_request = try bind(I, [U64, I, P, S]) { a in
             let answer: ProviderAnswer
             do {

@@ -26,10 +26,7 @@ public final class InProcessConnection: ProviderConnection {
     public var strayCompletions: Int { session.strayCompletions }
 
     public func send(_ request: ProviderRequest, deadline: Duration?) async -> ProviderOutcome {
-        guard entryPoints.contains(request.entryPoint) else {
-            return .failed(ProviderFailure(
-                .notImplemented, "\(manifest.displayName) does not implement \(request.entryPoint.appleName)"))
-        }
+        if let refusal = manifest.refusal(of: request, offered: entryPoints) { return .failed(refusal) }
         return await withCheckedContinuation { continuation in
             let id = session.register(request, continuation: continuation)
             if let deadline { session.expire(id, after: deadline) }

@@ -50,11 +50,40 @@ public struct ProviderFailure: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String { message }
 }
 
+extension PluginManifest {
+    /// Why `request` may not reach this provider, whose table offers `offered`: an entry point it does
+    /// not implement, or one of the requests appended to ABI 1 (save, generate, credential update)
+    /// whose capability its plist does not declare, even when its table has the entry point. Nil when
+    /// it may.
+    public func refusal(of request: ProviderRequest, offered: EntryPoints) -> ProviderFailure? {
+        if let capability = request.appendedCapability, !capabilities.contains(capability) {
+            return ProviderFailure(.notImplemented, "\(displayName) does not declare \(capability.plistKey); \(request.entryPoint.appleName) refused")
+        }
+        guard offered.contains(request.entryPoint) else {
+            return ProviderFailure(.notImplemented, "\(displayName) does not implement \(request.entryPoint.appleName)")
+        }
+        return nil
+    }
+}
+
+extension ProviderRequest {
+    /// The capability a request appended to ABI 1 needs declared; nil for the others.
+    var appendedCapability: Capability? {
+        switch self {
+        case .savePassword: .supportsSavePasswordCredentials
+        case .generatePassword: .supportsGeneratePasswordCredentials
+        case .credentialUpdate: .supportsCredentialUpdate
+        default: nil
+        }
+    }
+}
+
 /// The one interface all host↔provider traffic passes through, whatever carries it
 /// (the plugin loaded in this process, or a helper process).
 ///
 /// Implementation requirements: `send` returns exactly one outcome per call; a request
-/// whose entry point is missing fails with `notImplemented` without reaching the provider;
+/// whose entry point is missing, or that ``PluginManifest/refusal(of:offered:)`` refuses, fails with
+/// `notImplemented` without reaching the provider;
 /// with a deadline, the outcome is `timedOut` if the provider has not answered by then,
 /// and a later answer is dropped and counted in ``strayCompletions``.
 public protocol ProviderConnection: AnyObject, Sendable {

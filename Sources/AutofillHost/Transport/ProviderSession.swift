@@ -208,6 +208,14 @@ public final class ProviderSession: HostServicesHandler {
                 pending.continuation.resume(returning: .failed(ProviderFailure(.malformedCompletion, message)))
                 return .invalidArgument
             }
+            if case .generatePassword(let generate) = pending.request, case .generatedPassword(let password) = credential,
+                let broken = GeneratedPasswordCheck.problem(with: password, for: generate)
+            {
+                let message = "\(displayName) generated a password that \(broken); refused"
+                services.logger.error("\(message)")
+                pending.continuation.resume(returning: .failed(ProviderFailure(.wrongCompletion, message)))
+                return .invalidArgument
+            }
             pending.continuation.resume(returning: .completed(credential))
             return .ok
         case .error(let error):

@@ -9,8 +9,10 @@ struct ProviderTable: @unchecked Sendable {
     // process; the host only reads it.
     let pointer: UnsafePointer<af_provider>
 
-    /// The smallest table size this host accepts for ABI version 1 (the fields through the last v1 entry).
-    static let minimumSize = MemoryLayout<af_provider>.size
+    /// The smallest table size this host accepts for ABI version 1: the fields through
+    /// `prepare_interface_for_text_to_insert`, the last entry of the first ABI 1 header. A provider
+    /// built against it has none of the entries appended since (save, generate, credential updates).
+    static let minimumSize = MemoryLayout<af_provider>.offset(of: \af_provider.prepare_interface_for_save_password)!
 
     var abiVersion: UInt32 { pointer.pointee.abi_version }
     var size: Int { Int(pointer.pointee.size) }
@@ -54,6 +56,16 @@ struct ProviderTable: @unchecked Sendable {
         entry(\.prepare_interface_for_text_to_insert)
     }
 
+    var prepareInterfaceForSavePassword: (@convention(c) (UnsafeMutableRawPointer?, UInt64, UnsafePointer<af_save_password_request>?) -> Void)? {
+        entry(\.prepare_interface_for_save_password)
+    }
+    var prepareInterfaceForGeneratePassword: (@convention(c) (UnsafeMutableRawPointer?, UInt64, UnsafePointer<af_generate_password_request>?) -> Void)? {
+        entry(\.prepare_interface_for_generate_password)
+    }
+    var reportCredentialUpdate: (@convention(c) (UnsafeMutableRawPointer?, UInt64, UnsafePointer<af_credential_update>?) -> Void)? {
+        entry(\.report_credential_update)
+    }
+
     /// The entry points the table offers.
     var entryPoints: EntryPoints {
         var offered = EntryPoints()
@@ -67,6 +79,9 @@ struct ProviderTable: @unchecked Sendable {
         add(performRegistrationWithoutUserInteraction != nil, .performPasskeyRegistrationWithoutUserInteraction)
         add(prepareInterfaceForConfiguration != nil, .prepareInterfaceForExtensionConfiguration)
         add(prepareInterfaceForText != nil, .prepareInterfaceForTextToInsert)
+        add(prepareInterfaceForSavePassword != nil, .prepareInterfaceForSavePassword)
+        add(prepareInterfaceForGeneratePassword != nil, .prepareInterfaceForGeneratePassword)
+        add(reportCredentialUpdate != nil, .reportCredentialUpdate)
         return offered
     }
 
@@ -99,6 +114,12 @@ struct ProviderTable: @unchecked Sendable {
                 prepareInterfaceForConfiguration?(context, id)
             case .textToInsert:
                 prepareInterfaceForText?(context, id)
+            case .savePassword(let request):
+                prepareInterfaceForSavePassword?(context, id, arena.savePasswordRequest(request))
+            case .generatePassword(let request):
+                prepareInterfaceForGeneratePassword?(context, id, arena.generatePasswordRequest(request))
+            case .credentialUpdate(let update):
+                reportCredentialUpdate?(context, id, arena.credentialUpdate(update))
             }
         }
     }

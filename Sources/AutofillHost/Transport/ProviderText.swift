@@ -37,6 +37,7 @@ extension Credential {
         switch self {
         case .password(let credential) where credential.password.isEmpty: "password"
         case .oneTimeCode(let code) where code.isEmpty: "one-time code"
+        case .generatedPassword(let password) where password.isEmpty: "generated password"
         default: nil
         }
     }

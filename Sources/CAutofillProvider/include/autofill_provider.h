@@ -23,7 +23,14 @@
  *   host refuses a plugin whose plist or table names another version, before
  *   it calls anything else. A reader must treat entries past `size` as NULL.
  *   Data structs (af_identity, ...) are fixed for an ABI version; their sizes
- *   are pinned with _Static_assert at the end of this file.
+ *   are pinned with _Static_assert at the end of this file. Request structs
+ *   added later start with their own `size` and grow the same way.
+ *   Appended so far: Apple's iOS 26 save, generate and credential-update
+ *   entry points (three af_provider entries after
+ *   prepare_interface_for_text_to_insert, three host services after
+ *   ui_message). A provider built before them loads and works unchanged; the
+ *   host sends such a request only to a provider whose plist declares the
+ *   capability and whose table holds the entry point.
  *
  * Strings and buffers
  *   Every string is UTF-8 with an explicit byte length and no terminator
@@ -326,6 +333,84 @@ typedef struct af_credential_request {
     const af_passkey_parameters *passkey;
 } af_credential_request;
 
+/* -- Appended to ABI 1 (Apple's iOS 26 / 26.2 entry points) ---------------
+ * These request structs start with their size, so a later revision can
+ * append fields: a reader treats fields past `size` as empty. A provider
+ * receives them only when its plist declares the capability
+ * (SupportsSavePasswordCredentials, SupportsGeneratePasswordCredentials,
+ * SupportsCredentialUpdate) AND its table is large enough to hold the entry
+ * point; a provider built against the earlier header has neither and loads
+ * as before. */
+
+/** ASSavePasswordRequest.Event: why the host asks to save. */
+#define AF_SAVE_EVENT_USER_INITIATED 0          /* the user asked (`autofill save`) */
+#define AF_SAVE_EVENT_FORM_DID_DISAPPEAR 1      /* a sign-in form was submitted */
+#define AF_SAVE_EVENT_GENERATED_PASSWORD_FILLED 2
+
+/**
+ * ASSavePasswordRequest: save this password for this user at this service.
+ * Add an entry, or update the password of the one the provider holds for the
+ * same service and user; then publish its identity (store_save) so the host
+ * can suggest it. The password is a secret: never log it, never echo it in a
+ * reason.
+ */
+typedef struct af_save_password_request {
+    uint32_t size;                 /* sizeof(af_save_password_request) of the host */
+    int32_t event;                 /* AF_SAVE_EVENT_* */
+    af_service_identifier service; /* the site, most specific form the user gave */
+    af_str user;
+    af_str password;               /* never empty */
+    af_str title;                  /* a title for a new entry, or empty */
+} af_save_password_request;
+
+/**
+ * ASGeneratePasswordsRequest: generate a password for this service.
+ * `password_rules` is the site's rules in Apple's passwordrules syntax
+ * ("minlength: 20; required: lower; required: digit; max-consecutive: 2"),
+ * or empty for the provider's own defaults. The host parsed the rules before
+ * sending them and checks the password you complete with against them: one
+ * that breaks a rule is refused and the request fails, naming you.
+ * Generating saves nothing (Apple: "you should not update or replace any
+ * existing credentials").
+ */
+typedef struct af_generate_password_request {
+    uint32_t size;                 /* sizeof(af_generate_password_request) of the host */
+    uint32_t reserved;             /* 0 */
+    af_service_identifier service;
+    af_str password_rules;
+} af_generate_password_request;
+
+/** Credential-update report kinds (SupportsCredentialUpdate). */
+/** reportUnusedPasswordCredential(forDomain:userName:): the site no longer
+ *  uses this password (`service`, `user`). Hide or demote it; never show an
+ *  error to the user for it. */
+#define AF_UPDATE_UNUSED_PASSWORD 1
+/** reportUnknownPublicKeyCredential(forRelyingParty:credentialID:) (WebAuthn
+ *  signalUnknownCredential): the relying party `service` does not know
+ *  `credential_ids[0]`. Remove or hide that passkey. */
+#define AF_UPDATE_UNKNOWN_PASSKEY 2
+/** reportAllAcceptedPublicKeyCredentials(forRelyingParty:userHandle:
+ *  acceptedCredentialIDs:) (signalAllAcceptedCredentials): for `user_handle`
+ *  at `service` only `credential_ids` are accepted. Remove or hide that
+ *  account's other passkeys; never touch another account's. */
+#define AF_UPDATE_ACCEPTED_PASSKEYS 3
+/** reportPublicKeyCredentialUpdate(forRelyingParty:userHandle:newName:)
+ *  (signalCurrentUserDetails): the account `user_handle` at `service` is now
+ *  called `user` (display name `display_name`). Update the passkeys' names. */
+#define AF_UPDATE_PASSKEY_USER_DETAILS 4
+
+/** One credential-update report. Fields a kind does not use are empty. */
+typedef struct af_credential_update {
+    uint32_t size;                 /* sizeof(af_credential_update) of the host */
+    int32_t kind;                  /* AF_UPDATE_* */
+    af_str service;                /* the password's domain, or the relying party id */
+    af_str user;                   /* the user name (unused password; new name for user details) */
+    af_str display_name;           /* user details only */
+    af_bytes user_handle;          /* accepted passkeys, user details */
+    const af_bytes *credential_ids;/* unknown passkey: 1; accepted passkeys: 0 or more */
+    size_t credential_id_count;
+} af_credential_update;
+
 /* ------------------------------------------------------------------ */
 /* Results a provider completes with                                   */
 /* ------------------------------------------------------------------ */
@@ -455,6 +540,21 @@ typedef struct af_host_services {
     af_status (*ui_message)(af_request_id request,
                             const char *title, size_t title_length,
                             const char *message, size_t message_length);
+
+    /* -- Appended to ABI 1: completions of the iOS 26 requests. Check with
+     * AF_TABLE_HAS before calling: an older host's table ends above. -- */
+
+    /** completeSavePasswordRequest: the password is saved (and its identity
+     *  published). For save requests only. */
+    af_status (*complete_save_password)(af_request_id request);
+    /** completeGeneratePasswordRequest(results:): the generated password.
+     *  For generate requests only; the host refuses (and fails the request)
+     *  an empty password or one that breaks the request's rules. */
+    af_status (*complete_generated_password)(af_request_id request,
+                                             const char *password, size_t password_length);
+    /** The report was handled (applied, or ignored because the provider holds
+     *  nothing it names). For credential-update requests only. */
+    af_status (*complete_credential_update)(af_request_id request);
 } af_host_services;
 
 /* ------------------------------------------------------------------ */
@@ -470,6 +570,11 @@ typedef struct af_host_services {
  * promptly and complete the request (now or later) through the host
  * services. The table must stay valid for the life of the process.
  *
+ * The host routes a request kind only to a provider whose plist declares its
+ * capability; a declared capability whose entry point is missing (NULL, or
+ * past the table's `size`: the last three were appended to ABI 1 for Apple's
+ * iOS 26 keys) makes the host refuse the plugin.
+ *
  * capability (plist)                        entry points it requires
  * ProvidesPasswords                         prepare_credential_list,
  *                                           provide_credential_without_user_interaction,
@@ -484,6 +589,9 @@ typedef struct af_host_services {
  * ProvidesTextToInsert                      prepare_interface_for_text_to_insert
  * SupportsConditionalPasskeyRegistration    perform_passkey_registration_without_user_interaction
  * ShowsConfigurationUI                      prepare_interface_for_extension_configuration
+ * SupportsSavePasswordCredentials           prepare_interface_for_save_password
+ * SupportsGeneratePasswordCredentials       prepare_interface_for_generate_password
+ * SupportsCredentialUpdate                  report_credential_update
  */
 typedef struct af_provider {
     uint32_t abi_version; /* AF_ABI_VERSION */
@@ -529,6 +637,28 @@ typedef struct af_provider {
     void (*prepare_interface_for_extension_configuration)(void *context, af_request_id request);
     /** prepareInterfaceForUserChoosingTextToInsert(). Complete with a text. UI allowed. */
     void (*prepare_interface_for_text_to_insert)(void *context, af_request_id request);
+
+    /* -- Appended to ABI 1 (iOS 26 / 26.2). A table built against the earlier
+     * header ends above (its `size` says so) and is read as having none. -- */
+
+    /** prepareInterface(for: ASSavePasswordRequest): save a password. UI
+     *  allowed (to unlock); complete with complete_save_password, or cancel
+     *  (AF_ERROR_USER_CANCELED; AF_ERROR_FAILED with a reason). `save` is
+     *  valid until the entry point returns; copy the password, then zero it. */
+    void (*prepare_interface_for_save_password)(void *context, af_request_id request,
+                                                const af_save_password_request *save);
+    /** prepareInterface(for: ASGeneratePasswordsRequest): generate a password
+     *  that honours the rules. UI allowed but rarely needed; complete with
+     *  complete_generated_password. */
+    void (*prepare_interface_for_generate_password)(void *context, af_request_id request,
+                                                    const af_generate_password_request *generate);
+    /** The report* methods of ASCredentialProviderViewController: apply a
+     *  credential-update report. UI allowed only to unlock (the user asked for
+     *  the report at a terminal); never show an error for it. Complete with
+     *  complete_credential_update, or cancel (AF_ERROR_USER_INTERACTION_REQUIRED
+     *  and a reason when locked and no UI is possible). */
+    void (*report_credential_update)(void *context, af_request_id request,
+                                     const af_credential_update *update);
 } af_provider;
 
 /**
@@ -559,8 +689,15 @@ _Static_assert(sizeof(af_passkey_parameters) == 10 * AF__P + 8, "af_passkey_para
 _Static_assert(sizeof(af_credential_request) == 8 + sizeof(af_identity) + AF__P, "af_credential_request layout changed");
 _Static_assert(sizeof(af_passkey_assertion) == 14 * AF__P, "af_passkey_assertion layout changed");
 _Static_assert(sizeof(af_passkey_registration) == 10 * AF__P, "af_passkey_registration layout changed");
-_Static_assert(sizeof(af_host_services) == 8 + 18 * AF__P, "af_host_services v1 has 18 entries");
-_Static_assert(sizeof(af_provider) == 8 + 10 * AF__P, "af_provider v1 has a context and 9 entries");
+_Static_assert(sizeof(af_save_password_request) == 8 + sizeof(af_service_identifier) + 6 * AF__P, "af_save_password_request layout changed");
+_Static_assert(sizeof(af_generate_password_request) == 8 + sizeof(af_service_identifier) + 2 * AF__P, "af_generate_password_request layout changed");
+_Static_assert(sizeof(af_credential_update) == 8 + 10 * AF__P, "af_credential_update layout changed");
+/* Tables grow at the end only: the first sizes below are what a provider or
+ * host built against the earlier ABI 1 header has, and still works with. */
+_Static_assert(offsetof(af_host_services, complete_save_password) == 8 + 18 * AF__P, "af_host_services: 18 entries before the iOS 26 ones");
+_Static_assert(sizeof(af_host_services) == 8 + 21 * AF__P, "af_host_services has 21 entries");
+_Static_assert(offsetof(af_provider, prepare_interface_for_save_password) == 8 + 10 * AF__P, "af_provider: a context and 9 entries before the iOS 26 ones");
+_Static_assert(sizeof(af_provider) == 8 + 13 * AF__P, "af_provider has a context and 12 entries");
 #undef AF__P
 #endif
 

@@ -12,6 +12,7 @@
  *   FIXTURE_PRINT_AT_LOAD        print to stdout and stderr in the entry function
  *   FIXTURE_IDENTITIES=N         at load, replace the store's contents with N identities
  *                                ("<FixtureName>-<i>.test", user "u<i>") in one store_replace
+ *   FIXTURE_IOS26                put the iOS 26 entry points (save, generate, report) in the table
  *
  * Run-time behaviour of provide_credential_without_user_interaction, chosen by the request's
  * identity user name:
@@ -251,6 +252,35 @@ ENTRY void text(void *context, af_request_id request) {
     host->complete_text(request, "inserted text", 13);
 }
 
+/* The iOS 26 entry points (appended to ABI 1), in the table with FIXTURE_IOS26. save_password logs
+ * the user and service it got and only the length of the password; generate_password answers the
+ * FixtureGenerated setting (a hostile provider can ignore the rules that way), else a fixed one. */
+ENTRY void save_password(void *context, af_request_id request, const af_save_password_request *save) {
+    (void)context;
+    char line[320];
+    snprintf(line, sizeof line, "save received: %.*s at %.*s (%zu-byte password)", (int)save->user.length, save->user.data,
+             (int)save->service.identifier.length, save->service.identifier.data, save->password.length);
+    say(line);
+    say_status("complete_save_password", host->complete_save_password(request));
+}
+
+ENTRY void generate_password(void *context, af_request_id request, const af_generate_password_request *generate) {
+    (void)context;
+    (void)generate;
+    char answer[256] = "Fixture-generated-1";
+    size_t length = 0;
+    if (host->get_setting("FixtureGenerated", 16, answer, sizeof answer - 1, &length) == AF_OK) answer[length] = '\0';
+    say_status("complete_generated_password", host->complete_generated_password(request, answer, strlen(answer)));
+}
+
+ENTRY void report_update(void *context, af_request_id request, const af_credential_update *update) {
+    (void)context;
+    char line[320];
+    snprintf(line, sizeof line, "report received: kind %d for %.*s", (int)update->kind, (int)update->service.length, update->service.data);
+    say(line);
+    say_status("complete_credential_update", host->complete_credential_update(request));
+}
+
 static af_provider table = {
     .abi_version = FIXTURE_TABLE_VERSION,
     .size = FIXTURE_TABLE_SIZE,
@@ -261,6 +291,11 @@ static af_provider table = {
     .prepare_interface_to_provide_credential = provide_with_ui,
     .prepare_interface_for_extension_configuration = configure,
     .prepare_interface_for_text_to_insert = text,
+#ifdef FIXTURE_IOS26
+    .prepare_interface_for_save_password = save_password,
+    .prepare_interface_for_generate_password = generate_password,
+    .report_credential_update = report_update,
+#endif
 #endif
 };
 

@@ -175,10 +175,7 @@ public final class HelperConnection: ProviderConnection {
     public var helperStarts: Int { starts.withLock { $0 } }
 
     public func send(_ request: ProviderRequest, deadline: Duration?) async -> ProviderOutcome {
-        guard entryPoints.contains(request.entryPoint) else {
-            return .failed(ProviderFailure(
-                .notImplemented, "\(manifest.displayName) does not implement \(request.entryPoint.appleName)"))
-        }
+        if let refusal = manifest.refusal(of: request, offered: entryPoints) { return .failed(refusal) }
         let helper: RunningHelper
         switch await runningHelper() {
         case .success(let running): helper = running

@@ -246,6 +246,23 @@ extension FrameWriter {
             passkeyIdentity(request.identity); passkeyParameters(request.parameters)
         case .extensionConfiguration, .textToInsert:
             break
+        case .savePassword(let request):
+            service(request.serviceIdentifier); string(request.credential.user); string(request.credential.password.revealed)
+            optional(request.title) { $0.string($1) }; i32(request.event.rawValue)
+        case .generatePassword(let request):
+            service(request.serviceIdentifier); optional(request.passwordRules) { $0.string($1) }
+        case .credentialUpdate(let update):
+            credentialUpdate(update)
+        }
+    }
+
+    mutating func credentialUpdate(_ update: CredentialUpdate) {
+        switch update {
+        case .unusedPassword(let domain, let user): u8(1); string(domain); string(user)
+        case .unknownPasskey(let relyingParty, let id): u8(2); string(relyingParty); bytes(id)
+        case .acceptedPasskeys(let relyingParty, let handle, let ids): u8(3); string(relyingParty); bytes(handle); array(ids) { $0.bytes($1) }
+        case .passkeyUserDetails(let relyingParty, let handle, let name, let displayName):
+            u8(4); string(relyingParty); bytes(handle); string(name); string(displayName)
         }
     }
 
@@ -261,6 +278,9 @@ extension FrameWriter {
         case .oneTimeCode(let code): u8(4); string(code.revealed)
         case .text(let text): u8(5); string(text.revealed)
         case .configurationCompleted: u8(6)
+        case .passwordSaved: u8(7)
+        case .generatedPassword(let password): u8(8); string(password.revealed)
+        case .updateReported: u8(9)
         }
     }
 
@@ -393,6 +413,36 @@ extension FrameReader {
             return .conditionalPasskeyRegistration(PasskeyRegistrationRequest(identity: try passkeyIdentity(), parameters: try passkeyParameters()))
         case .prepareInterfaceForExtensionConfiguration: return .extensionConfiguration
         case .prepareInterfaceForTextToInsert: return .textToInsert
+        case .prepareInterfaceForSavePassword:
+            let service = try service()
+            let credential = PasswordCredential(user: try text("save.user"), password: Secret(try text("save.password")))
+            let title = try optional("save.title") { r throws(FrameError) in try r.text("save.title") }
+            let raw = try i32("save.event")
+            guard let event = SavePasswordRequest.Event(rawValue: raw) else { throw FrameError("save.event: unknown event \(raw)") }
+            return .savePassword(SavePasswordRequest(serviceIdentifier: service, credential: credential, title: title, event: event))
+        case .prepareInterfaceForGeneratePassword:
+            return .generatePassword(GeneratePasswordRequest(
+                serviceIdentifier: try service(),
+                passwordRules: try optional("generate.rules") { r throws(FrameError) in try r.text("generate.rules") }))
+        case .reportCredentialUpdate:
+            return .credentialUpdate(try credentialUpdate())
+        }
+    }
+
+    mutating func credentialUpdate() throws(FrameError) -> CredentialUpdate {
+        let kind = try u8("update.kind")
+        switch kind {
+        case 1: return .unusedPassword(domain: try text("update.domain"), user: try text("update.user"))
+        case 2: return .unknownPasskey(relyingParty: try text("update.relyingParty"), credentialID: try bytes("update.credentialID"))
+        case 3:
+            return .acceptedPasskeys(
+                relyingParty: try text("update.relyingParty"), userHandle: try bytes("update.userHandle"),
+                credentialIDs: try limit(array("update.credentialIDs", minimumElementSize: 4) { r throws(FrameError) in try r.bytes("update.credentialIDs") },
+                                         4096, "update.credentialIDs"))
+        case 4:
+            return .passkeyUserDetails(relyingParty: try text("update.relyingParty"), userHandle: try bytes("update.userHandle"),
+                                       name: try text("update.name"), displayName: try text("update.displayName"))
+        default: throw FrameError("update.kind: unknown kind \(kind)")
         }
     }
 
@@ -419,6 +469,9 @@ extension FrameReader {
         case 4: return .oneTimeCode(Secret(try text("code")))
         case 5: return .text(Secret(try text("text")))
         case 6: return .configurationCompleted
+        case 7: return .passwordSaved
+        case 8: return .generatedPassword(Secret(try text("generated.password")))
+        case 9: return .updateReported
         default: throw FrameError("credential.kind: unknown kind \(kind)")
         }
     }
