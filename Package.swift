@@ -95,6 +95,7 @@ let package = Package(
             dependencies: [
                 "AutofillHost", "AutofillCore", "AutofillWire", "AutofillABI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/autofill"

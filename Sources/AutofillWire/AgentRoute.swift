@@ -14,6 +14,8 @@ package struct AgentRoute {
         // save, generate and report reach the providers the agent keeps warm (a save needs the unlocked vault).
         case "fill", "suggest", "text", "passkey", "save", "generate", "report", "unlock": startsAgent = true
         case "git-credential" where arguments.last == "get": startsAgent = true  // git appends the operation
+        // store and erase reach the providers the user unlocked; with no agent, nothing was unlocked.
+        case "git-credential" where arguments.last == "store" || arguments.last == "erase": startsAgent = false
         case "lock": startsAgent = false
         case "agent" where arguments.dropFirst().first == "status": startsAgent = false
         default: return nil

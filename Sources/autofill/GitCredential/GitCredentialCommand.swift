@@ -21,7 +21,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
                    autofill's confirmation is asked at the terminal, as `autofill fill` asks; without
                    a terminal, for anything but http and https, or when nothing matches, it prints
                    nothing and git asks its other helpers or you.
-            store  saves the password git used successfully: `autofill save SITE --user USER`.
+            store  saves the password git used successfully, as `autofill save SITE --user USER` does
+                   (not when it is the one autofill gave git: that one is saved already).
             erase  reports a password the server rejected: `autofill report unused-password SITE --user USER`.
             store and erase print nothing; they do nothing for short-lived tokens (password_expiry_utc)
             and ephemeral credentials. Other operations are ignored, as git asks. -v says on stderr why
@@ -43,7 +44,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         switch operation {
         case "get": try await get()
-        case "store", "erase": hand(operation)
+        case "store", "erase": await hand(operation)
         default: note("git asked for \(operation), which autofill does not do; ignored")
         }
     }
@@ -98,6 +99,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
                     return
                 }
                 ClientContext.current.console.write(answer, to: .output)
+                GitDeliveries.shared.record(site: site, user: credential.user, password: credential.password.revealed)
             } catch let failure as FillFailure where isQuiet(failure) {
                 note(failure.description)
             }
