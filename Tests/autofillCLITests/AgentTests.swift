@@ -215,6 +215,10 @@ struct AgentTests {
         let first = try #require(started)
         #expect(first.status == 0 && first.stdout == "pw-fast\n", "\(first.stderr)")
         let (agent, _) = try #require(try status())
+        // The build's own client is another installation than the agent's (bin/): it runs the command
+        // itself, and says why with -v; `agent status` (above) is served for any installation.
+        let other = try autofill(["fill", "fast.test", "--user", "ok", "-v"])
+        #expect(other.stdout == "pw-fast\n" && other.stderr.contains("this client belongs with \(CLI.root)/.build/"), "\(other.stderr)")
         // An upgrade: the new file is written beside the old and renamed over it (the agent runs autofill-cli).
         try Self.copyExecutable("\(CLI.root)/.build/debug/autofill-cli", to: "\(bin)/autofill-cli.new")
         #expect(rename("\(bin)/autofill-cli.new", "\(bin)/autofill-cli") == 0)

@@ -268,7 +268,7 @@ public final class AgentServer: Sendable {
             if message != nil { logger.warning("pid \(pid) sent a request without its standard descriptors; refused") }
             return
         }
-        if let reason = refusal(version: version, environment: clientEnvironment, program: program) {
+        if let reason = refusal(version: version, arguments: arguments, environment: clientEnvironment, program: program) {
             for descriptor in descriptors { close(descriptor) }
             _ = AgentProtocol.Message.runHere(reason: reason).send(on: socket)
             return
@@ -278,14 +278,16 @@ public final class AgentServer: Sendable {
     }
 
     /// Why this agent should not run a client's command (it then runs it itself), or nil.
-    private func refusal(version: UInt32, environment clientEnvironment: [String: String], program: String) -> String? {
+    private func refusal(version: UInt32, arguments: [String], environment clientEnvironment: [String: String], program: String) -> String? {
         guard version == AgentProtocol.version else {
             return "the agent speaks protocol \(AgentProtocol.version) and the client \(version)"
         }
         // One socket per user, so a second installation's client (a package beside ~/.local, a
-        // checkout's build) reaches this agent too: it must not get this installation's code.
+        // checkout's build) reaches this agent too: it must not get this installation's code. What
+        // concerns the agent itself (lock, agent status) it serves whoever installed the client.
+        let aboutTheAgent = arguments.first == "lock" || Array(arguments.prefix(2)) == ["agent", "status"]
         let agentProgram = HelperSpawn.selfExecutable()
-        guard program == agentProgram else {
+        guard program == agentProgram || aboutTheAgent else {
             return "the agent runs \(agentProgram) and this client belongs with \(program)"
         }
         let mine = AgentProtocol.launchEnvironment(environment), theirs = AgentProtocol.launchEnvironment(clientEnvironment)
