@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -264,3 +265,42 @@ int afh_terminal_columns(int fd) {
     if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return 0;
     return size.ws_col;
 }
+
+int afh_terminal_rows(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_row == 0) return 0;
+    return size.ws_row;
+}
+
+/* ---- Running a program of the user's (the clipboard tools, the clipboard's clearer) ---- */
+
+int afh_spawn_program(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, int err_fd,
+                      int extra_fd, pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    int status = posix_spawn_file_actions_init(&actions);
+    if (status != 0) return status;
+    /* dup2 clears close-on-exec on the new descriptor; everything else is closed in the child. */
+    if ((status = posix_spawn_file_actions_adddup2(&actions, in_fd, 0)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, out_fd, 1)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, err_fd, 2)) == 0 &&
+        (extra_fd < 0 || (status = posix_spawn_file_actions_adddup2(&actions, extra_fd, 3)) == 0) &&
+        (status = posix_spawn_file_actions_addclosefrom_np(&actions, extra_fd < 0 ? 3 : 4)) == 0) {
+        posix_spawnattr_t attributes;
+        if ((status = posix_spawnattr_init(&attributes)) == 0) {
+            sigset_t all, none;
+            sigfillset(&all);
+            sigemptyset(&none);
+            posix_spawnattr_setsigdefault(&attributes, &all);
+            posix_spawnattr_setsigmask(&attributes, &none);
+            /* A session of its own: a clipboard owner outlives the terminal that started it, and the
+             * terminal's signals (Ctrl-C, its hangup) never reach it. */
+            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
+            status = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+            posix_spawnattr_destroy(&attributes);
+        }
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    return status;
+}
+
+int afh_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC); }

@@ -11,6 +11,10 @@ struct LockCommand: ParsableCommand {
             With no agent running nothing is unlocked, and this says so. A provider configured to run in the
             agent's own process (ProviderIsolation inProcess) can only be locked by ending the agent, which
             this then does. SIGHUP to the agent locks everything too (docs/AGENT.md).
+
+            Examples:
+              autofill lock
+              autofill lock org.autofill.vault
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -29,7 +33,9 @@ struct LockCommand: ParsableCommand {
             return
         }
         switch (provider, ended.isEmpty) {
-        case (let id?, true): print("\(id) was not unlocked: the agent is not running it.")
+        case (let id?, true):
+            let known = pool.running.map(\.id) + ((try? global.configurationFile())?.configuration.enabledProviders ?? [])
+            print("\(id) was not unlocked: the agent is not running it\(KeySpelling.didYouMean(id, among: known)).")
         case (nil, true): print("Nothing was unlocked: the agent runs no provider.")
         default: print("Locked \(ended.joined(separator: ", ")).")
         }
@@ -47,6 +53,10 @@ struct UnlockCommand: AsyncParsableCommand {
             The provider must declare ShowsConfigurationUI. How long it stays unlocked is the provider's own
             setting (the Vault's UnlockTimeoutSeconds); `autofill lock` ends it sooner. Without the agent
             (AUTOFILL_AGENT=off) nothing stays unlocked after the command.
+
+            Examples:
+              autofill unlock org.autofill.vault
+              autofill unlock org.autofill.vault --ui-script answers.ui
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -57,10 +67,11 @@ struct UnlockCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         try await reportingFillErrors(session) {
             let setup = try global.setup()
-            let router = try session.router(setup)
+            let progress = progressLine()
+            let router = try session.router(setup, progress: progress)
             let manifest = try router.chooseProvider(
                 declaring: .showsConfigurationUI, id: provider, title: "Unlock which provider?", canceled: "Nothing was unlocked.")
-            try await router.configure(manifest)
+            try await showingProgress(progress, "Unlocking \(manifest.displayName)") { try await router.configure(manifest) }
             if ClientContext.current.pool != nil {
                 print("Unlocked \(manifest.displayName) (\(manifest.identifier)); `autofill lock \(manifest.identifier)` locks it.")
             } else {

@@ -7,7 +7,13 @@ import VaultCore
 struct AddPasswordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-password", abstract: "Add a login: a user name and password for a domain or URL.",
-        discussion: "The password is asked twice at the terminal, or read from the line after the master password with --password-stdin.")
+        discussion: """
+            The password is asked twice at the terminal, or read from the line after the master password with --password-stdin.
+
+            Examples:
+              autofill-vault add-password example.com alice
+              printf '%s\\n%s\\n' "$master" "$password" | autofill-vault add-password example.com alice --password-stdin
+            """)
 
     @OptionGroup var options: VaultOptions
     @OptionGroup var entry: EntryOptions
@@ -96,7 +102,12 @@ struct AddOneTimeCodeCommand: ParsableCommand {
 struct AddTextCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-text", abstract: "Add a text snippet to insert (an address, a canned reply).",
-        discussion: "The text comes from --file, or one line at the terminal, or all of standard input after the master password with --password-stdin.")
+        discussion: """
+            The text comes from --file, or one line at the terminal, or all of standard input after the master password with --password-stdin.
+
+            Examples:
+              autofill-vault add-text "Home address"
+            """)
 
     @OptionGroup var options: VaultOptions
     @OptionGroup var entry: EntryOptions

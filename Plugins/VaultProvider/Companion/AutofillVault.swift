@@ -37,6 +37,12 @@ struct AutofillVault: ParsableCommand {
               74  a file could not be read or written
               75  the identity store is busy: try again
               77  wrong master password, or the vault file was changed
+
+            Examples:
+              autofill-vault create
+              autofill-vault add-password example.com alice
+              autofill-vault import bitwarden.csv
+              autofill-vault unlock
             """,
         subcommands: [
             CreateCommand.self, AddPasswordCommand.self, AddOneTimeCodeCommand.self, AddTextCommand.self,

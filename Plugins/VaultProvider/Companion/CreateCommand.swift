@@ -5,7 +5,11 @@ import VaultCore
 /// `autofill-vault create`: a new, empty vault.
 struct CreateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "create", abstract: "Create a new, empty vault protected by a master password.")
+        commandName: "create", abstract: "Create a new, empty vault protected by a master password.", discussion: """
+            Examples:
+              autofill-vault create
+              autofill-vault create --vault ~/vaults/work.afvault
+            """)
 
     @OptionGroup var options: VaultOptions
 

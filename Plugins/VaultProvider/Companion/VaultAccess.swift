@@ -22,7 +22,7 @@ struct VaultAccess {
         } catch {
             throw CommandFailure(error)
         }
-        let password = try secrets.masterPassword(for: path)
+        let password = try withoutProgress { () throws(CommandFailure) in try secrets.masterPassword(for: path) }
         do {
             return try Vault.open(at: path, password: password)
         } catch {
@@ -51,7 +51,7 @@ struct VaultAccess {
             let outcome = replace
                 ? try IdentityPublisher.replace(with: all, in: store)
                 : try IdentityPublisher.publish(changes, all: all, to: store)
-            print("\(options.provider): \(outcome)")
+            withoutProgress { print("\(options.provider): \(outcome)") }
         } catch {
             switch error.code {
             case .storeDisabled:
