@@ -17,7 +17,8 @@ struct ClipboardOptions: ParsableArguments {
         }
         let environment = ClientContext.current.environment
         return try reportingErrors {
-            (try Clipboard.find(environment: environment), try ClipboardClearer.delay(environment: environment))
+            let delay = try ClipboardClearer.delay(environment: environment)
+            return (try Clipboard.find(environment: environment), delay)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AutofillCore
 import AutofillHost
 
 /// A subcommand typed with a typo (`autofill fil`), and the one meant: ArgumentParser suggests

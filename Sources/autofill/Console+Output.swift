@@ -1,5 +1,6 @@
 import AutofillCore
 import AutofillHost
+import AutofillWire
 import FoundationEssentials
 import Logging
 import Synchronization

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AutofillCore
 import AutofillHost
+import AutofillWire
 import FoundationEssentials
 
 /// Options of commands that may talk to providers and the user.

@@ -17,6 +17,28 @@ struct HelpTests {
         #expect(result.stdout == expected, "run with AUTOFILL_RECORD_SNAPSHOTS=1 to record a deliberate change")
     }
 
+    static let commands = [
+        "fill", "suggest", "text", "passkey", "passkey get", "passkey create", "lock", "unlock", "identities", "identities list",
+        "identities save", "identities remove", "identities replace", "providers", "providers list", "providers enable",
+        "providers disable", "providers order", "providers sync", "providers trust", "plugin", "plugin validate", "plugin bundle",
+        "agent", "agent serve", "agent stop", "agent status",
+    ]
+
+    @Test(arguments: commands)
+    func everyCommandsHelpHasExamples(command: String) throws {
+        let home = try TemporaryHome()
+        let result = try CLI.run(command.split(separator: " ").map(String.init) + ["--help"], home: home.path)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Examples:\n  autofill \(command.split(separator: " ")[0])"), "\(result.stdout)")
+    }
+
+    @Test(arguments: ["", "create", "add-password", "add-otp", "add-text", "remove", "list", "import", "unlock", "lock", "sync"])
+    func everyVaultCommandsHelpHasExamples(command: String) throws {
+        let result = try ChildProcess.run("\(CLI.root)/.build/debug/autofill-vault", (command.isEmpty ? [] : [command]) + ["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Examples:\n  autofill-vault"), "\(result.stdout)")
+    }
+
     @Test func helpListsTheExitStatuses() throws {
         let home = try TemporaryHome()
         let result = try CLI.run(["--help"], home: home.path)

@@ -29,8 +29,8 @@ struct TerminalMannersTests {
         let session = try TmuxSession(shell("suggest example.com"), columns: 100, rows: 15)
         let screen = try session.waitFor("EXIT=0")
         #expect(screen.contains("19 more (--limit 30 shows them all)"), "\(screen)")
-        #expect(screen.contains("11.  user-11"))
-        #expect(!screen.contains("12.  user-12"))
+        #expect(screen.contains("11.  user-"))
+        #expect(!screen.contains("12.  user-"), "a screenful (15 rows): the title, the header, 11 rows, the line that says how many more, the prompt")
     }
 
     @Test func tablesFitTheTerminalsWidth() throws {
@@ -45,7 +45,7 @@ struct TerminalMannersTests {
     @Test func withoutATerminalTheOutputIsWhole() throws {
         let result = try CLI.run(["suggest", "example.com", "--config", config], home: home.path)
         #expect(result.status == 0)
-        #expect(result.stdout.contains("30.  user-30-with-a-rather-long-name@example.com"))
+        #expect(result.stdout.contains("30.  user-9-with-a-rather-long-name@example.com"))
         #expect(!result.stdout.contains("more (--limit") && !result.stdout.contains("…"))
     }
 
@@ -71,6 +71,31 @@ struct TerminalMannersTests {
         let result = try CLI.run(arguments + ["--config", config], home: home.path)
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains("did you mean org.t.work?"), "\(result.stderr)")
+    }
+
+    @Test func aMistypedVaultCommandNamesTheNearestOneWithoutRepeatingIt() throws {
+        let result = try ChildProcess.run("\(CLI.root)/.build/debug/autofill-vault", ["lsit"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("autofill-vault has no command #1; did you mean 'list'?"), "\(result.stderr)")
+        #expect(!result.stderr.contains("lsit"), "an argument could be a secret given by mistake: never repeated")
+    }
+
+    @Test func aSlowImportShowsProgressAtTheTerminalAndErasesIt() throws {
+        // A vault whose key derivation takes a while (scrypt N=2^17: over a second in a debug build).
+        let vault = "\(home.path)/slow.afvault", stores = "\(home.path)/vault-stores"
+        let vaultTool = "\(CLI.root)/.build/debug/autofill-vault"
+        let created = try ChildProcess.run(vaultTool, ["create", "--password-stdin", "--scrypt-log2n", "17", "--vault", vault, "--identity-stores", stores],
+                                           environment: CLI.environment(home: home.path), input: "master password\n")
+        #expect(created.status == 0, "\(created.stderr)")
+        let csv = try home.file("export.csv", "url,username,password\nhttps://example.com,alice,alice-pw\n")
+        let password = try home.file("master.txt", "master password\n")
+        let session = try TmuxSession(CLI.shellEnvironment(home: home.path)
+            + " \(vaultTool) import \(csv) --password-stdin --vault \(vault) --identity-stores \(stores) < \(password); echo EXIT=$?; sleep 30")
+        let during = try session.waitFor("Importing \(csv)… ", timeout: 30)
+        #expect(during.contains(" s"), "the time elapsed: \(during)")
+        let after = try session.waitFor("EXIT=", timeout: 60)
+        #expect(after.contains("Imported 1 login"), "\(after)")
+        #expect(!after.contains("Importing \(csv)…"), "the progress line is erased: \(after)")
     }
 
     @Test func progressNeverAppearsOutsideATerminal() throws {

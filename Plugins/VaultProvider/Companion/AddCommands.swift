@@ -11,8 +11,9 @@ struct AddPasswordCommand: ParsableCommand {
             The password is asked twice at the terminal, or read from the line after the master password with --password-stdin.
 
             Examples:
-              autofill-vault add-password example.com alice
-              printf '%s\\n%s\\n' "$master" "$password" | autofill-vault add-password example.com alice --password-stdin
+              autofill-vault add-password --service example.com --user alice
+              autofill-vault add-password --service https://example.com/login --user alice --generate --length 32
+              printf '%s\\n%s\\n' "$master" "$password" | autofill-vault add-password --service example.com --user alice --password-stdin
             """)
 
     @OptionGroup var options: VaultOptions
@@ -62,7 +63,13 @@ struct AddPasswordCommand: ParsableCommand {
 struct AddOneTimeCodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-otp", abstract: "Add a one-time-code generator from an otpauth://totp/ URI or a Base32 secret.",
-        discussion: "The URI or secret is asked at the terminal without echo, or read from the line after the master password with --password-stdin.")
+        discussion: """
+            The URI or secret is asked at the terminal without echo, or read from the line after the master password with --password-stdin.
+
+            Examples:
+              autofill-vault add-otp --service example.com --label alice@example.com
+              autofill-vault add-otp --password-stdin < master-and-uri.txt
+            """)
 
     @OptionGroup var options: VaultOptions
     @OptionGroup var entry: EntryOptions
@@ -106,7 +113,7 @@ struct AddTextCommand: ParsableCommand {
             The text comes from --file, or one line at the terminal, or all of standard input after the master password with --password-stdin.
 
             Examples:
-              autofill-vault add-text "Home address"
+              autofill-vault add-text --title "Home address" --file address.txt
             """)
 
     @OptionGroup var options: VaultOptions

@@ -3,6 +3,7 @@
 // provider does on Apple platforms; `unlock` and `lock` hand over to autofill, whose agent keeps the
 // provider's process (and the unlocked vault in its memory).
 import ArgumentParser
+import AutofillCore
 import Glibc
 
 @main
@@ -40,7 +41,7 @@ struct AutofillVault: ParsableCommand {
 
             Examples:
               autofill-vault create
-              autofill-vault add-password example.com alice
+              autofill-vault add-password --service example.com --user alice
               autofill-vault import bitwarden.csv
               autofill-vault unlock
             """,
@@ -73,6 +74,13 @@ struct AutofillVault: ParsableCommand {
     private static func reportRefused(_ error: any Error, arguments: [String]) -> Never {
         guard !exitCode(for: error).isSuccess else { exit(withError: error) }  // --help
         let commandNames = Set(configuration.subcommands.map { $0._commandName } + ["help"])
+        // A mistyped command: name the one meant, never what was typed (it could be a secret given by mistake).
+        if let typed = arguments.first, !typed.hasPrefix("-"), !commandNames.contains(typed),
+           let meant = KeySpelling.nearest(typed, among: configuration.subcommands.map { $0._commandName }) {
+            var text = "Error: autofill-vault has no command #1; did you mean '\(meant)'? (`autofill-vault --help` lists its commands)\n"
+            text.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            Glibc.exit(ExitCode.validationFailure.rawValue)
+        }
         let message = message(for: error)
         let redacted = ArgumentErrorText(arguments: arguments, commandNames: commandNames).redacting(message)
         var text = fullMessage(for: error)

@@ -1,4 +1,4 @@
-import AutofillCore
+import AutofillWire
 import Glibc
 
 /// autofill-vault's progress line (``ProgressLine``) on standard error, when that is a terminal: shown

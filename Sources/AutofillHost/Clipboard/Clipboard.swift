@@ -68,8 +68,7 @@ public struct Clipboard: Sendable {
         var candidates: [Tool] = []
         if wayland { candidates.append(.wlCopy) }
         if x11 { candidates += [.xclip, .xsel] }
-        for tool in candidates where tool.paste.allSatisfy({ Self.executable($0, environment: environment) != nil })
-            && Self.executable(tool.copy[0], environment: environment) != nil {
+        for tool in candidates where [tool.copy[0], tool.paste[0]].allSatisfy({ Self.executable($0, environment: environment) != nil }) {
             return Clipboard(tool: tool, environment: environment)
         }
         let reason: String

@@ -1,4 +1,5 @@
 public import AutofillCore
+package import AutofillWire
 internal import FoundationEssentials
 
 /// Providers' UI (and the host's own prompts) rendered on the controlling terminal.
@@ -16,7 +17,10 @@ public final class TerminalUserInterface: ProviderUserInterface {
 
     /// The terminal UI, or nil when the process has no controlling terminal (for a request the agent
     /// serves: when its client passed none). `progress` is erased while it asks something.
-    public static func open(progress: ProgressLine? = nil) -> TerminalUserInterface? {
+    public static func open() -> TerminalUserInterface? { open(progress: nil) }
+
+    /// ``open()`` with the command's progress line.
+    package static func open(progress: ProgressLine?) -> TerminalUserInterface? {
         Terminal.open().map { TerminalUserInterface(terminal: $0, attributes: attributes(ClientContext.current.environment), progress: progress) }
     }
 

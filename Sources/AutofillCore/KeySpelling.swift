@@ -1,9 +1,10 @@
-/// Telling a misspelt key from an unknown one, for every property list the host reads: a plugin's
-/// capabilities (``ManifestReader``) and the host configuration (`ConfigurationKeys`). A near miss of a
-/// known key is an error naming the key meant, since as written the setting silently does not apply.
+/// Telling a misspelt word from an unknown one: a key of a property list the host reads (a plugin's
+/// capabilities (`ManifestReader`) and the host configuration (`ConfigurationKeys`). A near miss of a
+/// known key is an error naming the key meant, since as written the setting silently does not apply),
+/// a subcommand or a provider id typed on a command line (the error names the one meant).
 public enum KeySpelling {
     /// True when `key` differs from `known` by at most two edits, ignoring case (a likely typo).
-    static func isNearMiss(_ key: String, _ known: String) -> Bool {
+    public static func isNearMiss(_ key: String, _ known: String) -> Bool {
         let a = Array(key.lowercased()), b = Array(known.lowercased())
         guard a != b, abs(a.count - b.count) <= 2 else { return a == b && key != known }
         return distance(a, b) <= 2
