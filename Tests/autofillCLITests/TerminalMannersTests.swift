@@ -76,7 +76,7 @@ struct TerminalMannersTests {
     @Test func aMistypedVaultCommandNamesTheNearestOneWithoutRepeatingIt() throws {
         let result = try ChildProcess.run("\(CLI.root)/.build/debug/autofill-vault", ["lsit"])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("autofill-vault has no command #1; did you mean 'list'?"), "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: Unexpected argument #1\nautofill-vault has no command #1; did you mean 'list'?\n"), "\(result.stderr)")
         #expect(!result.stderr.contains("lsit"), "an argument could be a secret given by mistake: never repeated")
     }
 

@@ -74,13 +74,6 @@ struct AutofillVault: ParsableCommand {
     private static func reportRefused(_ error: any Error, arguments: [String]) -> Never {
         guard !exitCode(for: error).isSuccess else { exit(withError: error) }  // --help
         let commandNames = Set(configuration.subcommands.map { $0._commandName } + ["help"])
-        // A mistyped command: name the one meant, never what was typed (it could be a secret given by mistake).
-        if let typed = arguments.first, !typed.hasPrefix("-"), !commandNames.contains(typed),
-           let meant = KeySpelling.nearest(typed, among: configuration.subcommands.map { $0._commandName }) {
-            var text = "Error: autofill-vault has no command #1; did you mean '\(meant)'? (`autofill-vault --help` lists its commands)\n"
-            text.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
-            Glibc.exit(ExitCode.validationFailure.rawValue)
-        }
         let message = message(for: error)
         let redacted = ArgumentErrorText(arguments: arguments, commandNames: commandNames).redacting(message)
         var text = fullMessage(for: error)
@@ -91,6 +84,12 @@ struct AutofillVault: ParsableCommand {
             } else {
                 text = "Error: " + replacement
             }
+        }
+        // A mistyped command: name the one meant, never what was typed (it could be a secret given by mistake).
+        if let typed = arguments.first, !typed.hasPrefix("-"), !commandNames.contains(typed),
+           let meant = KeySpelling.nearest(typed, among: configuration.subcommands.map { $0._commandName }),
+           let endOfMessage = text.firstIndex(of: "\n") {
+            text.insert(contentsOf: "\nautofill-vault has no command #1; did you mean '\(meant)'?", at: endOfMessage)
         }
         if !text.isEmpty {
             text += "\n"
