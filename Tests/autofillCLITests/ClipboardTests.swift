@@ -45,8 +45,8 @@ struct ClipboardTests {
         return now
     }
 
-    /// What the clipboard holds once it holds `text` (xsel's background owner takes the clipboard a
-    /// moment after the command ended), or after 5 s.
+    /// What the clipboard holds once it holds `text` (the background owner that xclip or xsel forks
+    /// takes the clipboard a moment after the command ended), or after 5 s.
     func clipboard(of x: PrivateXServer, once text: String) throws -> String? {
         let deadline = ContinuousClock.now + .seconds(5)
         var now = try x.clipboard()
@@ -66,7 +66,7 @@ struct ClipboardTests {
         #expect(result.stderr.contains("copied alice's password to the clipboard with xclip; it is cleared in 2 s unless it changes before"))
         #expect(!result.stderr.contains("alice-clip-pw"))
         let copiedAt = ContinuousClock.now
-        #expect(try x.clipboard() == "alice-clip-pw")
+        #expect(try clipboard(of: x, once: "alice-clip-pw") == "alice-clip-pw")
         let after = try waitUntilCleared(x, of: "alice-clip-pw")
         #expect(after == nil || after == "", "cleared: \(after ?? "nothing owns it")")
         #expect(ContinuousClock.now - copiedAt >= .milliseconds(1500), "not before its time")
@@ -77,7 +77,7 @@ struct ClipboardTests {
         defer { x.stop() }
         let result = try fillClip(["DISPLAY": x.display, "AUTOFILL_CLIP_SECONDS": "2"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try x.clipboard() == "alice-clip-pw")
+        #expect(try clipboard(of: x, once: "alice-clip-pw") == "alice-clip-pw")
         try x.copy("something the user copied")
         Thread.sleep(forTimeInterval: 4)
         #expect(try x.clipboard() == "something the user copied")
@@ -92,6 +92,27 @@ struct ClipboardTests {
         #expect(try clipboard(of: x, once: "alice-clip-pw") == "alice-clip-pw")
         let after = try waitUntilCleared(x, of: "alice-clip-pw")
         #expect(after == nil || after == "")
+    }
+
+    @Test(.enabled(if: CLI.usesAgent)) func theClipboardIsClearedAtOnceWhenTheAgentEnds() throws {
+        let x = try PrivateXServer()
+        defer { x.stop() }
+        let result = try fillClip(["DISPLAY": x.display, "AUTOFILL_CLIP_SECONDS": "600"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try clipboard(of: x, once: "alice-clip-pw") == "alice-clip-pw")
+        #expect(try CLI.run(["agent", "stop"], home: home.path).status == 0)
+        let after = try waitUntilCleared(x, of: "alice-clip-pw", timeout: .seconds(10))
+        #expect(after == nil || after == "", "cleared when the agent ended, long before its 600 s")
+    }
+
+    @Test func withoutTheAgentTheClearerOutlivesTheCommand() throws {
+        let x = try PrivateXServer()
+        defer { x.stop() }
+        let result = try fillClip(["DISPLAY": x.display, "AUTOFILL_CLIP_SECONDS": "3"], ["--no-agent"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try clipboard(of: x, once: "alice-clip-pw") == "alice-clip-pw", "the command has ended; the clipboard still holds the secret")
+        let after = try waitUntilCleared(x, of: "alice-clip-pw")
+        #expect(after == nil || after == "", "and its clearer, left alone, cleared it")
     }
 
     @Test(arguments: [
