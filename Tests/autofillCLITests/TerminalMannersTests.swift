@@ -98,6 +98,28 @@ struct TerminalMannersTests {
         #expect(!after.contains("Importing \(csv)…"), "the progress line is erased: \(after)")
     }
 
+    @Test func unlockingShowsProgressAfterTheMasterPasswordAndErasesIt() throws {
+        // A vault whose key derivation takes a while (scrypt N=2^17), in a folder of its own (the Vault's sandbox).
+        _ = try home.sample("VaultProvider", as: "org.autofill.vault")
+        try FileManager.default.createDirectory(atPath: "\(home.path)/vault", withIntermediateDirectories: true)
+        let vault = "\(home.path)/vault/vault.afvault"
+        let created = try ChildProcess.run("\(CLI.root)/.build/debug/autofill-vault",
+                                           ["create", "--password-stdin", "--scrypt-log2n", "17", "--vault", vault, "--identity-stores", "\(home.path)/unused"],
+                                           environment: CLI.environment(home: home.path), input: "slow master\n")
+        #expect(created.status == 0, "\(created.stderr)")
+        let vaultConfig = try home.config(enabled: ["org.autofill.vault"], settings: ["org.autofill.vault": ["VaultFile": vault]])
+        try home.trust(["org.autofill.vault"], config: vaultConfig)
+        let session = try TmuxSession(CLI.shellEnvironment(home: home.path)
+            + " \(CLI.binary) unlock org.autofill.vault --config \(vaultConfig); echo EXIT=$?; sleep 30")
+        let prompt = try session.waitFor("master password", timeout: 30)
+        #expect(!prompt.contains("Unlocking Vault…"), "nothing is drawn over the prompt: \(prompt)")
+        try session.send("slow master", "Enter")
+        try session.waitFor("Unlocking Vault… ", timeout: 30)
+        let after = try session.waitFor("EXIT=", timeout: 60)
+        #expect(after.contains("EXIT=0"), "\(after)")
+        #expect(!after.contains("Unlocking Vault…"), "the progress line is erased: \(after)")
+    }
+
     @Test func progressNeverAppearsOutsideATerminal() throws {
         let result = try CLI.run(["providers", "sync", "--config", config], home: home.path)
         #expect(result.status == 0)
