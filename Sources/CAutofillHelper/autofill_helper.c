@@ -38,6 +38,24 @@ static pthread_cond_t spawn_done = PTHREAD_COND_INITIALIZER;  /* a job finished 
 static afh_spawn_job *spawn_queue = NULL;
 static int spawner_started = 0;
 
+/* posix_spawn with default signal handling and an empty mask, whatever the calling thread has, in a
+ * session (and so a process group) of the child's own. */
+static int spawn_in_session(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions, char *const argv[],
+                            char *const envp[]) {
+    posix_spawnattr_t attributes;
+    int status = posix_spawnattr_init(&attributes);
+    if (status != 0) return status;
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
+    status = posix_spawn(pid, path, actions, &attributes, argv, envp);
+    posix_spawnattr_destroy(&attributes);
+    return status;
+}
+
 static int spawn_now(afh_spawn_job *job) {
     posix_spawn_file_actions_t actions;
     int status = posix_spawn_file_actions_init(&actions);
@@ -49,22 +67,11 @@ static int spawn_now(afh_spawn_job *job) {
         (status = posix_spawn_file_actions_adddup2(&actions, job->channel_fd, AFH_CHANNEL_FD)) == 0 &&
         (status = posix_spawn_file_actions_adddup2(&actions, job->fault_fd, AFH_FAULT_FD)) == 0 &&
         (status = posix_spawn_file_actions_addclosefrom_np(&actions, AFH_FAULT_FD + 1)) == 0) {
-        posix_spawnattr_t attributes;
-        if ((status = posix_spawnattr_init(&attributes)) == 0) {
-            /* The helper starts with default signal handling and an empty mask, whatever this thread has. */
-            sigset_t all, none;
-            sigfillset(&all);
-            sigemptyset(&none);
-            posix_spawnattr_setsigdefault(&attributes, &all);
-            posix_spawnattr_setsigmask(&attributes, &none);
-            /* A session of its own (setsid: no controlling terminal, so /dev/tty opens nothing) and
-             * so a process group of its own (its pgid is its pid): the host ends whatever the plugin
-             * forked along with it (its sandbox cannot leave the group), and the terminal's signals
-             * (Ctrl-C) go to the host alone. */
-            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
-            status = posix_spawn(&job->pid, job->path, &actions, &attributes, job->argv, job->envp);
-            posix_spawnattr_destroy(&attributes);
-        }
+        /* A session of its own (setsid: no controlling terminal, so /dev/tty opens nothing) and
+         * so a process group of its own (its pgid is its pid): the host ends whatever the plugin
+         * forked along with it (its sandbox cannot leave the group), and the terminal's signals
+         * (Ctrl-C) go to the host alone. */
+        status = spawn_in_session(&job->pid, job->path, &actions, job->argv, job->envp);
     }
     posix_spawn_file_actions_destroy(&actions);
     return status;
@@ -285,19 +292,9 @@ int afh_spawn_program(const char *path, char *const argv[], char *const envp[], 
         (status = posix_spawn_file_actions_adddup2(&actions, err_fd, 2)) == 0 &&
         (extra_fd < 0 || (status = posix_spawn_file_actions_adddup2(&actions, extra_fd, 3)) == 0) &&
         (status = posix_spawn_file_actions_addclosefrom_np(&actions, extra_fd < 0 ? 3 : 4)) == 0) {
-        posix_spawnattr_t attributes;
-        if ((status = posix_spawnattr_init(&attributes)) == 0) {
-            sigset_t all, none;
-            sigfillset(&all);
-            sigemptyset(&none);
-            posix_spawnattr_setsigdefault(&attributes, &all);
-            posix_spawnattr_setsigmask(&attributes, &none);
-            /* A session of its own: a clipboard owner outlives the terminal that started it, and the
-             * terminal's signals (Ctrl-C, its hangup) never reach it. */
-            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
-            status = posix_spawn(pid, path, &actions, &attributes, argv, envp);
-            posix_spawnattr_destroy(&attributes);
-        }
+        /* A session of its own: a clipboard owner outlives the terminal that started it, and the
+         * terminal's signals (Ctrl-C, its hangup) never reach it. */
+        status = spawn_in_session(pid, path, &actions, argv, envp);
     }
     posix_spawn_file_actions_destroy(&actions);
     return status;

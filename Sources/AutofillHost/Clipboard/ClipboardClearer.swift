@@ -62,13 +62,7 @@ public enum ClipboardClearer {
         guard status == 0 else {
             throw AutofillError(.internal, "cannot start the clipboard's clearer \(executable): \(String(cString: strerror(status)))")
         }
-        var offset = 0
-        while offset < secret.count {
-            let sent = secret.withUnsafeBytes { afh_send(input[1], $0.baseAddress! + offset, $0.count - offset) }
-            if sent < 0 && errno == EINTR { continue }
-            if sent <= 0 { break }
-            offset += sent
-        }
+        ToolProcess.writeAll(secret, to: input[1])
         // Reaped by a thread of its own: the agent lives on, and a command in its own process exits before.
         let clearer = pid
         _ = startDetachedThread {

@@ -50,7 +50,7 @@ struct ToolProcess {
     }
 
     /// Writes `bytes` whole to `fd` (a tool that quits early makes the write fail: EPIPE, never SIGPIPE).
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) {
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { afh_send(fd, $0.baseAddress! + offset, $0.count - offset) }
