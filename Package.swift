@@ -23,6 +23,7 @@
 //                        terminal manners the CLIs share (a progress line) (no Foundation)
 //   autofill             the small client users run: agent commands to the agent, the rest to autofill-cli
 //   autofill-cli         the command-line tool (every command, in its own process or for the agent)
+//   git-credential-autofill  git's credential helper: the same small client, for `autofill git-credential`
 //   AutofillOTP          one-time codes (HOTP/TOTP, otpauth:// URIs) for providers
 //   AutofillWebAuthn     WebAuthn authenticator structures (CBOR, COSE keys, authenticator data,
 //                        attestation objects, ES256) for passkey providers and the host
@@ -42,6 +43,7 @@ let package = Package(
     products: [
         .executable(name: "autofill", targets: ["autofill"]),
         .executable(name: "autofill-cli", targets: ["autofill-cli"]),
+        .executable(name: "git-credential-autofill", targets: ["git-credential-autofill"]),
         .executable(name: "autofill-provider-helper", targets: ["autofill-provider-helper"]),
         .library(name: "AutofillProviderKit", targets: ["AutofillProviderKit"]),
         .library(name: "AutofillCompanion", targets: ["AutofillCompanion"]),
@@ -88,10 +90,11 @@ let package = Package(
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "AutofillWebAuthn", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillAgent"], path: "Sources/autofill-client"),
+        .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
         .executableTarget(
             name: "autofill-cli",
             dependencies: [
-                "AutofillHost", "AutofillCore", "AutofillWire",
+                "AutofillHost", "AutofillCore", "AutofillWire", "AutofillABI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -106,7 +109,7 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [
-                "AutofillCore", "AutofillOTP", "AutofillWebAuthn",
+                "AutofillCore", "AutofillOTP", "AutofillWebAuthn", "CArgon2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -153,7 +156,7 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py", "Support/git_http_server.py"]),
     ]
 )
 

@@ -236,7 +236,7 @@ struct AgentBenchmark {
         var lines: [String] = []
         lines.append("Agent (issue H): \(machine.cpu), \(machine.cores) cores; \(machine.system), Linux \(machine.kernel); build: \(machine.build)")
         lines.append("  load average \(loadAtStart) at the start, \(loadAtEnd) at the end; other programs used \(String(format: "%.2f", machine.otherLoadCores)) cores on average (steal \(String(format: "%.2f", machine.stealCores)))")
-        lines.append("  vaults: autofill-vault import of a generated Bitwarden CSV (scrypt N=2^\(AgentHome.scryptLog2N)), the Vault unlocked in an agent per size (UnlockTimeoutSeconds 86400); UserAuthentication none")
+        lines.append("  vaults: autofill-vault import of a generated Bitwarden CSV (\(AgentHome.keyDerivation)), the Vault unlocked in an agent per size (UnlockTimeoutSeconds 86400); UserAuthentication none")
         lines.append(keepassxc == nil ? "  \(keePassNote)" : "  peer: the same logins in KeePass databases made by keepassxc-cli import (KDF: \(keePassKDF)), `keepassxc-cli show -q -s -a Password DB TITLE`, the password on stdin")
         lines.append("  set-up (s):  " + homes.map { home in
             "\(Self.count(home.count)): import \(String(format: "%.2f", home.vaultImportSeconds)), unlock \(String(format: "%.2f", home.unlockSeconds))"
@@ -270,7 +270,7 @@ struct AgentBenchmark {
         lines.append("3. at \(Self.count(reference.count)) logins, in the same rounds (median  p99; ratio to autofill fill's median \(Self.ms(referenceFill.median)))")
         let s = Samples(suggest), off = Samples(withoutAgent)
         lines.append("  autofill suggest SITE                    \(Self.ms(s.median))  \(Self.ms(s.p99))   \(Self.ratio(s.median / referenceFill.median))   (aim ≤ 10 ms: \(s.median <= 10 ? "met" : "NOT met"))")
-        lines.append("  autofill fill, AUTOFILL_AGENT=off         \(Self.ms(off.median))  \(Self.ms(off.p99))   \(Self.ratio(off.median / referenceFill.median))   (each command starts the Vault's helper and unlocks: scrypt N=2^\(AgentHome.scryptLog2N), decrypting \(Self.count(reference.count)) logins)")
+        lines.append("  autofill fill, AUTOFILL_AGENT=off         \(Self.ms(off.median))  \(Self.ms(off.p99))   \(Self.ratio(off.median / referenceFill.median))   (each command starts the Vault's helper and unlocks: \(AgentHome.keyDerivation), decrypting \(Self.count(reference.count)) logins)")
         for (index, floor) in floors.enumerated() {
             let t = Samples(floorTimes[index])
             lines.append("  " + Self.pad(floor.name, 65) + "\(Self.ms(t.median))  \(Self.ms(t.p99))   \(Self.ratio(t.median / referenceFill.median))")

@@ -3,11 +3,13 @@
  * a .netrc file (the format of ftp(1), curl and git-credential-netrc).
  *
  * Written as a third party would write one: plain C11 with POSIX, libc only,
- * and nothing from autofill but autofill_provider.h. Build it, then put the
- * library next to this directory's Info.plist in the bundle:
+ * and nothing from autofill but autofill_provider.h and the optional helpers
+ * of Plugins/Common (af_provider_util.{h,c}). Build it, then put the library
+ * next to this directory's Info.plist in the bundle:
  *
  *   cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
- *      -I<autofill>/Sources/CAutofillProvider/include netrc_provider.c \
+ *      -I<autofill>/Sources/CAutofillProvider/include -I<autofill>/Plugins/Common \
+ *      netrc_provider.c <autofill>/Plugins/Common/af_provider_util.c \
  *      -o libNetrcProvider.so
  *
  * The file is the provider setting "NetrcFile", else $NETRC, else
@@ -19,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,16 +28,15 @@
 #include <unistd.h>
 
 #include "autofill_provider.h"
+#include "af_provider_util.h"
 
 #define NETRC_MAX_FILE_SIZE (1024u * 1024u)
 /* Room kept beside machine + login for " @ " and "(no login)", so that every
  * menu item and record identifier stays within AF_MAX_STRING_LENGTH. */
 #define NETRC_LABEL_SLACK 16u
 
-typedef struct { char *data; size_t len; } buf; /* owned and NUL-terminated once set */
-
 typedef struct {
-    buf machine, login, password; /* machine is unset for `default`; login may be unset */
+    afu_buf machine, login, password; /* machine is unset for `default`; login may be unset */
     int is_default;
     unsigned line;                /* where the entry starts, for log messages */
 } entry;
@@ -51,116 +51,16 @@ typedef struct { const af_host_services *host; } provider_state;
 
 static provider_state state; /* written once, by the entry function */
 
-/* ---- Small helpers -------------------------------------------------- */
-
-/* Secrets are cleared through a volatile pointer so -O2 keeps the stores. */
-static void wipe(void *p, size_t n) {
-    for (volatile unsigned char *v = p; n--;) *v++ = 0;
-}
-
-static void buf_free(buf *b, int secret) {
-    if (secret && b->data) wipe(b->data, b->len);
-    free(b->data);
-    *b = (buf){NULL, 0};
-}
-
-static char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
-
-static int ascii_case_eq(const char *a, const char *b, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (ascii_lower(a[i]) != ascii_lower(b[i])) return 0;
-    return 1;
-}
-
-/* Length of the well-formed UTF-8 sequence at p, or 0. As strict as the
- * host's decoder: no overlong forms, surrogates or code points past U+10FFFF. */
-static size_t utf8_sequence(const unsigned char *p, size_t n) {
-    unsigned c = p[0], cp, min;
-    size_t len;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) len = 2, min = 0x80;
-    else if ((c & 0xF0) == 0xE0) len = 3, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4) len = 4, min = 0x10000;
-    else return 0;
-    if (n < len) return 0;
-    cp = c & (0x7Fu >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (p[i] & 0x3Fu);
-    }
-    return (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) ? 0 : len;
-}
-
-static int utf8_valid(const buf *b) {
-    for (size_t i = 0, k; i < b->len; i += k)
-        if ((k = utf8_sequence((const unsigned char *)b->data + i, b->len - i)) == 0) return 0;
-    return 1;
-}
-
-/* For text shown to people: file names and tokens may hold any bytes, the
- * host refuses what is not UTF-8, and a log line or menu item should stay on
- * one line. So bad UTF-8 and control characters become '?'. */
-static size_t sanitize(char *s, size_t len) {
-    for (size_t i = 0, k; i < len; i += k ? k : 1) {
-        k = utf8_sequence((unsigned char *)s + i, len - i);
-        if (k == 0 || (unsigned char)s[i] < 0x20 || s[i] == 0x7F) s[i] = '?';
-    }
-    return len;
-}
-
-static size_t format_text(char *out, size_t capacity, const char *fmt, va_list ap) {
-    int n = vsnprintf(out, capacity, fmt, ap);
-    return sanitize(out, n < 0 ? 0 : ((size_t)n < capacity ? (size_t)n : capacity - 1));
-}
-
-__attribute__((format(printf, 3, 4)))
-static void say(const af_host_services *host, int32_t level, const char *fmt, ...) {
-    char text[512];
-    va_list ap;
-    va_start(ap, fmt);
-    size_t len = format_text(text, sizeof text, fmt, ap);
-    va_end(ap);
-    host->log(level, text, len);
-}
-
-/* Cancels with a reason the user sees. Never pass a secret. */
-__attribute__((format(printf, 4, 5)))
-static void cancel(const af_host_services *host, af_request_id request, int32_t code, const char *fmt, ...) {
-    char text[512];
-    va_list ap;
-    va_start(ap, fmt);
-    size_t len = format_text(text, sizeof text, fmt, ap);
-    va_end(ap);
-    host->cancel_request(request, code, text, len);
-}
-
-/* printf arguments for "%.*s" from a counted string that may be NULL */
-#define SHOW(data, len) (int)(len), ((data) ? (data) : "")
-
 /* ---- Finding and reading the file ------------------------------------ */
 
 /* The NetrcFile setting as a malloc'd C string, or NULL when it is unset. */
 static char *setting_path(const af_host_services *host) {
-    static const char key[] = "NetrcFile";
-    char *value = NULL, *bigger;
-    size_t capacity = 0, needed = 0;
-    for (int attempt = 0; attempt < 4; attempt++) { /* the value may change between calls */
-        af_status s = host->get_setting(key, sizeof key - 1, value, capacity, &needed);
-        if (s == AF_OK && needed > 0 && needed <= capacity) {
-            value[needed] = '\0';
-            if (!memchr(value, '\0', needed)) return value;
-            say(host, AF_LOG_WARNING, "the NetrcFile setting contains a NUL byte; ignoring it");
-            break;
-        }
-        if (s != AF_OK && s != AF_STATUS_NOT_FOUND && s != AF_STATUS_BUFFER_TOO_SMALL)
-            say(host, AF_LOG_WARNING, "reading the NetrcFile setting failed (status %d)", (int)s);
-        if (s != AF_STATUS_BUFFER_TOO_SMALL || needed > AF_MAX_STRING_LENGTH) break;
-        if (!(bigger = realloc(value, needed + 1))) break; /* +1 for our terminator */
-        value = bigger;
-        capacity = needed;
-    }
-    free(value);
-    return NULL;
+    char *value;
+    af_status s = afu_setting(host, "NetrcFile", &value);
+    if (s == AFU_SETTING_HAS_NUL) afu_log(host, AF_LOG_WARNING, "the NetrcFile setting contains a NUL byte; ignoring it");
+    else if (s != AF_OK && s != AF_STATUS_NOT_FOUND && s != AF_STATUS_BUFFER_TOO_SMALL)
+        afu_log(host, AF_LOG_WARNING, "reading the NetrcFile setting failed (status %d)", (int)s);
+    return value;
 }
 
 static char *netrc_path(const af_host_services *host) {
@@ -169,12 +69,10 @@ static char *netrc_path(const af_host_services *host) {
     if (path) return path;
     if (env && *env) return strdup(env);
     if (!home || !*home) {
-        say(host, AF_LOG_WARNING, "neither NetrcFile, NETRC nor HOME is set; no .netrc to read");
+        afu_log(host, AF_LOG_WARNING, "neither NetrcFile, NETRC nor HOME is set; no .netrc to read");
         return NULL;
     }
-    size_t size = strlen(home) + sizeof "/.netrc";
-    if ((path = malloc(size))) snprintf(path, size, "%s/.netrc", home);
-    return path;
+    return afu_join(home, "/.netrc");
 }
 
 /* Reads the whole file into a malloc'd buffer. Returns 0, or -1 (logged). */
@@ -182,12 +80,12 @@ static int read_file(const af_host_services *host, const char *path, char **out,
     struct stat sb;
     int fd = open(path, O_RDONLY | O_CLOEXEC), err = errno;
     if (fd < 0) { /* strerror() is not reentrant; name the usual causes ourselves */
-        say(host, err == ENOENT ? AF_LOG_INFO : AF_LOG_WARNING, "cannot open %s: %s (errno %d); serving no logins",
+        afu_log(host, err == ENOENT ? AF_LOG_INFO : AF_LOG_WARNING, "cannot open %s: %s (errno %d); serving no logins",
             path, err == ENOENT ? "no such file" : err == EACCES ? "permission denied" : "error", err);
         return -1;
     }
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (off_t)NETRC_MAX_FILE_SIZE) {
-        say(host, AF_LOG_WARNING, "%s is not a regular file of at most %u bytes; serving no logins", path,
+        afu_log(host, AF_LOG_WARNING, "%s is not a regular file of at most %u bytes; serving no logins", path,
             NETRC_MAX_FILE_SIZE);
         close(fd);
         return -1;
@@ -201,8 +99,8 @@ static int read_file(const af_host_services *host, const char *path, char **out,
     }
     close(fd);
     if (!text || n < 0) {
-        say(host, AF_LOG_WARNING, "cannot read %s; serving no logins", path);
-        if (text) wipe(text, len);
+        afu_log(host, AF_LOG_WARNING, "cannot read %s; serving no logins", path);
+        if (text) afu_wipe(text, len);
         free(text);
         return -1;
     }
@@ -256,7 +154,7 @@ static int next_token(lexer *lx) {
 
 /* Keywords are unquoted; their case is ignored, as curl does. */
 static int is_keyword(const lexer *lx, const char *word) {
-    return !lx->quoted && lx->len == strlen(word) && ascii_case_eq(lx->token, word, lx->len);
+    return !lx->quoted && lx->len == strlen(word) && afu_ascii_case_eq(lx->token, word, lx->len);
 }
 
 /* A macro body runs from the line after "macdef NAME" to an empty line. */
@@ -272,9 +170,9 @@ static void skip_macdef(lexer *lx) {
 /* ---- Parsing ---------------------------------------------------------- */
 
 static void entry_free(entry *e) {
-    buf_free(&e->machine, 0);
-    buf_free(&e->login, 0);
-    buf_free(&e->password, 1);
+    afu_buf_free(&e->machine);
+    afu_buf_free(&e->login);
+    afu_buf_free(&e->password);
 }
 
 static void netrc_free(netrc *nf) {
@@ -284,8 +182,8 @@ static void netrc_free(netrc *nf) {
     memset(nf, 0, sizeof *nf);
 }
 
-static int take_token(const lexer *lx, buf *b, int secret) {
-    buf_free(b, secret);
+static int take_token(const lexer *lx, afu_buf *b) {
+    afu_buf_free(b);
     if (!(b->data = malloc(lx->len + 1))) return -1;
     memcpy(b->data, lx->token, lx->len);
     b->data[b->len = lx->len] = '\0';
@@ -297,7 +195,8 @@ static void finish_entry(const af_host_services *host, netrc *nf, entry *e) {
     const char *why = NULL;
     if (!e->is_default && !e->machine.data) return; /* no entry started yet */
     if (!e->password.data) why = "has no password";
-    else if (!utf8_valid(&e->machine) || !utf8_valid(&e->login) || !utf8_valid(&e->password))
+    else if (!afu_utf8_valid(e->machine.data, e->machine.len) || !afu_utf8_valid(e->login.data, e->login.len) ||
+             !afu_utf8_valid(e->password.data, e->password.len))
         why = "is not valid UTF-8";
     else if (e->machine.len + e->login.len + NETRC_LABEL_SLACK > AF_MAX_STRING_LENGTH) why = "is too long";
     if (!why && nf->count == nf->capacity) {
@@ -307,8 +206,8 @@ static void finish_entry(const af_host_services *host, netrc *nf, entry *e) {
         else why = "does not fit in memory";
     }
     if (why) {
-        say(host, e->password.data ? AF_LOG_WARNING : AF_LOG_DEBUG, "%s line %u: the entry for %.*s %s; skipped",
-            nf->path, e->line, SHOW(e->is_default ? "(default)" : e->machine.data, e->is_default ? 9 : e->machine.len),
+        afu_log(host, e->password.data ? AF_LOG_WARNING : AF_LOG_DEBUG, "%s line %u: the entry for %.*s %s; skipped",
+            nf->path, e->line, AFU_SHOW(e->is_default ? "(default)" : e->machine.data, e->is_default ? 9 : e->machine.len),
             why);
         entry_free(e);
     } else {
@@ -325,32 +224,32 @@ static void parse(const af_host_services *host, netrc *nf, const char *text, siz
     while (!oom && (r = next_token(&lx)) == TOKEN_OK) {
         int machine = is_keyword(&lx, "machine"), is_default = is_keyword(&lx, "default");
         int macdef = is_keyword(&lx, "macdef"), account = is_keyword(&lx, "account");
-        buf *field = is_keyword(&lx, "login") ? &cur.login : is_keyword(&lx, "password") ? &cur.password : NULL;
+        afu_buf *field = is_keyword(&lx, "login") ? &cur.login : is_keyword(&lx, "password") ? &cur.password : NULL;
         if (machine || is_default) {
             finish_entry(host, nf, &cur);
             cur.line = lx.line;
             cur.is_default = is_default;
         } else if (!field && !macdef && !account) {
             /* Never log the token itself: a misplaced one may be a password. */
-            say(host, AF_LOG_DEBUG, "%s line %u: ignoring an unknown keyword", nf->path, lx.line);
+            afu_log(host, AF_LOG_DEBUG, "%s line %u: ignoring an unknown keyword", nf->path, lx.line);
             continue;
         }
         if (is_default) continue;
         if ((r = next_token(&lx)) != TOKEN_OK) break; /* every other keyword takes a value */
-        if (machine) oom = take_token(&lx, &cur.machine, 0) != 0;
+        if (machine) oom = take_token(&lx, &cur.machine) != 0;
         else if (macdef) skip_macdef(&lx);
         else if (field && (cur.is_default || cur.machine.data)) /* ignored before the first entry */
-            oom = take_token(&lx, field, field == &cur.password) != 0;
+            oom = take_token(&lx, field) != 0;
     }
     if (r == TOKEN_END && !oom) {
         finish_entry(host, nf, &cur);
     } else {
-        say(host, AF_LOG_WARNING, "%s line %u: %s; ignoring the rest of the file", nf->path, lx.line,
+        afu_log(host, AF_LOG_WARNING, "%s line %u: %s; ignoring the rest of the file", nf->path, lx.line,
             oom ? "out of memory" : r == TOKEN_TOO_LONG ? "a token is too long" :
             r == TOKEN_UNTERMINATED ? "a quoted token is not closed" : "a keyword lacks its value");
         entry_free(&cur);
     }
-    if (lx.token) wipe(lx.token, scratch + 1);
+    if (lx.token) afu_wipe(lx.token, scratch + 1);
     free(lx.token);
 }
 
@@ -361,7 +260,7 @@ static void netrc_load(const af_host_services *host, netrc *nf) {
     memset(nf, 0, sizeof *nf);
     if (!(nf->path = netrc_path(host)) || read_file(host, nf->path, &text, &len) != 0) return;
     parse(host, nf, text, len);
-    wipe(text, len);
+    afu_wipe(text, len);
     free(text);
 }
 
@@ -390,11 +289,11 @@ static void publish_identities(const af_host_services *host, const netrc *nf) {
                                  .record_identifier = {k, record_id_length(e)}, .rank = 0};
         k += record_id_length(e);
     }
-    if (!ids || !keys) say(host, AF_LOG_ERROR, "out of memory; no identities published");
+    if (!ids || !keys) afu_log(host, AF_LOG_ERROR, "out of memory; no identities published");
     else {
         af_status s = host->store_replace(n ? ids : NULL, n); /* n == 0 also clears stale ones */
-        if (s == AF_OK) say(host, AF_LOG_INFO, "published %zu identities from %s", n, shown_path(nf));
-        else say(host, AF_LOG_DEBUG, "store_replace failed (status %d); identities not published", (int)s);
+        if (s == AF_OK) afu_log(host, AF_LOG_INFO, "published %zu identities from %s", n, shown_path(nf));
+        else afu_log(host, AF_LOG_DEBUG, "store_replace failed (status %d); identities not published", (int)s);
     }
     free(ids);
     free(keys);
@@ -406,13 +305,13 @@ static int entry_is(const entry *e, const af_identity *id) {
     if (rid->length)
         return rid->length == record_id_length(e) && memcmp(rid->data, e->machine.data, m) == 0 &&
                rid->data[m] == '\n' && (e->login.len == 0 || memcmp(rid->data + m + 1, e->login.data, e->login.len) == 0);
-    return id->service.length == m && ascii_case_eq(id->service.data, e->machine.data, m) &&
+    return id->service.length == m && afu_ascii_case_eq(id->service.data, e->machine.data, m) &&
            id->user.length == e->login.len && (e->login.len == 0 || memcmp(id->user.data, e->login.data, e->login.len) == 0);
 }
 
 static void complete_with(const af_host_services *host, af_request_id request, const entry *e) {
     af_status s = host->complete_password(request, e->login.data, e->login.len, e->password.data, e->password.len);
-    if (s != AF_OK) say(host, AF_LOG_DEBUG, "complete_password returned status %d", (int)s);
+    if (s != AF_OK) afu_log(host, AF_LOG_DEBUG, "complete_password returned status %d", (int)s);
 }
 
 /* The no-UI path and the UI path alike: a .netrc needs no unlocking. */
@@ -421,7 +320,7 @@ static void provide_credential(void *context, af_request_id request, const af_cr
     const entry *found = NULL;
     netrc nf;
     if (!cr || cr->kind != AF_REQUEST_PASSWORD) {
-        cancel(host, request, AF_ERROR_FAILED, "the .netrc provider has only passwords (request kind %d)",
+        afu_cancel(host, request, AF_ERROR_FAILED, "the .netrc provider has only passwords (request kind %d)",
                cr ? (int)cr->kind : -1);
         return;
     }
@@ -429,9 +328,8 @@ static void provide_credential(void *context, af_request_id request, const af_cr
     for (size_t i = 0; !found && i < nf.count; i++) /* the first match wins, as in curl */
         if (is_published(&nf.items[i]) && entry_is(&nf.items[i], &cr->identity)) found = &nf.items[i];
     if (found) complete_with(host, request, found);
-    else cancel(host, request, AF_ERROR_CREDENTIAL_IDENTITY_NOT_FOUND, "no entry for %.*s at %.*s in %s",
-                SHOW(cr->identity.user.data, cr->identity.user.length),
-                SHOW(cr->identity.service.data, cr->identity.service.length), shown_path(&nf));
+    else afu_cancel(host, request, AF_ERROR_CREDENTIAL_IDENTITY_NOT_FOUND, "no entry for %.*s at %.*s in %s",
+                AFU_SHOW_STR(cr->identity.user), AFU_SHOW_STR(cr->identity.service), shown_path(&nf));
     netrc_free(&nf);
 }
 
@@ -439,36 +337,17 @@ static void provide_credential(void *context, af_request_id request, const af_cr
 
 /* The host of a service identifier, lower-cased and without a trailing dot;
  * for a URL, without scheme://, userinfo@, :port, [brackets] and path. */
-static buf service_host(const af_service_identifier *s) {
-    const char *p = s->identifier.data ? s->identifier.data : "", *end = p + s->identifier.length, *q;
-    buf host = {0};
-    if (s->type == AF_SERVICE_URL) {
-        for (q = p; end - q >= 3 && *q != '/'; q++) /* a "://" before the path ends the scheme */
-            if (memcmp(q, "://", 3) == 0) { p = q + 3; break; }
-        for (q = p; q < end && *q != '/' && *q != '?' && *q != '#'; q++) {}
-        for (end = q; q > p; q--)
-            if (q[-1] == '@') { p = q; break; }
-        int bracketed = p < end && *p == '['; /* [IPv6]:port */
-        p += bracketed;
-        for (q = p; q < end && *q != (bracketed ? ']' : ':'); q++) {}
-        end = q;
-    }
-    if (end > p && end[-1] == '.') end--;
-    if (!(host.data = malloc((size_t)(end - p) + 1))) return host;
-    for (host.len = 0; p < end; p++) host.data[host.len++] = ascii_lower(*p);
-    host.data[host.len] = '\0';
+static afu_buf service_host(const af_service_identifier *s) {
+    const char *start;
+    size_t len = afu_host_span(s->identifier.data, s->identifier.length, s->type == AF_SERVICE_URL, &start);
+    afu_buf host = {afu_lower_copy(start, len), len};
     return host;
 }
 
 /* Whether a machine is one of the hosts, or a parent domain of one. */
-static int entry_matches(const entry *e, const buf *hosts, size_t count) {
-    size_t m = e->machine.len;
-    for (size_t i = 0; !e->is_default && m && i < count; i++) {
-        const buf *h = &hosts[i];
-        if (h->len >= m && ascii_case_eq(h->data + h->len - m, e->machine.data, m) &&
-            (h->len == m || h->data[h->len - m - 1] == '.'))
-            return 1;
-    }
+static int entry_matches(const entry *e, const afu_buf *hosts, size_t count) {
+    for (size_t i = 0; !e->is_default && i < count; i++)
+        if (afu_domain_matches(hosts[i].data, hosts[i].len, e->machine.data, e->machine.len)) return 1;
     return 0;
 }
 
@@ -480,7 +359,7 @@ static af_str entry_label(const entry *e) {
     char *text = malloc(login_len + machine_len + 4);
     if (text) snprintf(text, login_len + machine_len + 4, "%.*s @ %.*s", (int)login_len, login, (int)machine_len, machine);
     /* Tokens may hold NUL bytes (snprintf stops there) or tabs and newlines (they would break the menu). */
-    return (af_str){text, text ? sanitize(text, strlen(text)) : 0};
+    return (af_str){text, text ? afu_sanitize(text, strlen(text)) : 0};
 }
 
 static void choose_and_complete(const af_host_services *host, af_request_id request, const netrc *nf,
@@ -489,10 +368,10 @@ static void choose_and_complete(const af_host_services *host, af_request_id requ
     size_t chosen = 0;
     af_status s = host->ui_choose(request, title, sizeof title - 1, items, nf->count, &chosen);
     if (s == AF_OK && chosen < nf->count) complete_with(host, request, &nf->items[order[chosen]]);
-    else if (s == AF_OK) cancel(host, request, AF_ERROR_FAILED, "the host chose item %zu of %zu", chosen, nf->count);
+    else if (s == AF_OK) afu_cancel(host, request, AF_ERROR_FAILED, "the host chose item %zu of %zu", chosen, nf->count);
     else if (s == AF_STATUS_UI_CANCELED) host->cancel_request(request, AF_ERROR_USER_CANCELED, NULL, 0);
-    else if (s == AF_STATUS_UI_UNAVAILABLE) cancel(host, request, AF_ERROR_FAILED, "choosing a login needs the terminal UI");
-    else cancel(host, request, AF_ERROR_FAILED, "choosing a login needs the terminal UI (status %d)", (int)s);
+    else if (s == AF_STATUS_UI_UNAVAILABLE) afu_cancel(host, request, AF_ERROR_FAILED, "choosing a login needs the terminal UI");
+    else afu_cancel(host, request, AF_ERROR_FAILED, "choosing a login needs the terminal UI (status %d)", (int)s);
 }
 
 static void prepare_credential_list(void *context, af_request_id request, const af_service_identifier *services,
@@ -501,11 +380,11 @@ static void prepare_credential_list(void *context, af_request_id request, const 
     netrc nf;
     netrc_load(host, &nf);
     if (nf.count == 0) {
-        cancel(host, request, AF_ERROR_FAILED, "no entries in %s", shown_path(&nf));
+        afu_cancel(host, request, AF_ERROR_FAILED, "no entries in %s", shown_path(&nf));
         netrc_free(&nf);
         return;
     }
-    buf *hosts = calloc(service_count + 1, sizeof *hosts);
+    afu_buf *hosts = calloc(service_count + 1, sizeof *hosts);
     size_t *order = calloc(nf.count, sizeof *order), n = 0;
     af_str *items = calloc(nf.count, sizeof *items);
     int ok = hosts && order && items;
@@ -515,7 +394,7 @@ static void prepare_credential_list(void *context, af_request_id request, const 
             if (entry_matches(&nf.items[i], hosts, service_count) == (pass == 0)) order[n++] = i;
     for (size_t i = 0; ok && i < nf.count; i++) ok = (items[i] = entry_label(&nf.items[order[i]])).data != NULL;
     if (ok) choose_and_complete(host, request, &nf, order, items);
-    else cancel(host, request, AF_ERROR_FAILED, "out of memory");
+    else afu_cancel(host, request, AF_ERROR_FAILED, "out of memory");
     for (size_t i = 0; hosts && i < service_count; i++) free(hosts[i].data);
     for (size_t i = 0; items && i < nf.count; i++) free((char *)items[i].data);
     free(hosts), free(order), free(items);
@@ -557,15 +436,7 @@ static const af_provider provider_table = {
 
 AF_EXPORT const af_provider *netrc_provider_entry(uint32_t host_abi_version, const af_host_services *host) {
     netrc nf;
-    /* A table of another version may not even have `log` where we look; a larger
-     * table of this version is a newer host and fine (tables are append-only). */
-    if (!host || host->abi_version != AF_ABI_VERSION || !AF_TABLE_HAS(af_host_services, host, ui_choose) || !host->log)
-        return NULL;
-    if (host_abi_version != AF_ABI_VERSION) {
-        say(host, AF_LOG_ERROR, "the host speaks provider ABI %u, this plugin %u; not loading",
-            (unsigned)host_abi_version, AF_ABI_VERSION);
-        return NULL;
-    }
+    if (!afu_host_usable(host_abi_version, host)) return NULL;
     state.host = host;
     netrc_load(host, &nf); /* a missing file is logged at INFO and publishes nothing */
     publish_identities(host, &nf);

@@ -1,4 +1,6 @@
 import ArgumentParser
+import AutofillABI
+import AutofillCore
 import AutofillHost
 import AutofillWire
 import Glibc
@@ -49,12 +51,23 @@ struct Autofill: AsyncParsableCommand {
               autofill providers list
               autofill help fill
             """,
+        version: Autofill.versionText,
         subcommands: [
             FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, LockCommand.self, UnlockCommand.self,
-            IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self, AgentCommand.self,
+            IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self, AgentCommand.self, GitCredentialCommand.self,
+            InitCommand.self,
             ClipboardClearerCommand.self,
         ]
     )
+
+    /// What `autofill --version` prints: autofill's version, the provider ABI it speaks
+    /// (`AF_ABI_VERSION` of autofill_provider.h) and the Swift compiler that built it (a Swift plugin
+    /// runs on the host's Swift runtime, so its author needs it).
+    static let versionText = """
+        autofill \(AutofillBuild.version)
+        provider ABI version \(providerABIVersion) (AF_ABI_VERSION)
+        built with Swift \(AutofillBuild.swiftCompiler)
+        """
 
     /// Runs the command in this process. Users run `autofill`, the small client
     /// (Sources/autofill-client), which sends the commands the agent serves to the agent and runs

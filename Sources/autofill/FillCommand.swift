@@ -74,22 +74,31 @@ struct FillCommand: AsyncParsableCommand {
                         title: "Whose list?", canceled: "Nothing was filled.").identifier,
                     kind: type.identityKind, services: query.serviceIdentifiers)
             } else {
-                let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
-                for warning in engine.warnings { printError("autofill: warning: \(warning)") }
-                let candidates = try AutofillError.fromStore { () throws(IdentityStoreError) in
-                    try engine.suggestions(for: query, kinds: [type.identityKind])
-                }
-                guard !candidates.isEmpty else {
-                    // The parsed name, never the input as typed: `https://alice:pw@…` carries a password.
-                    let site = query.name.description
-                    let listHint = type == .otp ? "autofill fill --list --type otp \(site)" : "autofill fill --list \(site)"
-                    throw FillFailure.nothingToFill("No suggestions for \(site); `\(listHint)` opens a provider's full list.")
-                }
                 let choice: FillPick = pick.map { .position($0) } ?? user.map { .user($0) } ?? .interactive
-                result = try await router.fill(candidates, for: query, pick: choice, fallback: fallback)
+                result = try await router.fillFromSuggestions(for: query, kind: type.identityKind, setup: setup, pick: { _ in choice }, fallback: fallback)
             }
             try FillOutput(result).deliver(as: json ? .json : format, clipboard: clipboard)
         }
+    }
+}
+
+extension FillRouter {
+    /// Fills a `kind` credential for `query` from the identity stores' suggestions (best first), the
+    /// one `pick` chooses from them: `autofill fill` without `--list`, and git's `get`.
+    func fillFromSuggestions(for query: ServiceQuery, kind: CredentialIdentity.Kind, setup: ProviderSetup,
+                             pick: ([Suggestion]) -> FillPick, fallback: Bool) async throws -> FillResult {
+        let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
+        for warning in engine.warnings { printError("autofill: warning: \(warning)") }
+        let candidates = try AutofillError.fromStore { () throws(IdentityStoreError) in
+            try engine.suggestions(for: query, kinds: [kind])
+        }
+        guard !candidates.isEmpty else {
+            // The parsed name, never the input as typed: `https://alice:pw@…` carries a password.
+            let site = query.name.description
+            let listHint = kind == .oneTimeCode ? "autofill fill --list --type otp \(site)" : "autofill fill --list \(site)"
+            throw FillFailure.nothingToFill("No suggestions for \(site); `\(listHint)` opens a provider's full list.")
+        }
+        return try await fill(candidates, for: query, pick: pick(candidates), fallback: fallback)
     }
 }
 

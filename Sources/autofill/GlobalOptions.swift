@@ -39,8 +39,12 @@ struct GlobalOptions: ParsableArguments {
     /// (`$XDG_STATE_HOME/autofill`, whatever the configuration says). A provider the user never approved
     /// is asked about at the terminal, or refused.
     func setup() throws(AutofillError) -> ProviderSetup {
+        try setup(file: try configurationFile(announcing: true))
+    }
+
+    /// ``setup()`` for a configuration found (or made, by `init`) already.
+    func setup(file: ConfigurationFile) throws(AutofillError) -> ProviderSetup {
         let environment = ClientContext.current.environment
-        let file = try configurationFile(announcing: true)
         HostHardening.apply(configuration: file.configuration)
         if ClientContext.current.isAgentRequest, let seconds = file.configuration.agentIdleTimeoutSeconds {
             AgentServer.current?.setIdleTimeout(.milliseconds(Int64((seconds * 1000).rounded())))

@@ -121,9 +121,7 @@ struct ProviderListing: Encodable {
             }
         var lines = ["Configuration: \(Self.printable(configuration.path)) (\(source))"]
         guard !providers.isEmpty else {
-            let folders =
-                configuration.searchPaths.isEmpty
-                ? "a folder listed in PluginSearchPaths (the configuration lists none)" : configuration.searchPaths.joined(separator: ", ")
+            let folders = configuration.searchPaths.map(Self.printable).joined(separator: ", ")
             lines.append("No providers: put .afprovider bundles in \(folders) or run `autofill providers enable PATH`.")
             return lines.joined(separator: "\n")
         }

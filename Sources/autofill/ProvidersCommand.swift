@@ -12,8 +12,9 @@ struct ProvidersCommand: ParsableCommand {
               autofill providers list
               autofill providers enable plugins/Mine.afprovider
               autofill providers order org.autofill.vault
+              autofill providers set org.autofill.vault UnlockTimeoutSeconds 600
             """,
-        subcommands: [List.self, Enable.self, Disable.self, Order.self, Sync.self, Trust.self]
+        subcommands: [List.self, Enable.self, Disable.self, Order.self, Sync.self, Trust.self, SetSetting.self, UnsetSetting.self]
     )
 
     struct List: ParsableCommand {
@@ -66,31 +67,40 @@ struct ProvidersCommand: ParsableCommand {
             global.bootstrapLogging()
             try await reportingFillErrors(session) {
                 var setup = try global.setup()
-                let router = try session.router(setup)
-                // What it may reach, before any of its code runs: enabling approves it with its files.
-                if let (candidate, _) = try? setup.catalog.resolve(provider), !setup.catalog.enabledIDs.contains(candidate.identifier) {
-                    print("\(candidate.displayName) (\(candidate.identifier)) asks to:")
-                    for line in setup.sandboxSummary(for: candidate) { print("  \(line)") }
-                }
-                let (manifest, isNew, _) = try setup.enable(provider, userInterface: router.userInterface)
-                guard isNew else {
-                    print("\(manifest.displayName) (\(manifest.identifier)) is already enabled.")
-                    return
-                }
-                if manifest.capabilities.contains(.showsConfigurationUI) {
-                    do {
-                        try await router.configure(manifest)
-                    } catch {
-                        _ = try? setup.disable(manifest.identifier)
-                        printError("autofill: \(manifest.displayName) was not enabled: its configuration did not complete.")
-                        throw error
-                    }
-                }
-                let enabled = setup.catalog.enabledIDs
-                let position = (enabled.firstIndex(of: manifest.identifier) ?? 0) + 1
-                print("Enabled \(manifest.displayName) (\(manifest.identifier)) as provider \(position) of \(enabled.count).")
-                print("Saved \(setup.catalog.file.path)")
+                if try await Self.enable(provider, in: &setup, session: session) { print("Saved \(setup.catalog.file.path)") }
             }
+        }
+
+        /// Enables `provider` (a bundle or an id) in `setup`: shows what it may reach before any of its
+        /// code runs, approves and loads it, runs its configuration UI when it declares one (disabling it
+        /// again if that does not complete), and says where it stands; whether it was newly enabled.
+        /// `providers enable` and `init`.
+        @discardableResult
+        static func enable(_ provider: String, in setup: inout ProviderSetup, session: SessionOptions) async throws -> Bool {
+            let router = try session.router(setup)
+            // What it may reach, before any of its code runs: enabling approves it with its files.
+            if let (candidate, _) = try? setup.catalog.resolve(provider), !setup.catalog.enabledIDs.contains(candidate.identifier) {
+                print("\(candidate.displayName) (\(candidate.identifier)) asks to:")
+                for line in setup.sandboxSummary(for: candidate) { print("  \(line)") }
+            }
+            let (manifest, isNew, _) = try setup.enable(provider, userInterface: router.userInterface)
+            guard isNew else {
+                print("\(manifest.displayName) (\(manifest.identifier)) is already enabled.")
+                return false
+            }
+            if manifest.capabilities.contains(.showsConfigurationUI) {
+                do {
+                    try await router.configure(manifest)
+                } catch {
+                    _ = try? setup.disable(manifest.identifier)
+                    printError("autofill: \(manifest.displayName) was not enabled: its configuration did not complete.")
+                    throw error
+                }
+            }
+            let enabled = setup.catalog.enabledIDs
+            let position = (enabled.firstIndex(of: manifest.identifier) ?? 0) + 1
+            print("Enabled \(manifest.displayName) (\(manifest.identifier)) as provider \(position) of \(enabled.count).")
+            return true
         }
     }
 

@@ -23,7 +23,7 @@ public final class PrivateKeyring: Sendable {
     /// The `login` collection, the default one.
     public static let login = "/org/freedesktop/secrets/collection/login"
     private let folder: TemporaryFolder
-    private let bus: ChildProcess.Running
+    private let bus: PrivateDBusDaemon
     private let keyringDaemon = Mutex<ChildProcess.Running?>(nil)
 
     /// The environment the keyring's programs run with: its bus, a home of its own, nothing else.
@@ -42,23 +42,8 @@ public final class PrivateKeyring: Sendable {
         }
         let socket = "\(folder.path)/bus"
         address = abstract ? "unix:abstract=\(socket)" : "unix:path=\(socket)"
-        let configuration = try folder.file("session.conf", """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>\(address)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """)
-        bus = try ChildProcess.start("/usr/bin/dbus-daemon", ["--config-file=\(configuration)", "--nofork", "--nopidfile", "--nosyslog"])
+        bus = try PrivateDBusDaemon(.session, address: address, configurationIn: folder)
         do {
-            try waitUntil("dbus-daemon did not start", process: bus) { try self.busAnswers() }
             if keyring { try startKeyring(unlocking: true) }
         } catch {
             stop()
@@ -74,7 +59,7 @@ public final class PrivateKeyring: Sendable {
             "/usr/bin/gnome-keyring-daemon", ["--foreground", "--replace", "--components=secrets"] + (unlocking ? ["--unlock"] : []),
             environment: environment, input: unlocking ? password : "")
         keyringDaemon.withLock { $0 = daemon }
-        try waitUntil("gnome-keyring-daemon did not provide the Secret Service", process: daemon) {
+        try daemon.waitUntil("gnome-keyring-daemon did not provide the Secret Service") {
             try self.owner(of: "org.freedesktop.secrets") != nil
         }
     }
@@ -90,8 +75,7 @@ public final class PrivateKeyring: Sendable {
     /// test's thread inherits that thread's signal mask, and Dispatch's threads block SIGTERM.
     public func stop() {
         stopKeyring()
-        if bus.isRunning { kill(bus.pid, SIGKILL) }
-        _ = bus.wait()
+        bus.stop()
     }
 
     /// Stores an item with `secret-tool store` (in the default collection, `login`), and returns its
@@ -146,30 +130,7 @@ public final class PrivateKeyring: Sendable {
 
     /// The unique name owning `name`, nil when none does.
     public func owner(of name: String) throws -> String? {
-        let result = try ChildProcess.run("/usr/bin/dbus-send", [
-            "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-            "org.freedesktop.DBus.GetNameOwner", "string:\(name)",
-        ])
-        guard result.status == 0 else { return nil }
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    private func busAnswers() throws -> Bool {
-        try ChildProcess.run("/usr/bin/dbus-send", [
-            "--bus=\(address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ListNames",
-        ]).status == 0
-    }
-
-    /// Waits (10 s at most) until `ready`, while `process` runs.
-    private func waitUntil(_ failure: String, process: ChildProcess.Running, _ ready: () throws -> Bool) throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try !ready() {
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                if process.isRunning { kill(process.pid, SIGKILL) }
-                throw ChildProcessError("\(failure): \(process.wait().stderr)")
-            }
-            usleep(10_000)
-        }
+        try bus.owner(of: name)
     }
 }
 

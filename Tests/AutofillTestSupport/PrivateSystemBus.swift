@@ -12,7 +12,7 @@ public final class PrivateSystemBus {
     /// The bus's D-Bus address (`unix:path=…`).
     public let address: String
     private let folder: TemporaryFolder
-    private let daemon: ChildProcess.Running
+    private let daemon: PrivateDBusDaemon
     private var logind: [ChildProcess.Running] = []
 
     /// The session the fixture says this process belongs to, and one of another user.
@@ -36,43 +36,11 @@ public final class PrivateSystemBus {
         return .success(output)
     }()
 
-    /// Starts `dbus-daemon` on a socket in a temporary folder and waits until it listens.
+    /// Starts `dbus-daemon` on a socket in a temporary folder and waits until it answers.
     public init() throws {
         folder = try TemporaryFolder("bus")
-        let socket = "\(folder.path)/system_bus_socket"
-        address = "unix:path=\(socket)"
-        let configuration = try folder.file("system.conf", """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>system</type>
-              <listen>\(address)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """)
-        daemon = try ChildProcess.start("/usr/bin/dbus-daemon", ["--config-file=\(configuration)", "--nofork", "--nopidfile", "--nosyslog"])
-        let deadline = ContinuousClock.now + .seconds(10)
-        // Until it answers: its socket file exists from bind(), a moment before it listens (a connection
-        // in between is refused, which a loaded machine made happen).
-        while !FileManager.default.fileExists(atPath: socket) || (try? answers()) != true {
-            guard daemon.isRunning, ContinuousClock.now < deadline else {
-                kill(daemon.pid, SIGKILL)
-                let ended = daemon.wait()
-                throw ChildProcessError("dbus-daemon did not start: \(ended.stderr)")
-            }
-            usleep(10_000)
-        }
-    }
-
-    private func answers() throws -> Bool {
-        try ChildProcess.run("/usr/bin/dbus-send", [
-            "--bus=\(address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ListNames",
-        ]).status == 0
+        address = "unix:path=\(folder.path)/system_bus_socket"
+        daemon = try PrivateDBusDaemon(.system, address: address, configurationIn: folder)
     }
 
     /// Ends every logind fixture, then the bus, and waits for them. SIGKILL: a child started from a
@@ -86,8 +54,7 @@ public final class PrivateSystemBus {
 
     /// Ends the bus alone (the watcher sees its connection close); ``stop()`` still ends the rest.
     public func stopDaemon() {
-        if daemon.isRunning { kill(daemon.pid, SIGKILL) }
-        _ = daemon.wait()
+        daemon.stop()
     }
 
     /// Starts the logind fixture (with `noSession`, logind knows no session for this process) and
@@ -95,12 +62,8 @@ public final class PrivateSystemBus {
     public func startLogind(noSession: Bool = false) throws {
         let process = try ChildProcess.start(try Self.fixture.get(), [address] + (noSession ? ["no-session"] : []))
         logind.append(process)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try owner(of: "org.freedesktop.login1") == nil {
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                throw ChildProcessError("the logind fixture did not take its name: \(process.isRunning ? "" : process.wait().stderr)")
-            }
-            usleep(10_000)
+        try process.waitUntil("the logind fixture did not take its name") {
+            try self.owner(of: "org.freedesktop.login1") != nil
         }
     }
 
@@ -113,12 +76,7 @@ public final class PrivateSystemBus {
 
     /// The unique name owning `name`, nil when none does.
     public func owner(of name: String) throws -> String? {
-        let result = try ChildProcess.run("/usr/bin/dbus-send", [
-            "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
-            "org.freedesktop.DBus.GetNameOwner", "string:\(name)",
-        ])
-        guard result.status == 0 else { return nil }
-        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try daemon.owner(of: name)
     }
 
     /// Makes logind (the fixture, the name's owner) send `what` ("PrepareForSleep", "Lock",

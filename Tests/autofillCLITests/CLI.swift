@@ -106,6 +106,18 @@ final class TemporaryHome: Sendable {
         return target
     }
 
+    /// Copies built sample bundles into the home's default plugin folder, `~/.local/lib/autofill/providers`
+    /// (where `Scripts/install` puts them), mode 0755; returns the folder.
+    @discardableResult
+    func installSamples(_ names: [String]) throws -> String {
+        let folder = "\(path)/.local/lib/autofill/providers"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for name in names {
+            try FileManager.default.copyItem(atPath: "\(CLI.builtBundles)/\(name).afprovider", toPath: "\(folder)/\(name).afprovider")
+        }
+        return folder
+    }
+
     /// A PAM configuration folder of the tests' own (`PAMConfigurationDirectory`) with three services:
     /// `autofill-permit` (pam_permit: asks nothing, accepts: unattended on purpose), `autofill-deny`
     /// (pam_deny: refuses everyone) and `autofill-ask` (pam_unix: asks for the user's password
@@ -118,6 +130,21 @@ final class TemporaryHome: Sendable {
                 .write(to: URL(fileURLWithPath: "\(folder)/\(service)"))
         }
         return folder
+    }
+
+    /// The `UserAuthentication` policy `pam` with the service that asks nothing (``pamFolder()``'s
+    /// `autofill-permit`): unattended on purpose.
+    func permitPolicy() throws -> [String: String] {
+        ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": try pamFolder()]
+    }
+
+    /// A private copy of the demo vault (master password "correct horse battery staple", alice and bob
+    /// at example.com) in a folder of its own, `vault/`: the Vault's sandbox may change files in its
+    /// vault's folder (docs/SANDBOX.md). Returns the `VaultFile` setting that names it.
+    func demoVault() throws -> String {
+        try FileManager.default.createDirectory(atPath: "\(path)/vault", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(path)/vault/vault.afvault")
+        return "./vault/vault.afvault"
     }
 
     /// Approves the files of providers listed in `config` by hand, as a user does (a provider nobody

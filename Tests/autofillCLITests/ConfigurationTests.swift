@@ -52,7 +52,9 @@ struct ConfigurationTests {
         let list = try CLI.run(["providers", "list", "--config", config], home: home.path)
         #expect(list.status == 0)
         #expect(list.stderr.isEmpty)
-        #expect(list.stdout.contains("No providers: put .afprovider bundles in a folder listed in PluginSearchPaths (the configuration lists none)"))
+        // It lists no folders: the default ones are searched (docs/CONFIGURATION.md).
+        #expect(list.stdout.contains(
+            "No providers: put .afprovider bundles in \(home.path)/.local/lib/autofill/providers, /usr/local/lib/autofill/providers, /usr/lib/autofill/providers or run `autofill providers enable PATH`."))
     }
 
     // MARK: Files other users could change

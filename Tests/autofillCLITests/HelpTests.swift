@@ -21,7 +21,7 @@ struct HelpTests {
         "fill", "suggest", "text", "passkey", "passkey get", "passkey create", "lock", "unlock", "identities", "identities list",
         "identities save", "identities remove", "identities replace", "providers", "providers list", "providers enable",
         "providers disable", "providers order", "providers sync", "providers trust", "plugin", "plugin validate", "plugin bundle",
-        "agent", "agent serve", "agent stop", "agent status",
+        "agent", "agent serve", "agent stop", "agent status", "init", "providers set", "providers unset", "git-credential",
     ]
 
     @Test(arguments: commands)
@@ -29,10 +29,12 @@ struct HelpTests {
         let home = try TemporaryHome()
         let result = try CLI.run(command.split(separator: " ").map(String.init) + ["--help"], home: home.path)
         #expect(result.status == 0)
-        #expect(result.stdout.contains("Examples:\n  autofill \(command.split(separator: " ")[0])"), "\(result.stdout)")
+        let examples = result.stdout.components(separatedBy: "Examples:\n").dropFirst().first ?? ""
+        #expect(examples.hasPrefix("  ") && examples.contains("autofill"), "\(result.stdout)")
     }
 
-    @Test(arguments: ["", "create", "add-password", "add-otp", "add-text", "remove", "list", "import", "unlock", "lock", "sync"])
+    @Test(arguments: ["", "create", "add-password", "add-otp", "add-text", "remove", "list", "import", "unlock", "lock", "sync",
+                      "show", "search", "edit", "rename", "passwd"])
     func everyVaultCommandsHelpHasExamples(command: String) throws {
         let result = try ChildProcess.run("\(CLI.root)/.build/debug/autofill-vault", (command.isEmpty ? [] : [command]) + ["--help"])
         #expect(result.status == 0)
@@ -47,8 +49,8 @@ struct HelpTests {
 }
 
 /// The binaries' dynamic dependencies are what the design says: the host (`autofill-cli`, which the
-/// agent runs) links libffi; the client every invocation starts (`autofill`) links neither Foundation
-/// nor any of the host's libraries.
+/// agent runs) links libffi; the client every invocation starts (`autofill`, and git's
+/// `git-credential-autofill`) links neither Foundation nor any of the host's libraries.
 struct LinkageTests {
     static func libraries(_ binary: String) throws -> String {
         try ChildProcess.run("/usr/bin/ldd", [binary]).stdout
@@ -58,10 +60,11 @@ struct LinkageTests {
         #expect(try Self.libraries("\(CLI.root)/.build/debug/autofill-cli").contains("libffi.so"))
     }
 
-    @Test func theClientIsLean() throws {
-        let libraries = try Self.libraries(CLI.binary)
+    @Test(arguments: ["autofill", "git-credential-autofill"])
+    func theClientIsLean(name: String) throws {
+        let libraries = try Self.libraries("\(CLI.root)/.build/debug/\(name)")
         for heavy in ["Foundation", "libffi", "libsqlite3", "libpsl", "libpam", "libseccomp", "libdbus"] {
-            #expect(!libraries.contains(heavy), "the client links \(heavy)")
+            #expect(!libraries.contains(heavy), "\(name) links \(heavy)")
         }
     }
 }

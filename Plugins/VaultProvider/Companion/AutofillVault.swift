@@ -13,7 +13,8 @@ struct AutofillVault: ParsableCommand {
         abstract: "Create and edit the encrypted vault that VaultProvider serves to autofill.",
         discussion: """
             The vault is one file, encrypted with AES-256-GCM under a key derived from the master \
-            password with scrypt (docs/VAULT.md). Every command that changes entries also updates \
+            password with Argon2id (scrypt in vaults of earlier releases, which still open; `passwd` \
+            upgrades them; docs/VAULT.md). Every command that changes entries also updates \
             the provider's identity store (no secrets), so autofill can suggest them.
 
             The master password is read from the terminal without echo, or with --password-stdin \
@@ -25,13 +26,19 @@ struct AutofillVault: ParsableCommand {
             in place of autofill-vault (autofill next to it, else on PATH): their output and exit \
             status are autofill's.
 
+            Entries are named by their site (github.com), with --user when the site has several, \
+            or by id: `show github.com --user alice`, `edit github.com --new-password`, \
+            `rename github.com --site https://github.com/session`, `search git`.
+
             Vault path: --vault PATH, then $AUTOFILL_VAULT, then \
             $XDG_DATA_HOME/autofill/providers/org.autofill.vault/vault.afvault (~/.local/share/autofill/providers/org.autofill.vault/vault.afvault).
 
             Exit status (sysexits.h):
               0   success (a disabled provider's identity store is only a warning)
+              1   search found nothing
               64  usage error (bad option, no terminal for the password)
-              65  bad input (an invalid entry, service, otpauth URI or CSV file; a damaged vault)
+              65  bad input (an invalid entry, service, otpauth URI or CSV file; a damaged vault; no such
+                  entry, or a name that fits several)
               66  no vault at the path
               69  autofill could not be found or run (unlock, lock)
               73  a vault exists already (create)
@@ -48,7 +55,7 @@ struct AutofillVault: ParsableCommand {
         subcommands: [
             CreateCommand.self, AddPasswordCommand.self, AddOneTimeCodeCommand.self, AddTextCommand.self,
             RemoveCommand.self, ListCommand.self, ImportCommand.self, UnlockCommand.self, LockCommand.self,
-            SyncCommand.self,
+            SyncCommand.self, ShowCommand.self, SearchCommand.self, EditCommand.self, RenameCommand.self, PasswdCommand.self,
         ]
     )
 

@@ -67,14 +67,8 @@ extension ListCommand {
     }
 }
 
-/// Prints `rows` as left-aligned columns separated by two spaces.
+/// Prints `rows` as left-aligned columns separated by two spaces, every cell escaped for the terminal
+/// (an entry's text may hold escape sequences: ``EntryDisplay``).
 func printTable(_ rows: [[String]]) {
-    let count = rows.map(\.count).max() ?? 0
-    let widths = (0..<count).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
-    for row in rows {
-        let cells = row.enumerated().map { index, cell in
-            index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-        }
-        print("  " + cells.joined(separator: "  "))
-    }
+    for line in tableLines(rows.map { $0.map(EntryDisplay.safe) }) { print("  " + line) }
 }

@@ -16,13 +16,14 @@ final class SecretSource {
         return password
     }
 
-    /// A new master password: asked twice at the terminal.
-    func newMasterPassword(for path: String) throws(CommandFailure) -> Secret {
-        let password = try secret(prompt: "New master password for \(path): ", what: "the master password")
-        guard !password.isEmpty else { throw CommandFailure(.badInput, "the master password is empty") }
-        if !useStandardInput {
-            let again = try secret(prompt: "Repeat the master password: ", what: "the master password")
-            guard again == password else { throw CommandFailure(.badInput, "the two master passwords differ; nothing was created") }
+    /// A new master password: asked twice at the terminal; on standard input once, or twice when
+    /// `confirmFromStandardInput` (`passwd`).
+    func newMasterPassword(for path: String, confirmFromStandardInput: Bool = false) throws(CommandFailure) -> Secret {
+        let password = try secret(prompt: "New master password for \(path): ", what: "the new master password")
+        guard !password.isEmpty else { throw CommandFailure(.badInput, "the master password is empty; nothing was changed") }
+        if !useStandardInput || confirmFromStandardInput {
+            let again = try secret(prompt: "Repeat the new master password: ", what: "the new master password, repeated")
+            guard again == password else { throw CommandFailure(.badInput, "the two new master passwords differ; nothing was changed") }
         }
         return password
     }

@@ -17,10 +17,14 @@ struct VaultAccess {
     /// given, else from the terminal. Always asked: the unlocked vault lives in the provider's
     /// process only, and autofill-vault never reads it from there.
     func open(at path: String) throws(CommandFailure) -> Vault {
+        let header: VaultHeader
         do {
-            _ = try Vault.header(at: path)  // a missing or damaged file fails before the password prompt
+            header = try Vault.header(at: path)  // a missing or damaged file fails before the password prompt
         } catch {
             throw CommandFailure(error)
+        }
+        if case .scrypt = header.keyDerivation, !header.keyDerivation.meetsFloor() {  // an earlier release's vault
+            printWarning("the vault's key derivation (\(header.keyDerivation)) is weaker than new vaults get; `autofill-vault passwd` upgrades it to Argon2id")
         }
         let password = try withoutProgress { () throws(CommandFailure) in try secrets.masterPassword(for: path) }
         do {

@@ -4,8 +4,9 @@ internal import _CryptoExtras
 
 /// The scrypt cost parameters of a vault, recorded in its header.
 ///
-/// Memory is `128 · r · N` bytes; time grows with it. ``standard`` takes about 0.2 s on a 2-core
-/// machine in a release build (docs/VAULT.md has the measurements).
+/// Memory is `128 · r · N` bytes; time grows with it. ``standard`` (the default of earlier releases)
+/// takes about 0.2 s on a 2-core machine in a release build (docs/VAULT.md has the measurements).
+/// New vaults use Argon2id (``KeyDerivation/standard``); scrypt vaults still open.
 public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
     /// log2 of the CPU/memory cost N.
     public var log2N: UInt8
@@ -21,10 +22,11 @@ public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
         self.p = p
     }
 
-    /// What new vaults use: N = 2^16, r = 8, p = 1 (64 MiB).
+    /// What earlier releases made vaults with: N = 2^16, r = 8, p = 1 (64 MiB).
     public static let standard = ScryptParameters(log2N: 16)
 
-    /// The smallest N a vault may use (2^10, 1 MiB with r = 8): for tests and demos only.
+    /// The smallest N a vault may use (2^10, 1 MiB with r = 8): earlier releases made vaults this
+    /// cheap for tests and demos, so they still open; a new key needs more (``KeyDerivation/check(_:floor:)``).
     public static let minimumLog2N: UInt8 = 10
     /// The most memory a vault's parameters may ask for (1 GiB), so a crafted header cannot exhaust memory.
     public static let maximumMemory = 1 << 30
@@ -44,12 +46,8 @@ public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Derives the 256-bit vault key from `password` and `salt`.
-    func deriveKey(password: Secret, salt: [UInt8]) throws(VaultError) -> VaultKey {
-        try check()
-        guard !password.isEmpty else { throw VaultError(.invalidInput, "the master password is empty") }
-        var bytes = Array(password.revealed.utf8)
-        defer { bytes.withUnsafeMutableBytes { raw in for index in raw.indices { raw[index] = 0 } } }
+    /// Derives the 256-bit vault key from the password's UTF-8 `bytes` and `salt` (``KeyDerivation`` checks first).
+    func deriveKey(bytes: [UInt8], salt: [UInt8]) throws(VaultError) -> VaultKey {
         let key: SymmetricKey
         do {
             key = try KDF.Scrypt.deriveKey(

@@ -13,18 +13,26 @@ extension Vault {
         at path: String, waitingAtMost lockTimeout: Double? = nil, unlock: (String) throws -> Vault,
         _ body: (inout VaultContents) throws -> Result
     ) throws -> (result: Result, changes: IdentityChanges, vault: Vault) {
+        try holdingFolderLock(of: path, waitingAtMost: lockTimeout) {
+            var vault = try unlock(path)
+            let before = vault.contents
+            let result = try body(&vault.contents)
+            guard vault.contents != before else { return (result, IdentityChanges(from: [], to: []), vault) }
+            try vault.save()
+            return (result, IdentityChanges(from: before.identities, to: vault.contents.identities), vault)
+        }
+    }
+
+    /// Runs `body` holding the exclusive lock on the folder of the vault at `path` (`flock`): the
+    /// one writer at a time.
+    static func holdingFolderLock<Result>(of path: String, waitingAtMost lockTimeout: Double?, _ body: () throws -> Result) throws -> Result {
         let folder = AtomicFile.folderOf(path)
         let fd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw AtomicFile.ioError("cannot open the vault's folder \(folder)") }
         defer { close(fd) }
         try lock(fd, folder: folder, path: path, waitingAtMost: lockTimeout)
         defer { flock(fd, LOCK_UN) }
-        var vault = try unlock(path)
-        let before = vault.contents
-        let result = try body(&vault.contents)
-        guard vault.contents != before else { return (result, IdentityChanges(from: [], to: []), vault) }
-        try vault.save()
-        return (result, IdentityChanges(from: before.identities, to: vault.contents.identities), vault)
+        return try body()
     }
 }
 

@@ -5,9 +5,10 @@ internal import FoundationEssentials
 /// An unlocked vault: its file, the key that opens it, and its decrypted contents.
 ///
 /// The file is the ``VaultHeader`` followed by the AES-256-GCM sealed JSON payload, with the header
-/// as authenticated data. The key is derived from the master password with scrypt, using the salt
-/// and parameters in the header. Every ``save()`` seals the payload with a new random nonce under
-/// the same key, and replaces the file atomically.
+/// as authenticated data. The key is derived from the master password with the header's
+/// ``KeyDerivation`` (Argon2id; scrypt in vaults of earlier releases) and salt. Every ``save()`` seals
+/// the payload with a new random nonce under the same key, and replaces the file atomically;
+/// ``changeMasterPassword(at:current:new:keyDerivation:)`` replaces the salt, the key and the parameters.
 public struct Vault: Sendable {
     /// The vault file.
     public let path: String
@@ -28,28 +29,41 @@ public struct Vault: Sendable {
         self.stamp = stamp
     }
 
-    /// Creates a new vault file at `path`, refusing to overwrite one.
+    /// Creates a new vault file at `path`, refusing to overwrite one; its key is derived with
+    /// `keyDerivation`, which must meet this build's floor for writing (``KeyDerivation/check(_:floor:)``).
     public static func create(
-        at path: String, password: Secret, parameters: ScryptParameters = .standard, contents: VaultContents = VaultContents()
+        at path: String, password: Secret, keyDerivation: KeyDerivation = .standard, contents: VaultContents = VaultContents()
     ) throws(VaultError) -> Vault {
         guard !AtomicFile.exists(path) else {
             throw VaultError(.alreadyExists, "\(path) exists already; remove it first or choose another path with --vault")
         }
-        try parameters.check()
-        var random = SystemRandomNumberGenerator()
-        let salt = (0..<VaultHeader.saltLength).map { _ in UInt8.random(in: .min ... .max, using: &random) }
-        let key = try parameters.deriveKey(password: password, salt: salt)
-        let header = VaultHeader(parameters: parameters, salt: salt, nonce: [])
+        try keyDerivation.check(.writing)
+        let (header, key) = try newKey(password: password, keyDerivation: keyDerivation)
         var vault = Vault(path: path, header: header, key: key, contents: contents)
         try vault.save()
         return vault
     }
 
-    /// Opens the vault at `path` with its master password (runs scrypt: see ``ScryptParameters``).
+    /// Creates a new scrypt vault (format version 1), as earlier releases did.
+    public static func create(
+        at path: String, password: Secret, parameters: ScryptParameters, contents: VaultContents = VaultContents()
+    ) throws(VaultError) -> Vault {
+        try create(at: path, password: password, keyDerivation: .scrypt(parameters), contents: contents)
+    }
+
+    /// A new random salt and the key `password` derives with it: the header of a new key.
+    static func newKey(password: Secret, keyDerivation: KeyDerivation) throws(VaultError) -> (VaultHeader, VaultKey) {
+        var random = SystemRandomNumberGenerator()
+        let salt = (0..<VaultHeader.saltLength).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        let key = try keyDerivation.deriveKey(password: password, salt: salt)
+        return (VaultHeader(keyDerivation: keyDerivation, salt: salt, nonce: []), key)
+    }
+
+    /// Opens the vault at `path` with its master password (derives the key: see ``KeyDerivation``).
     public static func open(at path: String, password: Secret) throws(VaultError) -> Vault {
         let (file, stamp) = try AtomicFile.readStamped(path)
         let header = try VaultHeader(reading: file, path: path)
-        let key = try header.parameters.deriveKey(password: password, salt: header.salt)
+        let key = try header.keyDerivation.deriveKey(password: password, salt: header.salt)
         return try open(file: file, header: header, key: key, path: path, stamp: stamp)
     }
 
@@ -66,8 +80,8 @@ public struct Vault: Sendable {
 
     /// Decrypts `file` (the bytes of the vault at `path`, whose header is `header`) with `key`.
     static func open(file: [UInt8], header: VaultHeader, key: VaultKey, path: String, stamp: FileStamp?) throws(VaultError) -> Vault {
-        let authenticated = file.prefix(VaultHeader.size)
-        let ciphertext = file[VaultHeader.size..<(file.count - VaultHeader.tagLength)]
+        let authenticated = file.prefix(header.size)
+        let ciphertext = file[header.size..<(file.count - VaultHeader.tagLength)]
         let tag = file.suffix(VaultHeader.tagLength)
         var plaintext: Data
         do {

@@ -12,8 +12,9 @@ internal import Synchronization
 /// * **A changed file.** Every request compares the vault file's ``FileStamp`` (one `stat`) with the
 ///   one read. When it differs (autofill-vault saved an entry, say), the file is read again and
 ///   decrypted with the key in memory: the key stays valid while the salt and the key derivation's
-///   parameters are unchanged. When they changed (a vault created anew at the same path), or the
-///   key no longer opens the file, the vault is locked and must be unlocked again.
+///   parameters are unchanged. When they changed (`autofill-vault passwd` writes a new salt; a vault
+///   created anew at the same path), or the key no longer opens the file, the vault is locked and
+///   must be unlocked again: the provider never decrypts with a stale key.
 /// * **Locking** zeroes the key bytes and drops the entries. Decoded entries are Swift strings in
 ///   the ordinary heap, which cannot be zeroed reliably: they are freed, and the memory goes back to
 ///   the kernel when the provider's helper process ends (docs/VAULT.md, "What is in memory").
@@ -39,7 +40,7 @@ public final class VaultMemory: Sendable {
         case timeout
         /// `UnlockTimeoutSeconds` is 0: the request that unlocked it ended.
         case requestEnded
-        /// The vault file now has another salt or other key-derivation parameters (created anew).
+        /// The vault file now has another salt or other key-derivation parameters (a new master password, or created anew).
         case keyChanged
         /// The key in memory no longer opens the vault file (changed or damaged), or the file cannot be read.
         case fileUnusable
@@ -124,7 +125,7 @@ public final class VaultMemory: Sendable {
         do throws(VaultError) {
             let (file, stamp) = try AtomicFile.readStamped(path)
             let header = try VaultHeader(reading: file, path: path)
-            guard header.salt == held.vault.header.salt, header.parameters == held.vault.header.parameters else {
+            guard header.salt == held.vault.header.salt, header.keyDerivation == held.vault.header.keyDerivation else {
                 lock(.keyChanged, ifGeneration: generation)
                 return nil
             }

@@ -45,8 +45,7 @@ public struct ConfigurationFile: Sendable {
     /// the embedded default. A file named by the option or the environment must exist.
     public static func locate(option: String?, environment: [String: String]) throws(AutofillError) -> ConfigurationFile {
         let home = environment["HOME"] ?? "/"
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "\(home)/.config"
-        let userPath = "\(configHome)/autofill/\(fileName)"
+        let userPath = userPath(environment: environment)
         let candidates: [(String?, Source)] = [
             (option, .option), (environment["AUTOFILL_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }, .environment),
         ]
@@ -56,7 +55,7 @@ public struct ConfigurationFile: Sendable {
                 let origin = source == .option ? "--config" : "$AUTOFILL_CONFIG"
                 throw AutofillError(
                     .notFound,
-                    "no configuration at \(path) (from \(origin)); create it by copying Config/config.plist, or leave \(origin) out to use the default")
+                    "no configuration at \(path) (from \(origin)); create it with `autofill init\(source == .option ? " --config \(path)" : "")` (or by copying Config/config.plist), or leave \(origin) out to use the default")
             }
             return try read(path: path, source: source, writePath: path, home: home)
         }
@@ -67,6 +66,39 @@ public struct ConfigurationFile: Sendable {
         demo.demoStores = IdentityStoreDirectory(
             path: directory(of: IdentityStoreDirectory(environment: environment).path) + "/demo-stores")
         return demo
+    }
+
+    /// The user's configuration file: `$XDG_CONFIG_HOME/autofill/config.plist` (default `~/.config/…`).
+    public static func userPath(environment: [String: String]) -> String {
+        let home = environment["HOME"] ?? "/"
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "\(home)/.config"
+        return "\(configHome)/autofill/\(fileName)"
+    }
+
+    /// The file a new configuration is written to (`autofill init`): the one ``locate(option:environment:)``
+    /// would read first, `option`, else `$AUTOFILL_CONFIG`, else the user's file; whether it exists or not.
+    public static func newFilePath(option: String?, environment: [String: String]) -> String {
+        guard let named = option ?? environment["AUTOFILL_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+            return userPath(environment: environment)
+        }
+        return resolveFile(absolute(named))
+    }
+
+    /// Copies the file at `path` to `path.bak-YYYYMMDDTHHMMSSZ` (a free name: `-2`, `-3`… when taken),
+    /// mode 0600, before it is replaced; returns the copy's path.
+    public static func backUp(_ path: String) throws(AutofillError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw AutofillError(.io, "cannot read \(path) to back it up; nothing was changed")
+        }
+        let stamp = Date().autofillTimestamp.filter { $0 != "-" && $0 != ":" }
+        var backup = "\(path).bak-\(stamp)"
+        var number = 1
+        while FileManager.default.fileExists(atPath: backup) {
+            number += 1
+            backup = "\(path).bak-\(stamp)-\(number)"
+        }
+        try AtomicFile.write(data, to: backup, mode: 0o600)
+        return backup
     }
 
     /// The repository's `Config/config.plist`, found from this source file's location at build time.
@@ -165,9 +197,19 @@ public struct ConfigurationFile: Sendable {
         }
     }
 
-    /// Plugin search folders as absolute paths.
+    /// Plugin search folders as absolute paths: the configuration's `PluginSearchPaths`, or the
+    /// ``DefaultPluginFolders`` when it lists none.
     public var searchPaths: [String] {
-        configuration.pluginSearchPaths.map { resolve($0) }
+        usesDefaultPluginFolders ? DefaultPluginFolders.folders(home: home) : configuration.pluginSearchPaths.map { resolve($0) }
+    }
+
+    /// Whether the configuration lists no `PluginSearchPaths`, so the default folders are searched.
+    public var usesDefaultPluginFolders: Bool { configuration.pluginSearchPaths.isEmpty }
+
+    /// A new, empty configuration to be written at `path` (`autofill init`): no providers, the default
+    /// plugin folders. Nothing is written until ``save()``.
+    public static func new(at path: String, home: String) -> ConfigurationFile {
+        ConfigurationFile(path: path, source: .user, configuration: HostConfiguration(), writePath: path, home: home)
     }
 
     /// The settings for provider `id`, with path values resolved.

@@ -41,7 +41,7 @@ public struct ProviderCatalog: Sendable {
     public static let bundleExtension = "afprovider"
 
     /// The configuration this catalog reads and changes.
-    public private(set) var file: ConfigurationFile
+    public internal(set) var file: ConfigurationFile
     /// Every bundle in the search folders, in folder order then name order.
     public private(set) var plugins: [DiscoveredPlugin]
     /// What the catalog settled for the user to know (a bundle ignored, names made distinct), one line each.
@@ -50,7 +50,20 @@ public struct ProviderCatalog: Sendable {
     /// Reads the search folders of `file`.
     public init(file: ConfigurationFile) {
         self.file = file
-        self.plugins = Self.discover(in: file.searchPaths)
+        self.plugins = []
+        rediscover()
+    }
+
+    /// Reads the search folders again: the configuration's, or the default folders that may be
+    /// searched (``DefaultPluginFolders/usable(_:)``: one that others could change is skipped, with a warning).
+    mutating func rediscover() {
+        var folders = file.searchPaths
+        if file.usesDefaultPluginFolders {
+            let usable = DefaultPluginFolders.usable(folders)
+            folders = usable.folders
+            for warning in usable.warnings where !warnings.contains(warning) { warnings.append(warning) }
+        }
+        plugins = Self.discover(in: folders)
         distinguishSharedDisplayNames()
     }
 
@@ -81,7 +94,7 @@ public struct ProviderCatalog: Sendable {
             let known = plugins.compactMap(\.manifest?.identifier)
             throw AutofillError(
                 .usage,
-                "no plugin with id \(id) in \(file.searchPaths.isEmpty ? "any folder: \(file.path) lists no PluginSearchPaths" : file.searchPaths.joined(separator: ", "))\(known.isEmpty ? "" : "; found: \(known.joined(separator: ", "))")\(KeySpelling.didYouMean(id, among: known))")
+                "no plugin with id \(id) in \(file.searchPaths.joined(separator: ", "))\(known.isEmpty ? "" : "; found: \(known.joined(separator: ", "))")\(KeySpelling.didYouMean(id, among: known))")
         }
         guard found.count == 1 else {
             let enabled = enabledIDs.contains(id)
@@ -215,11 +228,14 @@ public struct ProviderCatalog: Sendable {
         guard !enabledIDs.contains(manifest.identifier) else { return false }
         try checkDisplayNameIsDistinct(manifest)
         let folder = ConfigurationFile.directory(of: manifest.bundlePath)
-        if !file.searchPaths.contains(folder) { file.configuration.pluginSearchPaths.append(folder) }
+        if !file.searchPaths.contains(folder) {
+            // The default folders stay searched beside the new one: listing a folder ends the defaults.
+            if file.usesDefaultPluginFolders { file.configuration.pluginSearchPaths = DefaultPluginFolders.configured }
+            file.configuration.pluginSearchPaths.append(folder)
+        }
         file.configuration.enabledProviders.append(manifest.identifier)
         try file.save()
-        plugins = Self.discover(in: file.searchPaths)
-        distinguishSharedDisplayNames()
+        rediscover()
         return true
     }
 

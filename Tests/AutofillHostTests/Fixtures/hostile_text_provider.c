@@ -7,7 +7,8 @@
  * "Rank" (a decimal int64, default 0), and logs "loaded".
  *
  * provide_credential_without_user_interaction, by the request's user name:
- *   "ok"          complete_password(user "ok", "pw-hostile")
+ *   "ok"          complete_password(user "ok", "pw-hostile"), or the user name and password in the
+ *                 settings "CompleteUser" and "CompletePassword" (a line break in either, say)
  *   "escape"      cancel (AF_ERROR_FAILED) with a reason holding ESC sequences, a bidi override,
  *                 and a newline followed by a forged "autofill: error: forged line"
  *   "longreason"  cancel with a reason of 60,000 'r's (under AF_MAX_STRING_LENGTH)
@@ -51,8 +52,10 @@ static int user_is(const af_credential_request *request, const char *name) {
            memcmp(request->identity.user.data, name, strlen(name)) == 0;
 }
 
+static char complete_user[256] = "ok", complete_secret[256] = "pw-hostile";
+
 static af_status complete_ok(af_request_id request) {
-    return host->complete_password(request, LIT("ok"), LIT("pw-hostile"));
+    return host->complete_password(request, complete_user, strlen(complete_user), complete_secret, strlen(complete_secret));
 }
 
 static void put32(unsigned char *out, uint32_t value) {
@@ -199,6 +202,12 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
     if (host->get_setting(LIT("Rank"), rank_text, sizeof rank_text - 1, &length) == AF_OK) {
         rank_text[length] = '\0';
         rank = strtoll(rank_text, NULL, 10);
+    }
+    if (host->get_setting(LIT("CompleteUser"), complete_user, sizeof complete_user - 1, &length) == AF_OK) {
+        complete_user[length] = '\0';
+    }
+    if (host->get_setting(LIT("CompletePassword"), complete_secret, sizeof complete_secret - 1, &length) == AF_OK) {
+        complete_secret[length] = '\0';
     }
     char service[160];
     snprintf(service, sizeof service, "%s.test", fixture_name);

@@ -1,0 +1,58 @@
+import AutofillTestSupport
+import Foundation
+import Testing
+
+/// The plugin folders searched when a configuration lists none (docs/CONFIGURATION.md).
+struct DefaultPluginFoldersTests {
+    let home: TemporaryHome
+    let config: String
+
+    init() throws {
+        home = try TemporaryHome()
+        config = try home.file("config.plist", "<?xml version=\"1.0\"?>\n<plist version=\"1.0\"><dict/></plist>\n")
+    }
+
+    func listing() throws -> (result: CLI.Result, json: [String: Any]) {
+        let result = try CLI.run(["providers", "list", "--json", "--config", config], home: home.path)
+        return (result, try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any])
+    }
+
+    @Test func aConfigurationListingNoFoldersFindsProvidersInTheDefaultFolders() throws {
+        let folder = try home.installSamples(["NetrcProvider"])
+        let (result, json) = try listing()
+        #expect(result.status == 0, "\(result.stderr)")
+        let searched = (json["configuration"] as? [String: Any])?["searchPaths"] as? [String]
+        #expect(searched == [folder, "/usr/local/lib/autofill/providers", "/usr/lib/autofill/providers"])
+        let providers = json["providers"] as? [[String: Any]] ?? []
+        #expect(providers.contains { $0["id"] as? String == "org.autofill.netrc" && $0["bundle"] as? String == "\(folder)/NetrcProvider.afprovider" })
+        // Enabled from there, by id, and it runs.
+        let enabled = try CLI.run(["providers", "enable", "org.autofill.netrc", "--config", config], home: home.path)
+        #expect(enabled.status == 0, "\(enabled.stderr)")
+        #expect(try String(contentsOfFile: config, encoding: .utf8).contains("<key>PluginSearchPaths</key>\n\t<array/>"))
+    }
+
+    @Test func aDefaultFolderOthersCouldWriteIsNotSearched() throws {
+        let folder = try home.installSamples(["NetrcProvider"])
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
+        let (result, json) = try listing()
+        #expect(result.status == 0)
+        #expect((json["providers"] as? [[String: Any]] ?? []).isEmpty, "\(result.stdout)")
+        #expect(result.stderr.contains(
+            "autofill: warning: not searching the default plugin folder \(folder), since users other than you could add plugins to it: \(folder): the default plugin folder is writable by every user (mode 0777)"))
+        #expect(result.stderr.contains("fix: `chmod go-w \(folder)`"))
+        let enable = try CLI.run(["providers", "enable", "org.autofill.netrc", "--config", config], home: home.path)
+        #expect(enable.status == 64)
+        #expect(enable.stderr.contains("no plugin with id org.autofill.netrc"))
+    }
+
+    @Test func enablingABundleFromAnotherFolderKeepsTheDefaultFoldersSearched() throws {
+        let folder = try home.installSamples(["NetrcProvider"])
+        let elsewhere = try home.sample("AuthenticatorProvider", as: "org.t.otp", folder: "elsewhere")
+        let enabled = try CLI.run(["providers", "enable", elsewhere, "--config", config], home: home.path)
+        #expect(enabled.status == 0, "\(enabled.stderr)")
+        let (_, json) = try listing()
+        let searched = (json["configuration"] as? [String: Any])?["searchPaths"] as? [String]
+        #expect(searched == [folder, "/usr/local/lib/autofill/providers", "/usr/lib/autofill/providers", "\(home.path)/elsewhere"])
+        #expect((json["providers"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == "org.autofill.netrc" })
+    }
+}
