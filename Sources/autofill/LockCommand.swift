@@ -22,6 +22,15 @@ struct LockCommand: ParsableCommand {
 
     func run() throws {
         global.bootstrapLogging()
+        if let id = provider {
+            // A mistyped id (org.autofill.vautl) is a usage error naming the one meant, agent or not.
+            let known = (ClientContext.current.pool?.running.map(\.id) ?? [])
+                + ((try? global.configurationFile())?.configuration.enabledProviders ?? [])
+            if !known.contains(id), let meant = KeySpelling.nearest(id, among: known) {
+                printError("autofill: \(id) is not an enabled provider; did you mean \(meant)?")
+                throw ExitCode(AutofillError(.usage, "").exitStatus)
+            }
+        }
         guard let pool = ClientContext.current.pool, let server = AgentServer.current else {
             print("Nothing is unlocked: no agent is running.")
             return
@@ -33,9 +42,7 @@ struct LockCommand: ParsableCommand {
             return
         }
         switch (provider, ended.isEmpty) {
-        case (let id?, true):
-            let known = pool.running.map(\.id) + ((try? global.configurationFile())?.configuration.enabledProviders ?? [])
-            print("\(id) was not unlocked: the agent is not running it\(KeySpelling.didYouMean(id, among: known)).")
+        case (let id?, true): print("\(id) was not unlocked: the agent is not running it.")
         case (nil, true): print("Nothing was unlocked: the agent runs no provider.")
         default: print("Locked \(ended.joined(separator: ", ")).")
         }

@@ -66,6 +66,7 @@ struct TerminalMannersTests {
         ["providers", "sync", "org.t.wokr"],
         ["identities", "list", "--provider", "org.t.work2"],
         ["fill", "example.com", "--list", "--provider", "org.t.wor"],
+        ["lock", "org.t.wrok"],
     ])
     func aMistypedProviderIdNamesTheNearestOne(arguments: [String]) throws {
         let result = try CLI.run(arguments + ["--config", config], home: home.path)
