@@ -72,6 +72,26 @@ struct ClipboardTests {
         #expect(ContinuousClock.now - copiedAt >= .milliseconds(1500), "not before its time")
     }
 
+    @Test func textGoesToTheClipboardToo() throws {
+        try FixturePlugin.bundle(in: "\(home.path)/plugins",
+                                 plist: FixturePlugin.plist(id: "org.t.fixture", capabilities: ["ProvidesTextToInsert": true]))
+        let textConfig = try home.config(enabled: ["org.t.fixture"])
+        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: textConfig)), format: nil) as! [String: Any]
+        plist["UserAuthentication"] = ["Policy": "none"]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: textConfig))
+        try home.trust(["org.t.fixture"], config: textConfig)
+        let x = try PrivateXServer()
+        defer { x.stop() }
+        let result = try CLI.run(["text", "--provider", "org.t.fixture", "--clip", "--config", textConfig], home: home.path,
+                                 environment: ["DISPLAY": x.display, "AUTOFILL_CLIP_SECONDS": "2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("copied text to the clipboard with xclip"), "\(result.stderr)")
+        #expect(try clipboard(of: x, once: "inserted text") == "inserted text")
+        let after = try waitUntilCleared(x, of: "inserted text")
+        #expect(after == nil || after == "")
+    }
+
     @Test func aClipboardThatChangedMeanwhileIsLeftAlone() throws {
         let x = try PrivateXServer()
         defer { x.stop() }
@@ -151,20 +171,30 @@ struct ClipboardTests {
         #expect(result.stderr.contains("AUTOFILL_CLIP_SECONDS must be a number of seconds"))
     }
 
+    /// A /proc file read to its end (its size says 0, so a read by size gets nothing); nil when unreadable.
+    static func procFile(_ path: String) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return try? handle.readToEnd()
+    }
+
     @Test func theSecretNeverAppearsInTheClearersCommandLineOrEnvironment() throws {
         let x = try PrivateXServer()
         defer { x.stop() }
         let result = try fillClip(["DISPLAY": x.display, "AUTOFILL_CLIP_SECONDS": "8"])  // long enough to find it on a loaded machine
         #expect(result.status == 0, "\(result.stderr)")
         var seen = 0
-        for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") where Int(entry) != nil {
-            guard let commandLine = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
-                  String(decoding: commandLine, as: UTF8.self).contains("clipboard-clearer") else { continue }
-            seen += 1
-            #expect(!String(decoding: commandLine, as: UTF8.self).contains("alice-clip-pw"))
-            // The clearer is not dumpable: its environment cannot be read even by its own user.
-            let environment = FileManager.default.contents(atPath: "/proc/\(entry)/environ").map { String(decoding: $0, as: UTF8.self) } ?? ""
-            #expect(!environment.contains("alice-clip-pw"))
+        let deadline = ContinuousClock.now + .seconds(5)  // scanned until the clearer is found
+        while seen == 0 && ContinuousClock.now < deadline {
+            for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") where Int(entry) != nil {
+                guard let commandLine = Self.procFile("/proc/\(entry)/cmdline"),
+                      String(decoding: commandLine, as: UTF8.self).contains("clipboard-clearer") else { continue }
+                seen += 1
+                #expect(!String(decoding: commandLine, as: UTF8.self).contains("alice-clip-pw"))
+                let environment = Self.procFile("/proc/\(entry)/environ").map { String(decoding: $0, as: UTF8.self) } ?? ""
+                #expect(!environment.contains("alice-clip-pw"))
+            }
+            if seen == 0 { Thread.sleep(forTimeInterval: 0.1) }
         }
         #expect(seen >= 1, "a clearer runs")
         _ = try waitUntilCleared(x, of: "alice-clip-pw")
