@@ -22,12 +22,18 @@ struct ClipboardTests {
         home = try TemporaryHome()
         _ = try home.sample("NetrcProvider", as: "org.t.work") { $0["CFBundleDisplayName"] = "Work" }
         let netrc = try home.file("work.netrc", "machine example.com login alice password alice-clip-pw\n")
-        config = try home.config(enabled: ["org.t.work"], settings: ["org.t.work": ["NetrcFile": netrc]])
+        config = try Self.unattended(home, enabled: ["org.t.work"], settings: ["org.t.work": ["NetrcFile": netrc]])
+        #expect(try CLI.run(["providers", "sync", "--config", config], home: home.path).status == 0)
+    }
+
+    /// A configuration of `home` with `enabled` approved and the `none` policy (unattended on purpose).
+    static func unattended(_ home: TemporaryHome, enabled: [String], settings: [String: [String: String]] = [:]) throws -> String {
+        let config = try home.config(enabled: enabled, settings: settings)
         var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as! [String: Any]
         plist["UserAuthentication"] = ["Policy": "none"]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
-        try home.trust(["org.t.work"], config: config)
-        #expect(try CLI.run(["providers", "sync", "--config", config], home: home.path).status == 0)
+        try home.trust(enabled, config: config)
+        return config
     }
 
     func fillClip(_ environment: [String: String], _ extra: [String] = []) throws -> CLI.Result {
@@ -75,11 +81,7 @@ struct ClipboardTests {
     @Test func textGoesToTheClipboardToo() throws {
         try FixturePlugin.bundle(in: "\(home.path)/plugins",
                                  plist: FixturePlugin.plist(id: "org.t.fixture", capabilities: ["ProvidesTextToInsert": true]))
-        let textConfig = try home.config(enabled: ["org.t.fixture"])
-        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: textConfig)), format: nil) as! [String: Any]
-        plist["UserAuthentication"] = ["Policy": "none"]
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: textConfig))
-        try home.trust(["org.t.fixture"], config: textConfig)
+        let textConfig = try Self.unattended(home, enabled: ["org.t.fixture"])
         let x = try PrivateXServer()
         defer { x.stop() }
         let result = try CLI.run(["text", "--provider", "org.t.fixture", "--clip", "--config", textConfig], home: home.path,
