@@ -19,7 +19,8 @@
 //   autofill-provider-helper  runs one plugin in a process of its own (the default isolation)
 //   AutofillProviderKit  the Swift SDK for provider authors
 //   AutofillCompanion    a provider's companion program writing its identity store
-//   AutofillWire         the framing both protocols share, and the agent's client side (no Foundation)
+//   AutofillWire         the framing both protocols share, the agent's client side, and the small
+//                        terminal manners the CLIs share (a progress line) (no Foundation)
 //   autofill             the small client users run: agent commands to the agent, the rest to autofill-cli
 //   autofill-cli         the command-line tool (every command, in its own process or for the agent)
 //   git-credential-autofill  git's credential helper: the same small client, for `autofill git-credential`
@@ -122,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "autofill-vault",
             dependencies: [
-                "VaultCore", "AutofillCompanion",
+                "VaultCore", "AutofillCompanion", "AutofillWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Plugins/VaultProvider/Companion"

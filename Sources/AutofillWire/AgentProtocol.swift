@@ -28,6 +28,7 @@ package enum AgentProtocol {
     package static let sentKeys: Set<String> = [
         "PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TERM", "NO_COLOR", "COLUMNS", "LINES", "LD_DEBUG", "LD_DEBUG_OUTPUT",
         "DBUS_SYSTEM_BUS_ADDRESS", "DBUS_SESSION_BUS_ADDRESS",
+        "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY",  // where `--clip` copies to
     ]
 
     /// The variables that decide where providers' files are and how they are launched (the folders

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -37,6 +38,24 @@ static pthread_cond_t spawn_done = PTHREAD_COND_INITIALIZER;  /* a job finished 
 static afh_spawn_job *spawn_queue = NULL;
 static int spawner_started = 0;
 
+/* posix_spawn with default signal handling and an empty mask, whatever the calling thread has, in a
+ * session (and so a process group) of the child's own. */
+static int spawn_in_session(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions, char *const argv[],
+                            char *const envp[]) {
+    posix_spawnattr_t attributes;
+    int status = posix_spawnattr_init(&attributes);
+    if (status != 0) return status;
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
+    status = posix_spawn(pid, path, actions, &attributes, argv, envp);
+    posix_spawnattr_destroy(&attributes);
+    return status;
+}
+
 static int spawn_now(afh_spawn_job *job) {
     posix_spawn_file_actions_t actions;
     int status = posix_spawn_file_actions_init(&actions);
@@ -48,22 +67,11 @@ static int spawn_now(afh_spawn_job *job) {
         (status = posix_spawn_file_actions_adddup2(&actions, job->channel_fd, AFH_CHANNEL_FD)) == 0 &&
         (status = posix_spawn_file_actions_adddup2(&actions, job->fault_fd, AFH_FAULT_FD)) == 0 &&
         (status = posix_spawn_file_actions_addclosefrom_np(&actions, AFH_FAULT_FD + 1)) == 0) {
-        posix_spawnattr_t attributes;
-        if ((status = posix_spawnattr_init(&attributes)) == 0) {
-            /* The helper starts with default signal handling and an empty mask, whatever this thread has. */
-            sigset_t all, none;
-            sigfillset(&all);
-            sigemptyset(&none);
-            posix_spawnattr_setsigdefault(&attributes, &all);
-            posix_spawnattr_setsigmask(&attributes, &none);
-            /* A session of its own (setsid: no controlling terminal, so /dev/tty opens nothing) and
-             * so a process group of its own (its pgid is its pid): the host ends whatever the plugin
-             * forked along with it (its sandbox cannot leave the group), and the terminal's signals
-             * (Ctrl-C) go to the host alone. */
-            posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSID);
-            status = posix_spawn(&job->pid, job->path, &actions, &attributes, job->argv, job->envp);
-            posix_spawnattr_destroy(&attributes);
-        }
+        /* A session of its own (setsid: no controlling terminal, so /dev/tty opens nothing) and
+         * so a process group of its own (its pgid is its pid): the host ends whatever the plugin
+         * forked along with it (its sandbox cannot leave the group), and the terminal's signals
+         * (Ctrl-C) go to the host alone. */
+        status = spawn_in_session(&job->pid, job->path, &actions, job->argv, job->envp);
     }
     posix_spawn_file_actions_destroy(&actions);
     return status;
@@ -264,3 +272,32 @@ int afh_terminal_columns(int fd) {
     if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return 0;
     return size.ws_col;
 }
+
+int afh_terminal_rows(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_row == 0) return 0;
+    return size.ws_row;
+}
+
+/* ---- Running a program of the user's (the clipboard tools, the clipboard's clearer) ---- */
+
+int afh_spawn_program(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, int err_fd,
+                      int extra_fd, pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    int status = posix_spawn_file_actions_init(&actions);
+    if (status != 0) return status;
+    /* dup2 clears close-on-exec on the new descriptor; everything else is closed in the child. */
+    if ((status = posix_spawn_file_actions_adddup2(&actions, in_fd, 0)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, out_fd, 1)) == 0 &&
+        (status = posix_spawn_file_actions_adddup2(&actions, err_fd, 2)) == 0 &&
+        (extra_fd < 0 || (status = posix_spawn_file_actions_adddup2(&actions, extra_fd, 3)) == 0) &&
+        (status = posix_spawn_file_actions_addclosefrom_np(&actions, extra_fd < 0 ? 3 : 4)) == 0) {
+        /* A session of its own: a clipboard owner outlives the terminal that started it, and the
+         * terminal's signals (Ctrl-C, its hangup) never reach it. */
+        status = spawn_in_session(pid, path, &actions, argv, envp);
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    return status;
+}
+
+int afh_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC); }

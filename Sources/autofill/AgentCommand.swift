@@ -16,13 +16,24 @@ struct AgentCommand: ParsableCommand {
             fill, suggest, text, passkey, unlock and lock start the agent on first use and talk to it over
             $XDG_RUNTIME_DIR/autofill/agent/socket; you rarely need these. AUTOFILL_AGENT=off (or --no-agent)
             runs a command in its own process instead: then nothing stays unlocked between commands.
+
+            Examples:
+              autofill agent status
+              autofill agent stop
+              autofill agent serve -v --idle-timeout 600
             """,
         subcommands: [Serve.self, Stop.self, Status.self])
 
     struct Serve: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the agent in the foreground (what commands start in the background).",
-            discussion: "Exits at once, successfully, when an agent already runs. -v logs requests and providers' lines to stderr.")
+            discussion: """
+                Exits at once, successfully, when an agent already runs. -v logs requests and providers' lines to stderr.
+
+                Examples:
+                  autofill agent serve
+                  autofill agent serve -v --idle-timeout 600
+                """)
 
         @Flag(name: .shortAndLong, help: "Log to stderr at debug level.") var verbose = false
         @Option(help: ArgumentHelp("Exit after this many seconds without a request (default: the configuration's AgentIdleTimeoutSeconds, else 900).", valueName: "seconds"))
@@ -58,7 +69,10 @@ struct AgentCommand: ParsableCommand {
 
     struct Stop: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Stop the agent: every provider it kept running ends, and with it what was unlocked.")
+            abstract: "Stop the agent: every provider it kept running ends, and with it what was unlocked.", discussion: """
+                Examples:
+                  autofill agent stop
+                """)
 
         func run() throws {
             try reportingErrors {
@@ -81,7 +95,13 @@ struct AgentCommand: ParsableCommand {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Say whether the agent runs, and which providers it keeps running.",
-            discussion: "Exit status: 0 when it runs, 3 when it does not.")
+            discussion: """
+                Exit status: 0 when it runs, 3 when it does not.
+
+                Examples:
+                  autofill agent status
+                  autofill agent status --json
+                """)
 
         @Flag(help: "Print JSON.") var json = false
 

@@ -44,12 +44,20 @@ struct Autofill: AsyncParsableCommand {
                   change, or that is quarantined (`autofill providers list`
                   says which); or a host file other users could write
               78  configuration error or refused change (a fourth provider)
+
+            Examples:
+              autofill suggest example.com
+              autofill fill example.com
+              autofill fill example.com --clip
+              autofill providers list
+              autofill help fill
             """,
         version: Autofill.versionText,
         subcommands: [
             FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, LockCommand.self, UnlockCommand.self,
             IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self, AgentCommand.self,
             SaveCommand.self, GenerateCommand.self, ReportCommand.self, GitCredentialCommand.self, InitCommand.self,
+            ClipboardClearerCommand.self,
         ]
     )
 
@@ -82,6 +90,10 @@ struct Autofill: AsyncParsableCommand {
             }
             return 0
         } catch {
+            if let typo = CommandSpelling.typo(root: Self.self, arguments: arguments) {
+                ClientContext.current.console.write(typo.message + "\n", to: .error)
+                return ExitCode.validationFailure.rawValue
+            }
             let code = exitCode(for: error).rawValue
             let message = fullMessage(for: error)
             if !message.isEmpty {

@@ -1,5 +1,6 @@
 import AutofillCore
 import AutofillHost
+import AutofillWire
 import FoundationEssentials
 import Logging
 import Synchronization
@@ -24,6 +25,20 @@ func printLine(_ text: String) {
 /// of defence.
 func printError(_ text: String) {
     ClientContext.current.console.write(DisplayText.escaped(text, keepingNewlines: true) + "\n", to: .error)
+}
+
+/// A progress line on the client's stderr when that is a terminal (nil otherwise: never in a pipe or a
+/// file).
+func progressLine() -> ProgressLine? {
+    let console = ClientContext.current.console
+    guard console.isTerminal(.error) else { return nil }
+    return ProgressLine { console.write($0, to: .error) }
+}
+
+/// Runs `body` with `progress` (when there is one) showing `label` while it takes over half a second.
+func showingProgress<Result>(_ progress: ProgressLine?, _ label: String, _ body: () async throws -> Result) async rethrows -> Result {
+    guard let progress else { return try await body() }
+    return try await progress.during(label, body)
 }
 
 /// Prints `value` as pretty, key-sorted JSON on stdout.

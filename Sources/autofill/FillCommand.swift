@@ -19,6 +19,13 @@ struct FillCommand: AsyncParsableCommand {
             Exit status: 0 filled; 1 nothing to fill; 20 cancelled; 21 a UI was needed and there is no
             terminal or UI script; 22 you were not authenticated; 69 the providers failed; 65 bad input
             or UI script; see `autofill --help` for the rest.
+
+            Examples:
+              autofill fill https://example.com/login
+              autofill fill example.com --type otp --clip
+              password=$(autofill fill example.com --user alice)
+              eval "$(autofill fill example.com --pick 1 --format env)"
+              autofill fill example.com --list --provider org.autofill.vault
             """)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
@@ -38,6 +45,7 @@ struct FillCommand: AsyncParsableCommand {
     @Flag(help: "If a provider fails, try the next suggestion automatically.") var fallback = false
     @Option(help: "How to print the result: plain (the secret alone), env or json.") var format: OutputFormat = .plain
     @Flag(help: "Same as --format json.") var json = false
+    @OptionGroup var clipboard: ClipboardOptions
 
     func validate() throws {
         if pick != nil && user != nil { throw ValidationError("give --pick or --user, not both") }
@@ -47,6 +55,7 @@ struct FillCommand: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
+        let clipboard = try self.clipboard.clipboard(format: format, json: json)
         try await reportingFillErrors(session) {
             let query: ServiceQuery
             do {
@@ -68,7 +77,7 @@ struct FillCommand: AsyncParsableCommand {
                 let choice: FillPick = pick.map { .position($0) } ?? user.map { .user($0) } ?? .interactive
                 result = try await router.fillFromSuggestions(for: query, kind: type.identityKind, setup: setup, pick: { _ in choice }, fallback: fallback)
             }
-            try FillOutput(result).print(as: json ? .json : format)
+            try FillOutput(result).deliver(as: json ? .json : format, clipboard: clipboard)
         }
     }
 }
@@ -97,7 +106,11 @@ extension FillRouter {
 struct TextCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "text",
-        abstract: "Choose text to insert from a provider (ProvidesTextToInsert); printed on stdout.")
+        abstract: "Choose text to insert from a provider (ProvidesTextToInsert); printed on stdout.", discussion: """
+            Examples:
+              autofill text
+              autofill text --provider org.autofill.vault --clip
+            """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var session: SessionOptions
@@ -105,9 +118,11 @@ struct TextCommand: AsyncParsableCommand {
     var provider: String?
     @Option(help: "How to print the result: plain, env or json.") var format: OutputFormat = .plain
     @Flag(help: "Same as --format json.") var json = false
+    @OptionGroup var clipboard: ClipboardOptions
 
     func run() async throws {
         global.bootstrapLogging()
+        let clipboard = try self.clipboard.clipboard(format: format, json: json)
         try await reportingFillErrors(session) {
             let setup = try global.setup()
             setup.prestartHelper()  // its start overlaps reading the stores and ranking
@@ -119,7 +134,7 @@ struct TextCommand: AsyncParsableCommand {
                 throw FillFailure.nothingToFill("No enabled provider declares ProvidesTextToInsert.")
             }
             let result = try await router.insertText(providerID: chosen)
-            try FillOutput(result).print(as: json ? .json : format)
+            try FillOutput(result).deliver(as: json ? .json : format, clipboard: clipboard)
         }
     }
 }

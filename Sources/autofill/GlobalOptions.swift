@@ -60,9 +60,9 @@ struct GlobalOptions: ParsableArguments {
 }
 
 /// Runs a command body, turning an ``AutofillError`` into its message on stderr and its exit status.
-func reportingErrors(_ body: () throws -> Void) throws {
+func reportingErrors<Result>(_ body: () throws -> Result) throws -> Result {
     do {
-        try body()
+        return try body()
     } catch let error as AutofillError {
         printError("autofill: \(error)")
         throw ExitCode(error.exitStatus)

@@ -15,12 +15,20 @@ struct IdentitiesCommand: ParsableCommand {
             provider's own app does on Apple platforms) and help provider authors
             debug. The file format is in docs/IDENTITIES.md. A file with any error is
             refused whole, naming the line and field; nothing is half-written.
+
+            Examples:
+              autofill identities list --provider org.autofill.netrc
+              autofill identities save --provider com.example.mine --file identities.json
             """,
         subcommands: [List.self, Save.self, Remove.self, Replace.self]
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the identities in the enabled providers' stores.")
+        static let configuration = CommandConfiguration(abstract: "List the identities in the enabled providers' stores.", discussion: """
+                Examples:
+                  autofill identities list
+                  autofill identities list --provider org.autofill.vault --json
+                """)
 
         @OptionGroup var global: GlobalOptions
         @Option(help: ArgumentHelp("Only this provider.", valueName: "id")) var provider: String?
@@ -35,7 +43,7 @@ struct IdentitiesCommand: ParsableCommand {
                 for id in ids {
                     let name = (try? setup.catalog.manifest(for: id))?.displayName
                     guard let store = try setup.store(for: id) else {
-                        throw AutofillError(.usage, "\(id) has no identity store: it is not enabled (`autofill providers enable \(id)`)")
+                        throw AutofillError(.usage, "\(id) has no identity store: it is not enabled (`autofill providers enable \(id)`)\(KeySpelling.didYouMean(id, among: setup.catalog.enabledIDs))")
                     }
                     listings.append(try AutofillError.fromStore { () throws(IdentityStoreError) in
                         ProviderIdentities(id: id, displayName: name, state: try store.state(), identities: try store.allIdentities())
@@ -70,7 +78,7 @@ struct IdentitiesCommand: ParsableCommand {
                 }
                 let setup = try global.setup()
                 guard let store = try setup.store(for: provider) else {
-                    throw AutofillError(.configuration, "\(provider) is not enabled, so its identity store takes no writes; enable it first (`autofill providers enable \(provider)`)")
+                    throw AutofillError(.configuration, "\(provider) is not enabled, so its identity store takes no writes; enable it first (`autofill providers enable \(provider)`)\(KeySpelling.didYouMean(provider, among: setup.catalog.enabledIDs))")
                 }
                 let count = try AutofillError.fromStore { () throws(IdentityStoreError) in
                     try body(store, identities)
@@ -82,19 +90,28 @@ struct IdentitiesCommand: ParsableCommand {
     }
 
     struct Save: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Save identities (an identity already stored is replaced).")
+        static let configuration = CommandConfiguration(abstract: "Save identities (an identity already stored is replaced).", discussion: """
+                Examples:
+                  autofill identities save --provider com.example.mine --file new.json
+                """)
         @OptionGroup var options: WriteOptions
         func run() throws { try options.write("Saved") { store, identities throws(IdentityStoreError) in try store.save(identities) } }
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove identities.")
+        static let configuration = CommandConfiguration(abstract: "Remove identities.", discussion: """
+                Examples:
+                  autofill identities remove --provider com.example.mine --file gone.json
+                """)
         @OptionGroup var options: WriteOptions
         func run() throws { try options.write("Removed") { store, identities throws(IdentityStoreError) in try store.remove(identities) } }
     }
 
     struct Replace: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Replace all of a provider's identities with the file's.")
+        static let configuration = CommandConfiguration(abstract: "Replace all of a provider's identities with the file's.", discussion: """
+                Examples:
+                  autofill identities replace --provider com.example.mine --file all.json
+                """)
         @OptionGroup var options: WriteOptions
         func run() throws { try options.write("Replaced with") { store, identities throws(IdentityStoreError) in try store.replace(with: identities) } }
     }
@@ -128,7 +145,7 @@ struct ProviderIdentities: Encodable {
                 [entry.kind, entry.serviceIdentifier?.identifier ?? entry.relyingPartyIdentifier ?? "",
                  entry.user ?? entry.userName ?? entry.label ?? "", "\(entry.rank)", entry.recordIdentifier ?? ""]
             }
-            lines += Table(header: ["KIND", "SERVICE", "USER", "RANK", "RECORD"], rows: rows).lines.map { "  \($0)" }
+            lines += Table(header: ["KIND", "SERVICE", "USER", "RANK", "RECORD"], rows: rows, margin: 2).lines.map { "  \($0)" }
         }
         return lines.joined(separator: "\n")
     }

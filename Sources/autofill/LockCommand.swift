@@ -11,6 +11,10 @@ struct LockCommand: ParsableCommand {
             With no agent running nothing is unlocked, and this says so. A provider configured to run in the
             agent's own process (ProviderIsolation inProcess) can only be locked by ending the agent, which
             this then does. SIGHUP to the agent locks everything too (docs/AGENT.md).
+
+            Examples:
+              autofill lock
+              autofill lock org.autofill.vault
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -18,6 +22,15 @@ struct LockCommand: ParsableCommand {
 
     func run() throws {
         global.bootstrapLogging()
+        if let id = provider {
+            // A mistyped id (org.autofill.vautl) is a usage error naming the one meant, agent or not.
+            let known = (ClientContext.current.pool?.running.map(\.id) ?? [])
+                + ((try? global.configurationFile())?.configuration.enabledProviders ?? [])
+            if !known.contains(id), let meant = KeySpelling.nearest(id, among: known) {
+                printError("autofill: \(id) is not an enabled provider; did you mean \(meant)?")
+                throw ExitCode(AutofillError(.usage, "").exitStatus)
+            }
+        }
         guard let pool = ClientContext.current.pool, let server = AgentServer.current else {
             print("Nothing is unlocked: no agent is running.")
             return
@@ -47,6 +60,10 @@ struct UnlockCommand: AsyncParsableCommand {
             The provider must declare ShowsConfigurationUI. How long it stays unlocked is the provider's own
             setting (the Vault's UnlockTimeoutSeconds); `autofill lock` ends it sooner. Without the agent
             (AUTOFILL_AGENT=off) nothing stays unlocked after the command.
+
+            Examples:
+              autofill unlock org.autofill.vault
+              autofill unlock org.autofill.vault --ui-script answers.ui
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -57,10 +74,11 @@ struct UnlockCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         try await reportingFillErrors(session) {
             let setup = try global.setup()
-            let router = try session.router(setup)
+            let progress = progressLine()
+            let router = try session.router(setup, progress: progress)
             let manifest = try router.chooseProvider(
                 declaring: .showsConfigurationUI, id: provider, title: "Unlock which provider?", canceled: "Nothing was unlocked.")
-            try await router.configure(manifest)
+            try await showingProgress(progress, "Unlocking \(manifest.displayName)") { try await router.configure(manifest) }
             if ClientContext.current.pool != nil {
                 print("Unlocked \(manifest.displayName) (\(manifest.identifier)); `autofill lock \(manifest.identifier)` locks it.")
             } else {

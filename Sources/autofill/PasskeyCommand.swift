@@ -15,6 +15,10 @@ struct PasskeyCommand: AsyncParsableCommand {
             a registrable suffix of the origin's host, never a public suffix), builds clientDataJSON, and
             asks a provider to sign. The options are the relying party's JSON (as its server sends them
             to navigator.credentials), read from --options FILE or stdin.
+
+            Examples:
+              autofill passkey get --origin https://example.com --options request.json --json
+              autofill passkey create --origin https://example.com --options creation.json --json
             """,
         subcommands: [PasskeyGetCommand.self, PasskeyCreateCommand.self, PasskeySignalCommand.self])
 }
@@ -115,6 +119,10 @@ struct PasskeyGetCommand: AsyncParsableCommand {
             Exit status: 0 signed; 1 no passkey fits; 20 cancelled; 21 a UI was needed and there is no
             terminal; 22 you were not authenticated; 65 bad options, origin or relying party id; 69 the
             providers failed.
+
+            Examples:
+              autofill passkey get --origin https://example.com --options request.json --json
+              curl -s https://example.com/webauthn/options | autofill passkey get --origin https://example.com --json
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -214,6 +222,10 @@ struct PasskeyCreateCommand: AsyncParsableCommand {
             there is no terminal; 22 you were not authenticated; 23 declined (--conditional); 24 the
             provider already holds an excluded credential; 65 bad options, origin or relying party id;
             69 the provider failed.
+
+            Examples:
+              autofill passkey create --origin https://example.com --options creation.json --json
+              autofill passkey create --origin https://example.com --options creation.json --conditional
             """)
 
     @OptionGroup var global: GlobalOptions

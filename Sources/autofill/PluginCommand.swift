@@ -9,13 +9,24 @@ struct PluginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugin",
         abstract: "Check and package provider plugins (for provider authors).",
+        discussion: """
+            Examples:
+              autofill plugin validate plugins/Mine.afprovider
+              autofill plugin bundle --info Info.plist --library libMine.so --output plugins/Mine.afprovider
+            """,
         subcommands: [Validate.self, Bundle.self]
     )
 
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a plugin bundle: plist, library, ABI version, entry symbol, capabilities ↔ entry points.",
-            discussion: "Prints every problem with its fix. Exits 0 only when the plugin is valid, 65 when it is not.")
+            discussion: """
+                Prints every problem with its fix. Exits 0 only when the plugin is valid, 65 when it is not.
+
+                Examples:
+                  autofill plugin validate plugins/Mine.afprovider
+                  autofill plugin validate plugins/Mine.afprovider --json
+                """)
 
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print JSON (schema in docs/CLI.md).") var json = false
@@ -79,6 +90,9 @@ struct PluginCommand: ParsableCommand {
                 Copies the plist and the library into OUTPUT (created if needed), naming
                 the library as the plist's CFBundleExecutable says. Then check it with
                 `autofill plugin validate OUTPUT`.
+
+                Examples:
+                  autofill plugin bundle --info Info.plist --library .build/debug/libMine.so --output plugins/Mine.afprovider
                 """)
 
         @Option(help: ArgumentHelp("The plugin's Info.plist.", valueName: "plist")) var info: String

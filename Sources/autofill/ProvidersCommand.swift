@@ -7,6 +7,13 @@ struct ProvidersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "providers",
         abstract: "List, enable, disable and order credential providers.",
+        discussion: """
+            Examples:
+              autofill providers list
+              autofill providers enable plugins/Mine.afprovider
+              autofill providers order org.autofill.vault
+              autofill providers set org.autofill.vault UnlockTimeoutSeconds 600
+            """,
         subcommands: [List.self, Enable.self, Disable.self, Order.self, Sync.self, Trust.self, SetSetting.self, UnsetSetting.self]
     )
 
@@ -19,6 +26,10 @@ struct ProvidersCommand: ParsableCommand {
                 in a terminal, or run `autofill providers trust ID`), changed (since you approved it), \
                 quarantined (after repeated crashes), unsafe (other users could change its files) or \
                 unreadable; the line below says what to do.
+
+                Examples:
+                  autofill providers list
+                  autofill providers list --json
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -41,6 +52,10 @@ struct ProvidersCommand: ParsableCommand {
                 Loads the plugin to check it first; nothing is changed if it is invalid. If the plugin declares
                 ShowsConfigurationUI, its configuration runs next (in this terminal or from --ui-script), and
                 the provider is enabled only when the provider completes it.
+
+                Examples:
+                  autofill providers enable ~/.local/lib/autofill/providers/Mine.afprovider
+                  autofill providers enable org.autofill.netrc
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -90,7 +105,10 @@ struct ProvidersCommand: ParsableCommand {
     }
 
     struct Disable: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Disable an enabled provider.")
+        static let configuration = CommandConfiguration(abstract: "Disable an enabled provider.", discussion: """
+                Examples:
+                  autofill providers disable org.autofill.netrc
+                """)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The provider id.", valueName: "id")) var id: String
@@ -108,7 +126,10 @@ struct ProvidersCommand: ParsableCommand {
 
     struct Order: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Set the order of enabled providers (the ones named move to the front).")
+            abstract: "Set the order of enabled providers (the ones named move to the front).", discussion: """
+                Examples:
+                  autofill providers order org.autofill.vault org.autofill.netrc
+                """)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("Enabled provider ids, most preferred first.", valueName: "id"))
@@ -133,6 +154,10 @@ struct ProvidersCommand: ParsableCommand {
                 (all enabled ones by default) is loaded with its identity store and may
                 write its full list. Exits 69 if any failed (77 if every failure was a
                 refusal: a changed, unsafe or quarantined provider).
+
+                Examples:
+                  autofill providers sync
+                  autofill providers sync org.autofill.netrc
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -142,7 +167,10 @@ struct ProvidersCommand: ParsableCommand {
             global.bootstrapLogging()
             try reportingErrors {
                 var failures: [AutofillError] = []
-                for (id, result) in try global.setup().sync(ids) {
+                let setup = try global.setup()
+                let synced = try progressLine().map { progress in try progress.during("Syncing providers") { try setup.sync(ids) } }
+                    ?? setup.sync(ids)
+                for (id, result) in synced {
                     switch result {
                     case .success(let count): print("\(id): \(count) identit\(count == 1 ? "y" : "ies")")
                     case .failure(let error):
@@ -169,6 +197,9 @@ struct ProvidersCommand: ParsableCommand {
                 say), this records the files as they are now and lifts a quarantine. It shows each file's \
                 digest first and runs none of the provider's code. The records are yours, whatever the \
                 configuration: $XDG_STATE_HOME/autofill/trust.json, one per provider id and bundle path.
+
+                Examples:
+                  autofill providers trust org.autofill.netrc
                 """)
 
         @OptionGroup var global: GlobalOptions

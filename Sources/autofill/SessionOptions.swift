@@ -1,6 +1,7 @@
 import ArgumentParser
 import AutofillCore
 import AutofillHost
+import AutofillWire
 import FoundationEssentials
 
 /// Options of commands that may talk to providers and the user.
@@ -15,16 +16,17 @@ struct SessionOptions: ParsableArguments {
 
     /// The UI for providers' prompts and the host's lists: a UI script, else the terminal, else none
     /// (requests then fail with a clear reason). The host's own authentication never uses it.
-    func userInterface() throws(AutofillError) -> any ProviderUserInterface {
+    func userInterface(progress: ProgressLine? = nil) throws(AutofillError) -> any ProviderUserInterface {
         if let uiScript { return try ScriptedUserInterface(path: uiScript) }
-        if let terminal = TerminalUserInterface.open() { return terminal }
+        if let terminal = TerminalUserInterface.open(progress: progress) { return terminal }
         return UnavailableUserInterface(reason: "there is no terminal: run in a terminal or pass --ui-script FILE")
     }
 
     /// A router over the configuration's providers: providers' UI from ``userInterface()``, the
-    /// host's own authentication on the controlling terminal only (``HostPrompts``).
-    func router(_ setup: ProviderSetup) throws(AutofillError) -> FillRouter {
-        let ui = try userInterface()
+    /// host's own authentication on the controlling terminal only (``HostPrompts``). `progress` is erased
+    /// while a provider asks something.
+    func router(_ setup: ProviderSetup, progress: ProgressLine? = nil) throws(AutofillError) -> FillRouter {
+        let ui = try userInterface(progress: progress)
         var onEntry: (@Sendable (RequestTrace.Entry) -> Void)?
         if trace { onEntry = { entry in printError("trace: " + entry.description) } }
         return FillRouter(

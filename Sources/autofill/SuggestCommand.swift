@@ -16,6 +16,11 @@ struct SuggestCommand: ParsableCommand {
             order is documented in docs/RANKING.md: match quality (exact URL, exact
             host, parent domains, same site), then rank, then your provider order.
             Matching rules: docs/MATCHING.md.
+
+            Examples:
+              autofill suggest https://example.com/login
+              autofill suggest example.com --type otp --limit 3
+              autofill suggest example.com --json | jq '.suggestions[].user'
             """)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
@@ -58,8 +63,18 @@ struct SuggestCommand: ParsableCommand {
                 try engine.suggestions(for: query, kinds: kinds)
             }
             if let limit { suggestions = Array(suggestions.prefix(limit)) }
+            // At a terminal, without --limit: a screenful, and how many more there are.
+            var more = 0
+            if !json, limit == nil, let rows = ClientContext.current.console.terminalSize(.output)?.rows {
+                let fitting = max(rows - 4, 3)  // the title, the header, the "more" line, the next prompt
+                if suggestions.count > fitting {
+                    more = suggestions.count - fitting
+                    suggestions = Array(suggestions.prefix(fitting))
+                }
+            }
             let report = SuggestionReport(input: service, query: query, suggestions: suggestions)
             if json { try printJSON(report) } else { print(report.text) }
+            if more > 0 { print("\(more) more (--limit \(suggestions.count + more) shows them all)") }
         }
     }
 }

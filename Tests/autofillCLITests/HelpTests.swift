@@ -17,6 +17,30 @@ struct HelpTests {
         #expect(result.stdout == expected, "run with AUTOFILL_RECORD_SNAPSHOTS=1 to record a deliberate change")
     }
 
+    static let commands = [
+        "fill", "suggest", "text", "passkey", "passkey get", "passkey create", "lock", "unlock", "identities", "identities list",
+        "identities save", "identities remove", "identities replace", "providers", "providers list", "providers enable",
+        "providers disable", "providers order", "providers sync", "providers trust", "plugin", "plugin validate", "plugin bundle",
+        "agent", "agent serve", "agent stop", "agent status", "init", "providers set", "providers unset", "git-credential",
+    ]
+
+    @Test(arguments: commands)
+    func everyCommandsHelpHasExamples(command: String) throws {
+        let home = try TemporaryHome()
+        let result = try CLI.run(command.split(separator: " ").map(String.init) + ["--help"], home: home.path)
+        #expect(result.status == 0)
+        let examples = result.stdout.components(separatedBy: "Examples:\n").dropFirst().first ?? ""
+        #expect(examples.hasPrefix("  ") && examples.contains("autofill"), "\(result.stdout)")
+    }
+
+    @Test(arguments: ["", "create", "add-password", "add-otp", "add-text", "remove", "list", "import", "unlock", "lock", "sync",
+                      "show", "search", "edit", "rename", "passwd"])
+    func everyVaultCommandsHelpHasExamples(command: String) throws {
+        let result = try ChildProcess.run("\(CLI.root)/.build/debug/autofill-vault", (command.isEmpty ? [] : [command]) + ["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Examples:\n  autofill-vault"), "\(result.stdout)")
+    }
+
     @Test func helpListsTheExitStatuses() throws {
         let home = try TemporaryHome()
         let result = try CLI.run(["--help"], home: home.path)

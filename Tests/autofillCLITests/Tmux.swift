@@ -5,9 +5,9 @@ final class TmuxSession {
     let socket = "autofill-test-\(UUID().uuidString.prefix(8))"
     let name = "s"
 
-    /// Starts `command` (a shell command line) in a 120×40 pane.
-    init(_ command: String) throws {
-        try tmux(["new-session", "-d", "-s", name, "-x", "120", "-y", "40", command])
+    /// Starts `command` (a shell command line) in a pane of `columns`×`rows` (120×40).
+    init(_ command: String, columns: Int = 120, rows: Int = 40) throws {
+        try tmux(["new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)", command])
         try tmux(["set-option", "-t", name, "remain-on-exit", "on"])
     }
 

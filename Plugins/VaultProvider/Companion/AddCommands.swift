@@ -7,7 +7,14 @@ import VaultCore
 struct AddPasswordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-password", abstract: "Add a login: a user name and password for a domain or URL.",
-        discussion: "The password is asked twice at the terminal, or read from the line after the master password with --password-stdin.")
+        discussion: """
+            The password is asked twice at the terminal, or read from the line after the master password with --password-stdin.
+
+            Examples:
+              autofill-vault add-password --service example.com --user alice
+              autofill-vault add-password --service https://example.com/login --user alice --generate --length 32
+              printf '%s\\n%s\\n' "$master" "$password" | autofill-vault add-password --service example.com --user alice --password-stdin
+            """)
 
     @OptionGroup var options: VaultOptions
     @OptionGroup var entry: EntryOptions
@@ -56,7 +63,13 @@ struct AddPasswordCommand: ParsableCommand {
 struct AddOneTimeCodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-otp", abstract: "Add a one-time-code generator from an otpauth://totp/ URI or a Base32 secret.",
-        discussion: "The URI or secret is asked at the terminal without echo, or read from the line after the master password with --password-stdin.")
+        discussion: """
+            The URI or secret is asked at the terminal without echo, or read from the line after the master password with --password-stdin.
+
+            Examples:
+              autofill-vault add-otp --service example.com --label alice@example.com
+              autofill-vault add-otp --password-stdin < master-and-uri.txt
+            """)
 
     @OptionGroup var options: VaultOptions
     @OptionGroup var entry: EntryOptions
@@ -96,7 +109,12 @@ struct AddOneTimeCodeCommand: ParsableCommand {
 struct AddTextCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-text", abstract: "Add a text snippet to insert (an address, a canned reply).",
-        discussion: "The text comes from --file, or one line at the terminal, or all of standard input after the master password with --password-stdin.")
+        discussion: """
+            The text comes from --file, or one line at the terminal, or all of standard input after the master password with --password-stdin.
+
+            Examples:
+              autofill-vault add-text --title "Home address" --file address.txt
+            """)
 
     @OptionGroup var options: VaultOptions
     @OptionGroup var entry: EntryOptions

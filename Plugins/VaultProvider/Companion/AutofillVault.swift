@@ -3,6 +3,7 @@
 // provider does on Apple platforms; `unlock` and `lock` hand over to autofill, whose agent keeps the
 // provider's process (and the unlocked vault in its memory).
 import ArgumentParser
+import AutofillCore
 import Glibc
 
 @main
@@ -44,6 +45,12 @@ struct AutofillVault: ParsableCommand {
               74  a file could not be read or written
               75  the identity store is busy: try again
               77  wrong master password, or the vault file was changed
+
+            Examples:
+              autofill-vault create
+              autofill-vault add-password --service example.com --user alice
+              autofill-vault import bitwarden.csv
+              autofill-vault unlock
             """,
         subcommands: [
             CreateCommand.self, AddPasswordCommand.self, AddOneTimeCodeCommand.self, AddTextCommand.self,
@@ -84,6 +91,12 @@ struct AutofillVault: ParsableCommand {
             } else {
                 text = "Error: " + replacement
             }
+        }
+        // A mistyped command: name the one meant, never what was typed (it could be a secret given by mistake).
+        if let typed = arguments.first, !typed.hasPrefix("-"), !commandNames.contains(typed),
+           let meant = KeySpelling.nearest(typed, among: configuration.subcommands.map { $0._commandName }),
+           let endOfMessage = text.firstIndex(of: "\n") {
+            text.insert(contentsOf: "\nautofill-vault has no command #1; did you mean '\(meant)'?", at: endOfMessage)
         }
         if !text.isEmpty {
             text += "\n"

@@ -50,7 +50,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 /// Writes `autofill-vault: message` to standard error.
 func printError(_ message: String) {
     var line = "autofill-vault: \(message)\n"
-    line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    withoutProgress { line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) } }
 }
 
 /// Writes `autofill-vault: warning: message` to standard error.

@@ -11,6 +11,10 @@ struct ImportCommand: ParsableCommand {
             user) are skipped; rows that cannot be imported are reported by row number (the header is \
             row 1), never with their contents. Delete the export afterwards: it holds your passwords in \
             the clear.
+
+            Examples:
+              autofill-vault import bitwarden_export.csv
+              autofill-vault import ~/Downloads/Chrome\\ Passwords.csv
             """)
 
     @OptionGroup var options: VaultOptions
@@ -28,7 +32,9 @@ struct ImportCommand: ParsableCommand {
                 throw CommandFailure(.badInput, "\(file) is not UTF-8 text; export the CSV again as UTF-8")
             }
             let access = VaultAccess(options)
-            try access.update({ contents in try contents.importCSV(text, name: file) }, announce: report)
+            try withProgress("Importing \(file)") {
+                try access.update({ contents in try contents.importCSV(text, name: file) }, announce: { imported in withoutProgress { report(imported) } })
+            }
         }
     }
 

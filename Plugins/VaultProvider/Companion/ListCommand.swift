@@ -6,7 +6,11 @@ import VaultCore
 /// `autofill-vault list`: the entries, without secrets unless asked.
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List the entries; secrets only with --reveal.")
+        commandName: "list", abstract: "List the entries; secrets only with --reveal.", discussion: """
+            Examples:
+              autofill-vault list
+              autofill-vault list --reveal
+            """)
 
     @OptionGroup var options: VaultOptions
 

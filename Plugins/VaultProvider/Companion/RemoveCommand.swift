@@ -4,7 +4,11 @@ import VaultCore
 /// `autofill-vault remove`: delete entries by id.
 struct RemoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "remove", abstract: "Remove entries by id (all or none: an unknown id removes nothing).")
+        commandName: "remove", abstract: "Remove entries by id (all or none: an unknown id removes nothing).", discussion: """
+            Examples:
+              autofill-vault list
+              autofill-vault remove 6F1C0E2A-…
+            """)
 
     @OptionGroup var options: VaultOptions
 

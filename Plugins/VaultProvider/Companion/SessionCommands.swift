@@ -11,6 +11,9 @@ struct UnlockCommand: ParsableCommand {
             only, until UnlockTimeoutSeconds pass (a setting of org.autofill.vault in the autofill configuration; \
             default 300) or `autofill-vault lock` runs. It unlocks the vault that configuration names (VaultFile). \
             The output and exit status are autofill's. See docs/VAULT.md for what that protects against and what not.
+
+            Examples:
+              autofill-vault unlock
             """)
 
     @OptionGroup var host: HostOptions
@@ -42,6 +45,10 @@ struct LockCommand: ParsableCommand {
             autofill-vault: the agent ends the provider's process, and with it the key and the entries in its \
             memory. The output and exit status are autofill's. Session files an earlier release kept in \
             $XDG_RUNTIME_DIR/autofill/providers/org.autofill.vault/ are deleted first.
+
+            Examples:
+              autofill-vault lock
+              autofill-vault lock --all
             """)
 
     @OptionGroup var host: HostOptions
@@ -66,15 +73,20 @@ struct LockCommand: ParsableCommand {
 /// `autofill-vault sync`: write the full identity list.
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sync", abstract: "Write every identity of the vault to the provider's identity store (after a wipe, or a new machine).")
+        commandName: "sync", abstract: "Write every identity of the vault to the provider's identity store (after a wipe, or a new machine).", discussion: """
+            Examples:
+              autofill-vault sync
+            """)
 
     @OptionGroup var options: VaultOptions
 
     func run() throws {
         try CommandFailure.reporting {
             let access = VaultAccess(options)
-            let vault = try access.open(at: access.path)
-            try access.publish(IdentityChanges(from: [], to: []), all: vault.contents.identities, replace: true, saved: false)
+            try withProgress("Syncing \(options.provider)") {
+                let vault = try access.open(at: access.path)
+                try access.publish(IdentityChanges(from: [], to: []), all: vault.contents.identities, replace: true, saved: false)
+            }
         }
     }
 }

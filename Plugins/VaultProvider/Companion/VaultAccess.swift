@@ -26,7 +26,7 @@ struct VaultAccess {
         if case .scrypt = header.keyDerivation, !header.keyDerivation.meetsFloor() {  // an earlier release's vault
             printWarning("the vault's key derivation (\(header.keyDerivation)) is weaker than new vaults get; `autofill-vault passwd` upgrades it to Argon2id")
         }
-        let password = try secrets.masterPassword(for: path)
+        let password = try withoutProgress { () throws(CommandFailure) in try secrets.masterPassword(for: path) }
         do {
             return try Vault.open(at: path, password: password)
         } catch {
@@ -55,7 +55,7 @@ struct VaultAccess {
             let outcome = replace
                 ? try IdentityPublisher.replace(with: all, in: store)
                 : try IdentityPublisher.publish(changes, all: all, to: store)
-            print("\(options.provider): \(outcome)")
+            withoutProgress { print("\(options.provider): \(outcome)") }
         } catch {
             switch error.code {
             case .storeDisabled:

@@ -101,6 +101,18 @@ public final class Console: Sendable {
         }
     }
 
+    /// The size of the terminal `stream` writes to (TIOCGWINSZ on the client's own descriptor, which
+    /// the agent received), or nil when it is no terminal or does not say.
+    public func terminalSize(_ stream: Stream) -> (rows: Int, columns: Int)? {
+        descriptors.withLock { descriptors in
+            guard let descriptors else { return nil }
+            let fd = stream == .output ? descriptors.output : descriptors.error
+            guard isatty(fd) == 1 else { return nil }
+            let rows = Int(afh_terminal_rows(fd)), columns = Int(afh_terminal_columns(fd))
+            return rows > 0 && columns > 0 ? (rows, columns) : nil
+        }
+    }
+
     /// Ends the console: owned descriptors are closed, later writes dropped.
     public func close() {
         descriptors.withLock { descriptors in

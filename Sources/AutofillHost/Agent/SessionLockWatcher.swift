@@ -1,3 +1,4 @@
+internal import AutofillWire
 internal import CAutofillSessionBus
 internal import Dispatch
 internal import Glibc

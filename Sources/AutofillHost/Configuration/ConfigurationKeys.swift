@@ -1,3 +1,4 @@
+internal import AutofillCore
 /// The keys a host configuration may hold, checked the way capability keys are: a near miss of a known
 /// key (`EnabledProvider` for `EnabledProviders`) is an error naming the key meant, since as written the
 /// setting would silently not apply; any other unknown key is a warning, and ignored.

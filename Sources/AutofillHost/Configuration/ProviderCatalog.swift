@@ -94,7 +94,7 @@ public struct ProviderCatalog: Sendable {
             let known = plugins.compactMap(\.manifest?.identifier)
             throw AutofillError(
                 .usage,
-                "no plugin with id \(id) in \(file.searchPaths.joined(separator: ", "))\(known.isEmpty ? "" : "; found: \(known.joined(separator: ", "))")")
+                "no plugin with id \(id) in \(file.searchPaths.joined(separator: ", "))\(known.isEmpty ? "" : "; found: \(known.joined(separator: ", "))")\(KeySpelling.didYouMean(id, among: known))")
         }
         guard found.count == 1 else {
             let enabled = enabledIDs.contains(id)
@@ -243,7 +243,7 @@ public struct ProviderCatalog: Sendable {
     public mutating func disable(_ id: String) throws(AutofillError) {
         guard enabledIDs.contains(id) else {
             throw AutofillError(
-                .usage, "\(id) is not enabled; enabled providers: \(enabledIDs.isEmpty ? "none" : enabledIDs.joined(separator: ", "))")
+                .usage, "\(id) is not enabled; enabled providers: \(enabledIDs.isEmpty ? "none" : enabledIDs.joined(separator: ", "))\(KeySpelling.didYouMean(id, among: enabledIDs))")
         }
         file.configuration.enabledProviders.removeAll { $0 == id }
         try file.save()
@@ -256,7 +256,7 @@ public struct ProviderCatalog: Sendable {
         var seen = Set<String>()
         for id in ids {
             guard enabled.contains(id) else {
-                throw AutofillError(.usage, "\(id) is not enabled; enabled providers: \(enabled.isEmpty ? "none" : enabled.joined(separator: ", "))")
+                throw AutofillError(.usage, "\(id) is not enabled; enabled providers: \(enabled.isEmpty ? "none" : enabled.joined(separator: ", "))\(KeySpelling.didYouMean(id, among: enabled))")
             }
             guard seen.insert(id).inserted else { throw AutofillError(.usage, "\(id) is named twice") }
         }

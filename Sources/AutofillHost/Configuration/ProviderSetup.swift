@@ -145,7 +145,7 @@ public struct ProviderSetup: Sendable {
     public func sync(_ ids: [String] = []) throws(AutofillError) -> [(id: String, result: Result<Int, AutofillError>)] {
         let enabled = catalog.enabledIDs
         for id in ids where !enabled.contains(id) {
-            throw AutofillError(.usage, "\(id) is not enabled; enabled providers: \(enabled.isEmpty ? "none" : enabled.joined(separator: ", "))")
+            throw AutofillError(.usage, "\(id) is not enabled; enabled providers: \(enabled.isEmpty ? "none" : enabled.joined(separator: ", "))\(KeySpelling.didYouMean(id, among: enabled))")
         }
         return (ids.isEmpty ? enabled : ids).map { id in
             (id, Result { () throws(AutofillError) -> Int in try syncOne(id) })

@@ -1,4 +1,5 @@
 public import AutofillCore
+package import AutofillWire
 internal import FoundationEssentials
 
 /// Providers' UI (and the host's own prompts) rendered on the controlling terminal.
@@ -11,22 +12,33 @@ public final class TerminalUserInterface: ProviderUserInterface {
     /// Whether the host's prompts get their reverse-video mark (``attributes(_:)``), decided by the
     /// environment of the client it was opened for.
     private let attributes: Bool
+    /// The command's progress line, erased while a request is on the terminal.
+    private let progress: ProgressLine?
 
     /// The terminal UI, or nil when the process has no controlling terminal (for a request the agent
-    /// serves: when its client passed none).
-    public static func open() -> TerminalUserInterface? {
-        Terminal.open().map { TerminalUserInterface(terminal: $0, attributes: attributes(ClientContext.current.environment)) }
+    /// serves: when its client passed none). `progress` is erased while it asks something.
+    public static func open() -> TerminalUserInterface? { open(progress: nil) }
+
+    /// ``open()`` with the command's progress line.
+    package static func open(progress: ProgressLine?) -> TerminalUserInterface? {
+        Terminal.open().map { TerminalUserInterface(terminal: $0, attributes: attributes(ClientContext.current.environment), progress: progress) }
     }
 
-    private init(terminal: Terminal, attributes: Bool) {
+    private init(terminal: Terminal, attributes: Bool, progress: ProgressLine?) {
         self.terminal = terminal
         self.attributes = attributes
+        self.progress = progress
     }
 
     /// A person at the terminal answers.
     public var answersComeFromAPerson: Bool { true }
 
     public func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
+        guard let progress else { return try presentNow(request, providerName: providerName) }
+        return try progress.interacting { () throws(UserInterfaceError) in try presentNow(request, providerName: providerName) }
+    }
+
+    private func presentNow(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
         let frame = PromptFrame(owner: providerName, columns: terminal.columns, attributes: attributes)
         switch request {
         case .prompt(let title, let message, let secret, let maxLength):

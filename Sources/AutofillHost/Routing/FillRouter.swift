@@ -384,7 +384,7 @@ public final class FillRouter: Sendable {
         let providers = enabledProviders(declaring: capability)
         if let id {
             guard let manifest = providers.first(where: { $0.identifier == id }) else {
-                throw AutofillError(.usage, "\(id) is not an enabled provider with \(capability.plistKey)")
+                throw AutofillError(.usage, "\(id) is not an enabled provider with \(capability.plistKey)\(KeySpelling.didYouMean(id, among: providers.map(\.identifier)))")
             }
             return manifest
         }

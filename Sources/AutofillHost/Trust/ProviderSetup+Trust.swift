@@ -136,7 +136,7 @@ extension ProviderSetup {
         guard enabled.contains(id) else {
             throw AutofillError(
                 .usage,
-                "\(id) is not enabled (enabled providers: \(enabled.isEmpty ? "none" : enabled.joined(separator: ", "))); `autofill providers enable \(id)` records its files as it enables it")
+                "\(id) is not enabled (enabled providers: \(enabled.isEmpty ? "none" : enabled.joined(separator: ", "))); `autofill providers enable \(id)` records its files as it enables it\(KeySpelling.didYouMean(id, among: enabled))")
         }
         let manifest = try catalog.manifest(for: id)
         try checkPermissions(manifest)

@@ -92,6 +92,23 @@ const char *afh_signal_name(int signal_number);
 /* The width of the terminal open on `fd` in columns (TIOCGWINSZ), 0 when unknown. */
 int afh_terminal_columns(int fd);
 
+/* The height of the terminal open on `fd` in rows (TIOCGWINSZ), 0 when unknown. */
+int afh_terminal_rows(int fd);
+
+/*
+ * Host side: runs one of the user's programs (a clipboard tool, the clipboard's clearer) with
+ * posix_spawn, called from any thread (no PR_SET_PDEATHSIG: such a program may outlive this one).
+ * In the child: fd 0, 1 and 2 are `in_fd`, `out_fd` and `err_fd`, fd 3 is `extra_fd` when it is not
+ * -1; every other descriptor is closed; default signal handling; a session of its own. Returns 0
+ * and sets *pid, or returns an errno value. The caller reaps it.
+ */
+int afh_spawn_program(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, int err_fd,
+                      int extra_fd, pid_t *pid);
+
+/* An anonymous in-memory file (memfd_create, close-on-exec): somewhere a program's error output can
+ * go when a process it forks keeps the descriptor open. The descriptor, or -1 with errno. */
+int afh_memfd(const char *name);
+
 /* waitpid decoding (the W* macros are not importable): */
 int afh_exited(int status);      /* WIFEXITED */
 int afh_exit_status(int status); /* WEXITSTATUS */

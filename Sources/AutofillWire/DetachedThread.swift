@@ -2,7 +2,7 @@ internal import Glibc
 
 /// Starts `body` on a new detached POSIX thread: for loops that block in `poll` or `read` for a
 /// helper's whole life, which must not hold a thread of Swift's or Dispatch's shared pools.
-func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+package func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     final class Box: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
