@@ -10,6 +10,7 @@
 //   AutofillABI          the one translation between C ABI structs and core models
 //   CFFI                 libffi shim (system library): per-plugin host-service closures
 //   CArgon2              libargon2 (system library): Argon2 key derivation for the Vault and KeePass databases
+//   CGcrypt, CZlib       libgcrypt and zlib (system libraries): KeePass databases' ciphers and gzip
 //   AutofillHost         discovers, validates and loads plugins; configuration; transport
 //   CAutofillHelper      libc calls of helper processes Swift cannot make (spawn, prctl, signals)
 //   CAutofillSandbox     the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl
@@ -26,7 +27,8 @@
 //   AutofillWebAuthn     WebAuthn authenticator structures (CBOR, COSE keys, authenticator data,
 //                        attestation objects, ES256) for passkey providers and the host
 //   Plugins/*            the sample providers (Swift ones here; the C one is built by cc);
-//                        VaultProvider has VaultCore (the encrypted vault) and autofill-vault (its companion)
+//                        VaultProvider has VaultCore (the encrypted vault) and autofill-vault (its companion);
+//                        KeePassProvider has KDBX (a read-only KeePass database reader)
 import PackageDescription
 
 let strictSwift: [SwiftSetting] = [
@@ -70,6 +72,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPAM", providers: [.apt(["libpam0g-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "AutofillMatching", dependencies: ["AutofillCore", "CPSL", "CIDN2"]),
         .target(name: "AutofillStore", dependencies: ["AutofillCore", "AutofillMatching", "CSQLite"]),
         .target(name: "AutofillABI", dependencies: ["AutofillCore", "CAutofillProvider"]),
@@ -127,6 +131,11 @@ let package = Package(
             name: "AuthenticatorProvider", dependencies: ["AutofillProviderKit", "AutofillOTP"],
             path: "Plugins/AuthenticatorProvider", exclude: ["Info.plist"]
         ),
+        .target(
+            name: "KDBX",
+            dependencies: ["AutofillCore", "CArgon2", "CGcrypt", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Plugins/KeePassProvider/KDBX"
+        ),
         .target(name: "AutofillTestSupport", path: "Tests/AutofillTestSupport"),
         .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore"]),
         .testTarget(name: "AutofillOTPTests", dependencies: ["AutofillOTP", "AutofillTestSupport"]),
@@ -142,6 +151,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .testTarget(name: "KDBXTests", dependencies: ["KDBX", "AutofillCore", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "AutofillMatchingTests", dependencies: ["AutofillMatching", "AutofillCore"]),
         .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore", "AutofillCompanion", "AutofillTestSupport"]),
         .testTarget(
