@@ -51,6 +51,7 @@ let package = Package(
         .executable(name: "autofill-vault", targets: ["autofill-vault"]),
         .library(name: "VaultProvider", type: .dynamic, targets: ["VaultProvider"]),
         .library(name: "AuthenticatorProvider", type: .dynamic, targets: ["AuthenticatorProvider"]),
+        .library(name: "KeePassProvider", type: .dynamic, targets: ["KeePassProvider"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -135,6 +136,10 @@ let package = Package(
             name: "KDBX",
             dependencies: ["AutofillCore", "CArgon2", "CGcrypt", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
             path: "Plugins/KeePassProvider/KDBX"
+        ),
+        .target(
+            name: "KeePassProvider", dependencies: ["AutofillProviderKit", "AutofillOTP", "KDBX"],
+            path: "Plugins/KeePassProvider/Provider"
         ),
         .target(name: "AutofillTestSupport", path: "Tests/AutofillTestSupport"),
         .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore"]),
