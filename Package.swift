@@ -90,7 +90,7 @@ let package = Package(
         .target(name: "AutofillProviderKit", dependencies: ["AutofillCore", "AutofillABI", "CAutofillProvider"]),
         .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "AutofillWebAuthn", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "AutofillWebAuthn", dependencies: ["AutofillCore", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillAgent"], path: "Sources/autofill-client"),
         .executableTarget(
             name: "autofill-cli",
@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(name: "AutofillOTPTests", dependencies: ["AutofillOTP", "AutofillTestSupport"]),
         .testTarget(
             name: "AutofillWebAuthnTests",
-            dependencies: ["AutofillWebAuthn", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["AutofillWebAuthn", "AutofillCore", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["fido2_check.py"]
         ),
         .testTarget(
