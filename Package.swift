@@ -138,7 +138,8 @@ let package = Package(
             path: "Plugins/KeePassProvider/KDBX"
         ),
         .target(
-            name: "KeePassProvider", dependencies: ["AutofillProviderKit", "AutofillOTP", "KDBX"],
+            name: "KeePassProvider",
+            dependencies: ["AutofillProviderKit", "AutofillOTP", "AutofillWebAuthn", "KDBX", .product(name: "Crypto", package: "swift-crypto")],
             path: "Plugins/KeePassProvider/Provider"
         ),
         .target(name: "AutofillTestSupport", path: "Tests/AutofillTestSupport"),

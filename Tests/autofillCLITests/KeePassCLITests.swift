@@ -18,9 +18,14 @@ struct KeePassCLITests {
         home = try TemporaryHome()
         try FileManager.default.createDirectory(atPath: "\(home.path)/keepass", withIntermediateDirectories: true)
         database = "\(home.path)/keepass/passwords.kdbx"
+        // A passkey as KeePassXC's browser integration stores one, registered with the relying party.
+        let made = try Self.relyingParty(["keepassxc-passkey", "\(home.path)/rp.json", "--rp-id", "example.com", "--user", "alice"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let passkey = try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: String] ?? [:]
         let xml = KeePassXML(entries: [
             .init(title: "GitHub", user: "octocat", password: "s3cret-pass", url: "https://github.com/login",
                   fields: ["otp": "otpauth://totp/GitHub:octocat?secret=\(Self.totpSecret)"]),
+            .init(title: "Example passkey", user: "alice", password: "", url: "https://example.com", fields: passkey),
         ], recycled: [.init(title: "Old", user: "gone", password: "deleted-pass", url: "https://github.com")])
         try KeePassXC.importXML(try home.file("import.xml", xml.text), to: database, key: KeePassXC.Key(password: Self.masterPassword))
         _ = try home.sample("KeePassProvider", as: "org.autofill.keepassxc")
@@ -34,6 +39,11 @@ struct KeePassCLITests {
         try home.trust(["org.autofill.keepassxc"], config: config)
         let sync = try CLI.run(["providers", "sync", "--config", config], home: home.path)
         #expect(sync.status == 0, "\(sync.stderr)")
+    }
+
+    /// The relying party (`Support/relying_party.py`, py_webauthn and python-fido2).
+    static func relyingParty(_ arguments: [String], stdin: String = "") throws -> CLI.Result {
+        try ChildProcess.run("/usr/bin/env", ["python3", "\(CLI.root)/Tests/autofillCLITests/Support/relying_party.py"] + arguments, input: stdin)
     }
 
     func run(_ arguments: [String], script: String? = nil) throws -> CLI.Result {
@@ -50,7 +60,7 @@ struct KeePassCLITests {
         let unlocked = try run(["unlock", "org.autofill.keepassxc"], script: "secret \(Self.masterPassword)\n")
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
         let after = try run(["providers", "list"])
-        #expect(after.stdout.contains("2 identities"), "\(after.stdout)")  // GitHub's password and code, not the recycle bin's
+        #expect(after.stdout.contains("3 identities"), "\(after.stdout)")  // GitHub's password and code, the passkey; not the recycle bin's
     }
 
     @Test func anUnlockThenFillsPasswordsAndCodesMatchingOathtool() throws {
@@ -78,5 +88,21 @@ struct KeePassCLITests {
         for secret in ["wrong-1", "s3cret-pass", "deleted-pass", Self.totpSecret, "octocat"] {
             #expect(!wrong.stderr.contains(secret) && !wrong.stdout.contains(secret))
         }
+    }
+
+    @Test func aStoredPasskeySignsInAndTheRelyingPartyVerifiesIt() throws {
+        let unlocked = try run(["unlock", "org.autofill.keepassxc"], script: "secret \(Self.masterPassword)\n")
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        let options = try Self.relyingParty(["authentication-options", "\(home.path)/rp.json", "--uv", "required"])
+        #expect(options.status == 0, "\(options.stderr)")
+        let signed = try run(["passkey", "get", "--origin", "https://example.com", "--options", try home.file("get.json", options.stdout), "--json"],
+                             script: CLI.usesAgent ? nil : "secret \(Self.masterPassword)\n")
+        #expect(signed.status == 0, "\(signed.stderr)")
+        #expect(!signed.stdout.contains("PRIVATE KEY") && !signed.stderr.contains("PRIVATE KEY"))
+        let verdict = try Self.relyingParty(["authentication-verify", "\(home.path)/rp.json", "--origin", "https://example.com"], stdin: signed.stdout)
+        #expect(verdict.status == 0, "\(verdict.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(verdict.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(summary["userVerified"] as? Bool == true)
+        #expect(summary["signCount"] as? Int == 0)  // KeePassXC keeps no counter
     }
 }

@@ -20,4 +20,9 @@ public struct CompositeKey: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "CompositeKey(<REDACTED>)" }
+
+    /// Whether `other` is the same key (compared in constant time).
+    public func matches(_ other: CompositeKey) -> Bool {
+        constantTimeEqual(hash, other.hash)
+    }
 }

@@ -60,6 +60,11 @@ final class DatabaseMemory: Sendable {
         }
     }
 
+    /// Whether the database is unlocked with `key`.
+    func isHeld(with key: CompositeKey) -> Bool {
+        held.withLock { $0.map { $0.until > .now && $0.key.matches(key) } ?? false }
+    }
+
     /// Drops the database and key.
     func lock() {
         held.withLock { $0 = nil }

@@ -11,18 +11,27 @@ struct KeePassIndex: Sendable {
     /// Offered entries in database order.
     let ordered: [KDBXEntry]
 
+    /// The passkeys stored in offered entries.
+    let passkeys: [KeePassPasskey]
+
     /// The suffix of a one-time-code identity's record identifier (a password's is the UUID alone).
     static let oneTimeCodeSuffix = "#otp"
 
     init(_ database: KDBXDatabase) {
         ordered = database.entries.filter { !$0.isInRecycleBin }
         entries = Dictionary(ordered.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        passkeys = ordered.compactMap(KeePassPasskey.init)
     }
 
-    /// Every identity: a password identity per URL of each entry with a password, and a
-    /// one-time-code identity per URL of each entry with a code.
+    /// The passkey for `relyingParty` with `credentialID`.
+    func passkey(relyingParty: String, credentialID: [UInt8]) -> KeePassPasskey? {
+        passkeys.first { $0.relyingParty == relyingParty && $0.credentialID == credentialID }
+    }
+
+    /// Every identity: a password identity per URL of each entry with a password, a one-time-code
+    /// identity per URL of each entry with a code, and one per passkey.
     func identities(now: Date = Date()) -> [CredentialIdentity] {
-        ordered.flatMap { entry -> [CredentialIdentity] in
+        passkeys.map { .passkey($0.identity) } + ordered.flatMap { entry -> [CredentialIdentity] in
             let services = entry.urls.compactMap(KeePassServices.service(for:))
             let rank = entry.isExpired(at: now) ? -1 : 0
             var identities: [CredentialIdentity] = []

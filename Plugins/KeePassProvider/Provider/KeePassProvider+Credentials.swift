@@ -6,6 +6,10 @@ import KDBX
 /// The picked identity's secret: silently while unlocked, else after an unlock prompt.
 extension KeePassProvider: CredentialProviding {
     func provideCredentialWithoutUserInteraction(for credentialRequest: CredentialRequest, context: ExtensionContext) {
+        if case .passkeyAssertion(let identity, let parameters) = credentialRequest {
+            assertWithoutUserInteraction(identity, parameters, context: context)
+            return
+        }
         do throws(Access) {
             answer(credentialRequest, from: try heldIndex(), context: context)
         } catch {
@@ -14,6 +18,10 @@ extension KeePassProvider: CredentialProviding {
     }
 
     func prepareInterfaceToProvideCredential(for credentialRequest: CredentialRequest, context: ExtensionContext) {
+        if case .passkeyAssertion(let identity, let parameters) = credentialRequest {
+            assertWithInterface(identity, parameters, context: context)
+            return
+        }
         withUnlockedIndex(context) { index in answer(credentialRequest, from: index, context: context) }
     }
 
@@ -32,8 +40,8 @@ extension KeePassProvider: CredentialProviding {
                 return
             }
             complete(context, withCodeOf: entry)
-        case .passkeyAssertion:
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: "the KeePassXC provider does not serve passkeys yet"))
+        case .passkeyAssertion(let identity, let parameters):
+            assertWithoutUserInteraction(identity, parameters, context: context)
         }
     }
 

@@ -30,18 +30,19 @@ extension KeePassProvider {
     /// The database, unlocked with the master password if needed (up to three prompts), then held
     /// and its identities published. UI entry points only.
     func unlockedIndex(context: ExtensionContext) throws(Access) -> KeePassIndex {
+        try unlock(context: context).index
+    }
+
+    /// ``unlockedIndex(context:)``, and whether the master password was typed for it (WebAuthn's
+    /// user verification).
+    func unlock(context: ExtensionContext) throws(Access) -> (index: KeePassIndex, typed: Bool) {
         do throws(Access) {
-            return try heldIndex()
+            return (try heldIndex(), false)
         } catch .locked {
             // Ask below.
         }
         guard let databasePath else { throw .locked }
-        let keyFile: KeyFile?
-        do {
-            keyFile = try keyFilePath.map { path throws(KDBXError) in try KeyFile(contentsOf: path) }
-        } catch {
-            throw .failed(ExtensionError(.failed, failureReason: error.message))
-        }
+        let keyFile = try keyFile()
         var message = "Enter the master password of \(databasePath)\(keyFile == nil ? "" : " (the key file is taken from the KeyFile setting; leave empty if the database has no password)")."
         for attempt in 1...Self.maximumAttempts {
             let password: Secret
@@ -55,13 +56,13 @@ extension KeePassProvider {
                     `autofill unlock org.autofill.keepassxc`
                     """))
             }
-            let key = CompositeKey(password: password.isEmpty && keyFile != nil ? nil : password, keyFile: keyFile)
+            let key = Self.compositeKey(password, keyFile)
             do {
                 let index = KeePassIndex(try KDBXReader.open(at: databasePath, key: key))
                 memory.hold(index, key: key, path: databasePath)
                 host.log(.info, memory.timeout > 0 ? "database unlocked for \(memory.timeout) s" : "database unlocked for this request (UnlockTimeoutSeconds is 0)")
                 publish(index)
-                return index
+                return (index, true)
             } catch where error.code == .wrongKey {
                 host.log(.notice, "the master password did not open the database (attempt \(attempt) of \(Self.maximumAttempts))")
                 let left = Self.maximumAttempts - attempt
@@ -72,6 +73,38 @@ extension KeePassProvider {
             }
         }
         throw .failed(ExtensionError(.failed, failureReason: "wrong master password or key file (\(Self.maximumAttempts) attempts)"))
+    }
+
+    /// The key file the KeyFile setting names, read now; nil without the setting.
+    func keyFile() throws(Access) -> KeyFile? {
+        do {
+            return try keyFilePath.map { path throws(KDBXError) in try KeyFile(contentsOf: path) }
+        } catch {
+            throw .failed(ExtensionError(.failed, failureReason: error.message))
+        }
+    }
+
+    /// The key of a typed password and the key file: an empty password with a key file is none
+    /// (a database protected by its key file alone), as in KeePassXC.
+    static func compositeKey(_ password: Secret, _ keyFile: KeyFile?) -> CompositeKey {
+        CompositeKey(password: password.isEmpty && keyFile != nil ? nil : password, keyFile: keyFile)
+    }
+
+    /// Asks for the master password of the unlocked database and checks it against the key held:
+    /// the user verification a passkey request asks for when the host did not verify the user.
+    func verifyMasterPassword(context: ExtensionContext, for purpose: String) throws(Access) {
+        let keyFile = try keyFile()
+        let password: Secret
+        do {
+            password = try context.promptForSecret(title: "\(Self.name): verify it's you", message: "\(purpose) Enter the master password of \(databasePath ?? "the database").")
+        } catch .canceled {
+            throw .failed(ExtensionError(.userCanceled))
+        } catch {
+            throw .failed(ExtensionError(.failed, failureReason: "verifying it's you needs the master password, and the host cannot show a prompt here; run in a terminal"))
+        }
+        guard memory.isHeld(with: Self.compositeKey(password, keyFile)) else {
+            throw .failed(ExtensionError(.failed, failureReason: "that is not the database's master password"))
+        }
     }
 
     /// Runs `body` with the database unlocked (asking if needed), or cancels `context` with the reason.
