@@ -2,6 +2,8 @@ import AutofillCore
 @testable import AutofillHost
 import AutofillStore
 import AutofillTestSupport
+import AutofillWebAuthn
+import Crypto
 import Foundation
 import Logging
 import Testing
@@ -50,20 +52,9 @@ struct KeePassProviderTests {
                                  isolation: isolation, options: options)
     }
 
-    /// The provider's real sandbox policy, read from a configuration as autofill reads it.
+    /// The provider's real sandbox policy (``TestPlugins/sandboxPolicy(for:bundleFolder:settings:home:folder:)``).
     func policy(bundleFolder: String, settings: [String: String], home: String) throws -> SandboxPolicy {
-        try FileManager.default.createDirectory(atPath: "\(home)/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let config = "\(folder.path)/conf/config.plist"
-        try FileManager.default.createDirectory(atPath: "\(folder.path)/conf", withIntermediateDirectories: true)
-        try PropertyListSerialization.data(fromPropertyList: [
-            "PluginSearchPaths": [bundleFolder], "EnabledProviders": ["org.autofill.keepassxc"],
-            "ProviderSettings": ["org.autofill.keepassxc": settings], "IdentityStoreDirectory": "\(folder.path)/stores",
-        ] as [String: Any], format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
-        let file = try ConfigurationFile.read(path: config, source: .option, writePath: config, home: home)
-        let setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: IdentityStoreDirectory(path: "\(folder.path)/stores"),
-                                  records: HostRecords(path: "\(home)/.local/state/autofill"), logger: Logger(label: "test"))
-        let context = SandboxContext(setup: setup, environment: ["HOME": home, "XDG_RUNTIME_DIR": "\(home)/run", "PATH": "/usr/bin:/bin"])
-        return try context.policy(for: try setup.catalog.manifest(for: "org.autofill.keepassxc"))
+        try TestPlugins.sandboxPolicy(for: "org.autofill.keepassxc", bundleFolder: bundleFolder, settings: settings, home: home, folder: folder.path)
     }
 
     static let typedPassword: Result<UserInterfaceAnswer, UserInterfaceError> = .success(.text(Secret(masterPassword)))
@@ -190,5 +181,35 @@ struct KeePassProviderTests {
         let error = try #require(Self.canceled(await provider.send(.extensionConfiguration, deadline: nil)))
         #expect(error.failureReason?.contains("fails its HMAC") == true)
         expectLogsClean()
+    }
+
+    @Test(arguments: Isolated.modes)
+    func aStoredPasskeyIsPublishedAndSignsOnlyWithTheUserVerificationItAsks(isolation: ProviderIsolation) async throws {
+        let key = P256.Signing.PrivateKey()
+        let credentialID: [UInt8] = Array(0..<32)
+        let xml = KeePassXML(entries: [.init(title: "Passkey", user: "", password: "", url: "", fields: [
+            "KPEX_PASSKEY_CREDENTIAL_ID": Base64URL.encode(credentialID), "KPEX_PASSKEY_PRIVATE_KEY_PEM": key.pemRepresentation,
+            "KPEX_PASSKEY_RELYING_PARTY": "example.com", "KPEX_PASSKEY_USERNAME": "erin", "KPEX_PASSKEY_USER_HANDLE": Base64URL.encode([7, 7]),
+        ])])
+        try FileManager.default.removeItem(atPath: database)
+        try KeePassXC.importXML(try folder.file("passkey.xml", xml.text), to: database, key: KeePassXC.Key(password: Self.masterPassword))
+        let store = InMemoryIdentityStore()
+        let provider = try load(isolation, store: store, ui: ScriptedUI([Self.typedPassword]))
+        #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
+        guard case .passkey(let identity) = try #require(store.allIdentities.first) else { Issue.record("no passkey identity"); return }
+        #expect(identity.userName == "erin" && identity.credentialID == credentialID && identity.userHandle == [7, 7])
+
+        let hash = Array(SHA256.hash(data: Array("client data".utf8)))
+        var parameters = PasskeyParameters(relyingParty: "example.com", clientDataHash: hash, userVerification: .required)
+        let unverified = await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(identity, parameters)), deadline: .seconds(3))
+        #expect(Self.canceled(unverified)?.code == .userInteractionRequired)
+
+        parameters.hostUserPresent = true
+        parameters.hostUserVerified = true
+        let outcome = await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(identity, parameters)), deadline: .seconds(3))
+        guard case .completed(.passkeyAssertion(let assertion)) = outcome else { Issue.record("no assertion: \(outcome)"); return }
+        #expect(ES256.verify(signature: assertion.signature, authenticatorData: assertion.authenticatorData, clientDataHash: hash, publicKey: key.publicKey))
+        #expect(assertion.userHandle == [7, 7])
+        for line in log.all { #expect(!line.contains("PRIVATE KEY")) }
     }
 }

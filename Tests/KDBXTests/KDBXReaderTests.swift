@@ -78,6 +78,18 @@ struct KDBXReaderTests {
         #expect(database.entries.first { $0.title == "B" }?.password.revealed == "third")
     }
 
+    @Test func aDatabaseOfTenThousandEntriesWithMoreThanTenMegabytesOfXMLOpens() throws {
+        let entries = (0..<10_000).map { index in
+            KeePassXML.Entry(title: "Site \(index)", user: "user\(index)", password: "pw-\(index)-0123456789", url: "https://site\(index).example.com/login",
+                             fields: index % 10 == 3 ? ["otp": "otpauth://totp/x?secret=JBSWY3DPEHPK3PXP"] : [:])
+        }
+        let path = "\(folder.path)/large.kdbx"
+        try KeePassXC.importXML(try folder.file("large.xml", KeePassXML(entries: entries, kdbx4: false).text), to: path, key: KeePassXC.Key(password: "pw"))
+        let database = try KDBXReader.open(at: path, key: CompositeKey(password: Secret("pw"), keyFile: nil))
+        #expect(database.entries.count == 10_000)
+        #expect(database.entries.first { $0.title == "Site 9999" }?.password.revealed == "pw-9999-0123456789")
+    }
+
     @Test func anEntryPrintsWithoutItsSecrets() throws {
         let entry = KDBXEntry(uuid: "u", title: "T", userName: "U", password: Secret("hunter2"), url: "https://x.example", additionalURLs: [],
                               fields: ["otp": Secret("otpauth://totp/x?secret=ABC")], expiryTime: nil, isInRecycleBin: false, groupPath: [])

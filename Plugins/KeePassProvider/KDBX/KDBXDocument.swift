@@ -45,11 +45,15 @@ final class KDBXDocument: NSObject, XMLParserDelegate {
 
     /// Parses `xml`; the database's entries.
     func read(_ xml: [UInt8]) throws(KDBXError) -> [KDBXEntry] {
-        let parser = XMLParser(data: Data(xml))
+        // A stream, parsed in chunks: given the whole document at once, Foundation's XMLParser on
+        // Linux hands libxml2 one chunk, which it refuses past 10 MB (a database of 10,000 entries).
+        let parser = XMLParser(stream: InputStream(data: Data(xml)))
         parser.delegate = self
         let parsed = parser.parse()
         if let failure { throw failure }
-        guard parsed else { throw KDBXError(.corrupt, "the database's XML is malformed (line \(parser.lineNumber)): the file is damaged") }
+        guard parsed else {
+            throw KDBXError(.corrupt, "the database's XML is malformed (line \(parser.lineNumber)): the file is damaged")
+        }
         let bin = recycleBin.isEmpty || recycleBin == "AAAAAAAAAAAAAAAAAAAAAA==" ? nil : recycleBin
         return entries.map { pending in
             KDBXEntry(uuid: pending.uuid, strings: pending.strings, expiryTime: pending.expires ? pending.expiryTime : nil,

@@ -14,16 +14,8 @@ extension KeePassProvider: CredentialListProviding {
                 guard logins.indices.contains(chosen) else { throw .canceled }
                 complete(context, with: logins[chosen])
             } catch {
-                cancel(context, after: error, doing: "choosing a login")
+                context.cancelRequest(after: error, doing: "choosing a login")
             }
-        }
-    }
-
-    /// Cancels after a UI call failed: the user cancelled, or there is no UI.
-    func cancel(_ context: ExtensionContext, after error: UserInterfaceError, doing what: String) {
-        switch error {
-        case .canceled: context.cancelRequest(withError: ExtensionError(.userCanceled))
-        case .unavailable: context.cancelRequest(withError: ExtensionError(.failed, failureReason: "\(what) needs the host's UI"))
         }
     }
 }
@@ -41,7 +33,7 @@ extension KeePassProvider: OneTimeCodeListProviding {
                 guard entries.indices.contains(chosen) else { throw .canceled }
                 complete(context, withCodeOf: entries[chosen])
             } catch {
-                cancel(context, after: error, doing: "choosing a one-time code")
+                context.cancelRequest(after: error, doing: "choosing a one-time code")
             }
         }
     }

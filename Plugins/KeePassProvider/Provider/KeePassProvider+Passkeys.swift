@@ -48,7 +48,7 @@ extension KeePassProvider: PasskeyCredentialListProviding, PasskeyRegistrationPr
             do throws(UserInterfaceError) {
                 chosen = try context.choose(title: "\(Self.name): choose a passkey or login", items: items)
             } catch {
-                cancel(context, after: error, doing: "choosing a passkey or login")
+                context.cancelRequest(after: error, doing: "choosing a passkey or login")
                 return
             }
             guard items.indices.contains(chosen) else { throw .failed(ExtensionError(.userCanceled)) }

@@ -73,7 +73,7 @@ extension VaultProvider: PasskeyCredentialListProviding {
             do throws(UserInterfaceError) {
                 index = try context.choose(title: "\(Self.name): choose a passkey or login", items: items)
             } catch {
-                cancel(context, after: error, doing: "choosing a passkey or login")
+                context.cancelRequest(after: error, doing: "choosing a passkey or login")
                 return
             }
             guard index < passkeys.count else {
