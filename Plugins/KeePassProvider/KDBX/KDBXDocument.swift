@@ -27,13 +27,16 @@ final class KDBXDocument: NSObject, XMLParserDelegate {
     private var stringKey = ""
     private var stringValue: Secret?
     private var historyDepth = 0
+    /// One formatter for the document's ISO 8601 times (KDBX 3.1): making one is costly.
+    private lazy var isoFormatter = ISO8601DateFormatter()
 
     /// An entry as read, before the recycle bin is known (Meta may name it after the entries).
     struct PendingEntry {
         var uuid = ""
         var strings: [String: Secret] = [:]
         var expires = false
-        var expiryTime: Date?
+        /// The ExpiryTime text, converted only when the entry expires (it comes before Expires).
+        var expiryText = ""
         var groupUUIDs: [String] = []
         var groupNames: [String] = []
     }
@@ -56,7 +59,7 @@ final class KDBXDocument: NSObject, XMLParserDelegate {
         }
         let bin = recycleBin.isEmpty || recycleBin == "AAAAAAAAAAAAAAAAAAAAAA==" ? nil : recycleBin
         return entries.map { pending in
-            KDBXEntry(uuid: pending.uuid, strings: pending.strings, expiryTime: pending.expires ? pending.expiryTime : nil,
+            KDBXEntry(uuid: pending.uuid, strings: pending.strings, expiryTime: pending.expires ? time(pending.expiryText) : nil,
                       isInRecycleBin: bin.map { pending.groupUUIDs.contains($0) } ?? false, groupPath: Array(pending.groupNames.dropFirst()))
         }
     }
@@ -98,7 +101,7 @@ final class KDBXDocument: NSObject, XMLParserDelegate {
         case (_, "Group") where entry == nil && !groups.isEmpty: groups.removeLast()
         case ("Entry", "UUID") where historyDepth == 0: entry?.uuid = value.revealed
         case ("Times", "Expires") where historyDepth == 0 && entry != nil: entry?.expires = value.revealed.lowercased() == "true"
-        case ("Times", "ExpiryTime") where historyDepth == 0 && entry != nil: entry?.expiryTime = time(value.revealed)
+        case ("Times", "ExpiryTime") where historyDepth == 0 && entry != nil: entry?.expiryText = value.revealed
         case ("String", "Key"): stringKey = value.revealed
         case ("String", "Value"): stringValue = value
         case ("Entry", "String") where historyDepth == 0: entry?.strings[stringKey] = stringValue ?? Secret("")
@@ -132,6 +135,6 @@ final class KDBXDocument: NSObject, XMLParserDelegate {
             let seconds = Int64(bitPattern: [UInt8](data).littleEndianInteger)
             return Date(timeIntervalSince1970: TimeInterval(seconds) - 62_135_596_800)
         }
-        return ISO8601DateFormatter().date(from: text)
+        return isoFormatter.date(from: text)
     }
 }

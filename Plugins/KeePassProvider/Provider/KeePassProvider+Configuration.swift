@@ -14,9 +14,13 @@ extension KeePassProvider: ExtensionConfigurationProviding {
             context.completeExtensionConfigurationRequest()
             return
         }
-        withUnlockedIndex(context) { index in
-            publish(index)
+        do throws(Access) {
+            // An unlock publishes; a database already unlocked is published again (it may have changed).
+            let (index, typed) = try unlock(context: context)
+            if !typed { publish(index) }
             context.completeExtensionConfigurationRequest()
+        } catch {
+            cancel(context, because: error)
         }
     }
 }

@@ -46,12 +46,19 @@ final class KeePassProvider: CredentialProvider {
         memory = DatabaseMemory(timeout: timeout)
     }
 
+    /// Whole milliseconds since `start`, for the log.
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = ContinuousClock.now - start
+        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+    }
+
     /// Replaces the published identities with the database's; logs instead of failing.
     func publish(_ index: KeePassIndex) {
+        let start = ContinuousClock.now
         let identities = index.identities()
         do {
             try host.identityStore.replace(with: identities)
-            host.log(.info, "published \(identities.count) identities from the database")
+            host.log(.info, "published \(identities.count) identities from the database in \(Self.milliseconds(since: start)) ms")
         } catch {
             host.log(error.code == .storeDisabled ? .debug : .warning, "identities not published: \(error)")
         }
