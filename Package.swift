@@ -10,6 +10,7 @@
 //   AutofillABI          the one translation between C ABI structs and core models
 //   CFFI                 libffi shim (system library): per-plugin host-service closures
 //   CArgon2              libargon2 (system library): Argon2 key derivation for the Vault and KeePass databases
+//   CGcrypt, CZlib       libgcrypt and zlib (system libraries): KeePass databases' ciphers and gzip
 //   AutofillHost         discovers, validates and loads plugins; configuration; transport
 //   CAutofillHelper      libc calls of helper processes Swift cannot make (spawn, prctl, signals)
 //   CAutofillSandbox     the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl
@@ -28,7 +29,8 @@
 //   AutofillWebAuthn     WebAuthn authenticator structures (CBOR, COSE keys, authenticator data,
 //                        attestation objects, ES256) for passkey providers and the host
 //   Plugins/*            the sample providers (Swift ones here; the C one is built by cc);
-//                        VaultProvider has VaultCore (the encrypted vault) and autofill-vault (its companion)
+//                        VaultProvider has VaultCore (the encrypted vault) and autofill-vault (its companion);
+//                        KeePassProvider has KDBX (a read-only KeePass database reader)
 import PackageDescription
 
 let strictSwift: [SwiftSetting] = [
@@ -52,6 +54,7 @@ let package = Package(
         .executable(name: "autofill-vault", targets: ["autofill-vault"]),
         .library(name: "VaultProvider", type: .dynamic, targets: ["VaultProvider"]),
         .library(name: "AuthenticatorProvider", type: .dynamic, targets: ["AuthenticatorProvider"]),
+        .library(name: "KeePassProvider", type: .dynamic, targets: ["KeePassProvider"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -73,6 +76,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPAM", providers: [.apt(["libpam0g-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "AutofillMatching", dependencies: ["AutofillCore", "CPSL", "CIDN2"]),
         .target(name: "AutofillStore", dependencies: ["AutofillCore", "AutofillMatching", "CSQLite"]),
         .target(name: "AutofillABI", dependencies: ["AutofillCore", "CAutofillProvider"]),
@@ -88,7 +93,7 @@ let package = Package(
         .target(name: "AutofillProviderKit", dependencies: ["AutofillCore", "AutofillABI", "CAutofillProvider"]),
         .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "AutofillWebAuthn", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "AutofillWebAuthn", dependencies: ["AutofillCore", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillAgent"], path: "Sources/autofill-client"),
         .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
         .executableTarget(
@@ -132,12 +137,22 @@ let package = Package(
             name: "AuthenticatorProvider", dependencies: ["AutofillProviderKit", "AutofillOTP"],
             path: "Plugins/AuthenticatorProvider", exclude: ["Info.plist"]
         ),
+        .target(
+            name: "KDBX",
+            dependencies: ["AutofillCore", "CArgon2", "CGcrypt", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Plugins/KeePassProvider/KDBX"
+        ),
+        .target(
+            name: "KeePassProvider",
+            dependencies: ["AutofillProviderKit", "AutofillOTP", "AutofillWebAuthn", "KDBX", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Plugins/KeePassProvider/Provider"
+        ),
         .target(name: "AutofillTestSupport", path: "Tests/AutofillTestSupport"),
         .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore", "AutofillTestSupport"]),
         .testTarget(name: "AutofillOTPTests", dependencies: ["AutofillOTP", "AutofillTestSupport"]),
         .testTarget(
             name: "AutofillWebAuthnTests",
-            dependencies: ["AutofillWebAuthn", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["AutofillWebAuthn", "AutofillCore", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["fido2_check.py"]
         ),
         .testTarget(
@@ -147,6 +162,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .testTarget(name: "KDBXTests", dependencies: ["KDBX", "AutofillCore", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "AutofillMatchingTests", dependencies: ["AutofillMatching", "AutofillCore"]),
         .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore", "AutofillCompanion", "AutofillTestSupport"]),
         .testTarget(

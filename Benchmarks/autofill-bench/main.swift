@@ -1,6 +1,6 @@
 // autofill-bench: the figures of issue B (suggestion latency, whole-process latency, store writes,
 // memory), each measured against a peer in the same run; `--fill` issue C's, `--isolation` issue E's,
-// `--agent` issue H's, `--secret-service` the Secret Service provider's. See docs/PERFORMANCE.md.
+// `--agent` issue H's, `--secret-service` the Secret Service provider's, `--keepass` the KeePassXC provider's. See docs/PERFORMANCE.md.
 internal import AutofillCore
 internal import Foundation
 
@@ -75,6 +75,19 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--secret-ser
     do {
         let runs = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 30 : 30
         print(try SecretServiceBenchmark(autofill: "\(executableFolder)/autofill", runs: runs).run())
+        exit(0)
+    } catch {
+        progress("error: \(error)")
+        exit(1)
+    }
+}
+
+// `--keepass [RUNS]`: only the KeePassXC provider's unlock and warm fill (KeePassBenchmark).
+if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--keepass" {
+    let executableFolder = URL(fileURLWithPath: MemoryProbe.selfExecutable()).deletingLastPathComponent().path
+    do {
+        let runs = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 30 : 30
+        print(try KeePassBenchmark(bin: executableFolder, runs: runs).run())
         exit(0)
     } catch {
         progress("error: \(error)")

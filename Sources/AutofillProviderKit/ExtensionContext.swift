@@ -93,6 +93,16 @@ public final class ExtensionContext: Sendable {
         result(table.complete_credential_update?(requestID))
     }
 
+    /// Cancels the request after a UI call failed: `userCanceled` when the user cancelled, else a
+    /// failure saying that `what` ("choosing a login") needs the host's UI.
+    @discardableResult
+    public func cancelRequest(after error: UserInterfaceError, doing what: String) -> CompletionResult {
+        switch error {
+        case .canceled: cancelRequest(withError: ExtensionError(.userCanceled))
+        case .unavailable: cancelRequest(withError: ExtensionError(.failed, failureReason: "\(what) needs the host's UI"))
+        }
+    }
+
     /// Cancels the request with an `ASExtensionError` code and optional user-facing reason.
     @discardableResult
     public func cancelRequest(withError error: ExtensionError) -> CompletionResult {

@@ -24,6 +24,8 @@ struct ProviderListing: Encodable {
         /// What its sandbox lets it reach, in plain words (docs/SANDBOX.md).
         let permissions: [String]
         let problems: [String]
+        /// Whether it publishes identities only once unlocked (`AFProviderIdentitiesAfterUnlock`).
+        var identitiesAfterUnlock = false
     }
 
     /// An enabled provider's trust, as `providers list` reports it (docs/CLI.md).
@@ -98,7 +100,8 @@ struct ProviderListing: Encodable {
             rows.append(Provider(
                 id: id, displayName: manifest?.displayName, status: status, position: index + 1,
                 bundle: manifest?.bundlePath, capabilities: manifest?.capabilities.members.map(\.plistKey) ?? [],
-                store: store, trust: trust, permissions: manifest.map(setup.sandboxSummary(for:)) ?? [], problems: problems))
+                store: store, trust: trust, permissions: manifest.map(setup.sandboxSummary(for:)) ?? [], problems: problems,
+                identitiesAfterUnlock: manifest?.identitiesAfterUnlock ?? false))
         }
         for plugin in catalog.plugins where plugin.ignoredBecause != nil || !(plugin.manifest.map { enabled.contains($0.identifier) } ?? false) {
             let errors = plugin.problems.filter { $0.severity == .error }.map(\.description) + (plugin.ignoredBecause.map { ["ignored: it \($0); remove it"] } ?? [])
@@ -134,7 +137,9 @@ struct ProviderListing: Encodable {
         for (row, provider) in zip(rendered.dropFirst(), providers) {
             lines.append(row)
             if let bundle = provider.bundle { lines.append("   \(Self.printable(bundle))") }
-            if provider.position != nil {
+            if provider.position != nil, provider.identitiesAfterUnlock, (provider.store?.identities ?? 0) == 0, let id = provider.id {
+                lines.append("   no identities until it is unlocked (its sites are encrypted too): autofill unlock \(id)")
+            } else if provider.position != nil {
                 lines.append("   " + (provider.store.map { store in
                     let count = "\(store.identities) identit\(store.identities == 1 ? "y" : "ies")"
                     return store.supportsIncrementalUpdates ? count : "\(count), waiting for the provider's full list (autofill providers sync)"

@@ -42,20 +42,9 @@ struct PassProviderTests {
                                  isolation: isolation, options: options)
     }
 
-    /// The provider's real sandbox policy: a configuration enabling it with `settings`, read as autofill reads it.
+    /// The provider's real sandbox policy (``TestPlugins/sandboxPolicy(for:bundleFolder:settings:home:folder:)``).
     func policy(bundleFolder: String, settings: [String: String], home: String) throws -> SandboxPolicy {
-        try FileManager.default.createDirectory(atPath: "\(home)/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let config = "\(folder.path)/conf/config.plist"
-        try FileManager.default.createDirectory(atPath: "\(folder.path)/conf", withIntermediateDirectories: true)
-        try PropertyListSerialization.data(fromPropertyList: [
-            "PluginSearchPaths": [bundleFolder], "EnabledProviders": ["org.autofill.pass"],
-            "ProviderSettings": ["org.autofill.pass": settings], "IdentityStoreDirectory": "\(folder.path)/stores",
-        ] as [String: Any], format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
-        let file = try ConfigurationFile.read(path: config, source: .option, writePath: config, home: home)
-        let setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: IdentityStoreDirectory(path: "\(folder.path)/stores"),
-                                  records: HostRecords(path: "\(home)/.local/state/autofill"), logger: Logger(label: "test"))
-        let context = SandboxContext(setup: setup, environment: ["HOME": home, "XDG_RUNTIME_DIR": "\(home)/run", "PATH": "/usr/bin:/bin"])
-        return try context.policy(for: try setup.catalog.manifest(for: "org.autofill.pass"))
+        try TestPlugins.sandboxPolicy(for: "org.autofill.pass", bundleFolder: bundleFolder, settings: settings, home: home, folder: folder.path)
     }
 
     static func passwordIdentity(_ service: String, _ user: String, _ record: String) -> PasswordCredentialIdentity {

@@ -9,7 +9,7 @@ struct PluginCommandTests {
         home = try TemporaryHome()
     }
 
-    @Test(arguments: ["VaultProvider", "NetrcProvider", "AuthenticatorProvider", "SecretServiceProvider"])
+    @Test(arguments: ["VaultProvider", "NetrcProvider", "AuthenticatorProvider", "SecretServiceProvider", "KeePassProvider"])
     func theSamplesAreValid(sample: String) throws {
         let result = try CLI.run(["plugin", "validate", "\(CLI.builtBundles)/\(sample).afprovider"], home: home.path)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")

@@ -14,11 +14,12 @@ struct ProvidersCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         let providers = json["providers"] as! [[String: Any]]
-        // The pass and Secret Service samples are built beside them (.build/plugins): found, not enabled.
+        // The KeePassXC, pass and Secret Service samples are built beside them (.build/plugins): found, not enabled.
         #expect(providers.map { $0["id"] as? String }
-            == ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator", "org.autofill.pass", "org.autofill.secretservice"])
-        #expect(providers.map { $0["status"] as? String } == ["enabled", "enabled", "enabled", "available", "available"])
-        #expect(providers.map { $0["position"] as? Int } == [1, 2, 3, nil, nil])
+            == ["org.autofill.vault", "org.autofill.netrc", "org.autofill.authenticator", "org.autofill.keepassxc", "org.autofill.pass",
+                "org.autofill.secretservice"])
+        #expect(providers.map { $0["status"] as? String } == ["enabled", "enabled", "enabled", "available", "available", "available"])
+        #expect(providers.map { $0["position"] as? Int } == [1, 2, 3, nil, nil, nil])
         #expect(providers[2]["capabilities"] as? [String] == ["ProvidesOneTimeCodes"])
         #expect((json["configuration"] as? [String: Any])?["source"] as? String == "option")
     }

@@ -15,7 +15,7 @@ extension VaultProvider: CredentialListProviding {
                     let index = try context.choose(title: "\(Self.name): choose a login", items: logins.map { "\($0.user) — \($0.service.identifier)" })
                     complete(context, with: logins[index])
                 } catch {
-                    cancel(context, after: error, doing: "choosing a login")
+                    context.cancelRequest(after: error, doing: "choosing a login")
                 }
             }
         }
@@ -36,7 +36,7 @@ extension VaultProvider: OneTimeCodeListProviding {
                         title: "\(Self.name): choose a one-time code", items: generators.map { "\($0.label) — \($0.service.identifier)" })
                     complete(context, withCodeOf: generators[index])
                 } catch {
-                    cancel(context, after: error, doing: "choosing a one-time code")
+                    context.cancelRequest(after: error, doing: "choosing a one-time code")
                 }
             }
         }
@@ -56,7 +56,7 @@ extension VaultProvider: TextToInsertProviding {
                     let index = try context.choose(title: "\(Self.name): choose text to insert", items: texts.map(\.title))
                     context.completeRequest(withTextToInsert: texts[index].text.revealed)
                 } catch {
-                    cancel(context, after: error, doing: "choosing text")
+                    context.cancelRequest(after: error, doing: "choosing text")
                 }
             }
         }

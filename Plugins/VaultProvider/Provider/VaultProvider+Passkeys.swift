@@ -2,33 +2,6 @@ import AutofillProviderKit
 import AutofillWebAuthn
 import VaultCore
 
-/// What was established about the user for one passkey answer: WebAuthn's UP and UV flags.
-///
-/// Never from nothing: from the host's authentication (`hostUserPresent`/`hostUserVerified`), or
-/// from the vault's own UI (the master password typed is verification, a yes to a confirmation or a
-/// choice in the list is presence).
-struct UserCheck: Equatable {
-    var present: Bool
-    var verified: Bool
-
-    /// What the host established before the request.
-    static func host(_ parameters: PasskeyParameters) -> UserCheck {
-        UserCheck(present: parameters.hostUserPresent, verified: parameters.hostUserVerified)
-    }
-
-    /// The master password was typed during this request.
-    static let masterPassword = UserCheck(present: true, verified: true)
-    /// Nobody was asked (conditional registration).
-    static let nobody = UserCheck(present: false, verified: false)
-
-    /// What may be claimed for `parameters`: when the host's UI is not a person (a UI script answers,
-    /// `hostUserInterfaceScripted`), answers to the vault's own UI are no presence, so UP comes from
-    /// the host alone; a master password answered still verifies.
-    func honest(for parameters: PasskeyParameters) -> UserCheck {
-        parameters.hostUserInterfaceScripted ? UserCheck(present: parameters.hostUserPresent, verified: verified) : self
-    }
-}
-
 /// Passkey sign-in: without UI, with UI, and from the passkey list.
 extension VaultProvider: PasskeyCredentialListProviding {
     /// No UI: locked → `userInteractionRequired`; unknown credential → `credentialIdentityNotFound`;
@@ -100,7 +73,7 @@ extension VaultProvider: PasskeyCredentialListProviding {
             do throws(UserInterfaceError) {
                 index = try context.choose(title: "\(Self.name): choose a passkey or login", items: items)
             } catch {
-                cancel(context, after: error, doing: "choosing a passkey or login")
+                context.cancelRequest(after: error, doing: "choosing a passkey or login")
                 return
             }
             guard index < passkeys.count else {
@@ -126,11 +99,8 @@ extension VaultProvider: PasskeyCredentialListProviding {
     func passkey(
         for identity: PasskeyCredentialIdentity, _ parameters: PasskeyParameters, in vault: UnlockedVault, context: ExtensionContext
     ) -> PasskeyEntry? {
-        guard checkClientDataHash(parameters, context: context) else { return nil }
-        guard identity.relyingPartyIdentifier.isEmpty || identity.relyingPartyIdentifier == parameters.relyingParty else {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: """
-                the picked passkey is for \(identity.relyingPartyIdentifier), the request for \(parameters.relyingParty)
-                """))
+        if let problem = PasskeyAssertion.problem(with: parameters, identity: identity, credentialID: nil) {
+            context.cancelRequest(withError: ExtensionError(.failed, failureReason: problem))
             return nil
         }
         guard let passkey = vault.index.passkey(relyingParty: parameters.relyingParty, credentialID: identity.credentialID) else {
@@ -138,10 +108,8 @@ extension VaultProvider: PasskeyCredentialListProviding {
                                                             failureReason: "no such passkey for \(parameters.relyingParty) in the vault"))
             return nil
         }
-        guard parameters.credentialIDs.isEmpty || parameters.credentialIDs.contains(passkey.credentialID) else {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: """
-                \(parameters.relyingParty) did not allow this passkey (it is not in allowCredentials)
-                """))
+        if let problem = PasskeyAssertion.problem(with: parameters, identity: nil, credentialID: passkey.credentialID) {
+            context.cancelRequest(withError: ExtensionError(.failed, failureReason: problem))
             return nil
         }
         return passkey
@@ -149,13 +117,9 @@ extension VaultProvider: PasskeyCredentialListProviding {
 
     /// Whether the client data hash is a SHA-256 (32 bytes); cancels `context` with the reason if not.
     func checkClientDataHash(_ parameters: PasskeyParameters, context: ExtensionContext) -> Bool {
-        guard parameters.clientDataHash.count == 32 else {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: """
-                the client data hash has \(parameters.clientDataHash.count) bytes; it must be the 32-byte SHA-256 of clientDataJSON
-                """))
-            return false
-        }
-        return true
+        guard let problem = PasskeyAssertion.clientDataHashProblem(parameters) else { return true }
+        context.cancelRequest(withError: ExtensionError(.failed, failureReason: problem))
+        return false
     }
 
     /// Counts the assertion in the vault (saved before anything is handed out, and kept in memory),

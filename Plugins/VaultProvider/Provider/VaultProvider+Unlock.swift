@@ -117,12 +117,4 @@ extension VaultProvider {
         case .failed(let error): context.cancelRequest(withError: error)
         }
     }
-
-    /// Cancels after a UI call failed: the user cancelled, or there is no UI.
-    func cancel(_ context: ExtensionContext, after error: UserInterfaceError, doing what: String) {
-        switch error {
-        case .canceled: context.cancelRequest(withError: ExtensionError(.userCanceled))
-        case .unavailable: context.cancelRequest(withError: ExtensionError(.failed, failureReason: "\(what) needs the host's UI"))
-        }
-    }
 }

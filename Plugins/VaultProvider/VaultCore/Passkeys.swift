@@ -62,10 +62,7 @@ extension PasskeyEntry {
 
     /// The flags of a registration or assertion: UP and UV as established, plus ``backupFlags``.
     static func flags(userPresent: Bool, userVerified: Bool) -> AuthenticatorFlags {
-        var flags = backupFlags
-        if userPresent { flags.insert(.userPresent) }
-        if userVerified { flags.insert(.userVerified) }
-        return flags
+        UserCheck(present: userPresent, verified: userVerified).flags(backup: backupFlags)
     }
 
     /// The registration result: a `fmt: "none"` attestation object whose authenticator data holds
@@ -94,20 +91,14 @@ extension PasskeyEntry {
     public func assertion(clientDataHash: [UInt8], userPresent: Bool, userVerified: Bool) throws(VaultError)
         -> PasskeyAssertionCredential
     {
-        let data = AuthenticatorData(
-            relyingParty: relyingParty, flags: Self.flags(userPresent: userPresent, userVerified: userVerified), signCount: signCount
-        ).bytes
-        let signature: [UInt8]
+        let key = try signingKey()
         do {
-            signature = try ES256.sign(authenticatorData: data, clientDataHash: clientDataHash, with: try signingKey())
-        } catch let error as VaultError {
-            throw error
+            return try PasskeyAssertion.make(
+                relyingParty: relyingParty, credentialID: credentialID, userHandle: userHandle, signCount: signCount,
+                flags: Self.flags(userPresent: userPresent, userVerified: userVerified), clientDataHash: clientDataHash, key: key)
         } catch {
             throw VaultError(.io, "passkey \(id): \(error)")
         }
-        return PasskeyAssertionCredential(
-            relyingParty: relyingParty, credentialID: credentialID, userHandle: userHandle, authenticatorData: data,
-            signature: signature, clientDataHash: clientDataHash)
     }
 }
 

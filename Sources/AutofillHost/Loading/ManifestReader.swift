@@ -171,6 +171,7 @@ private struct PlistChecker {
             bundlePath: bundlePath, identifier: identifier, displayName: displayName, executable: executable,
             version: version, capabilities: capabilities, abiVersion: abiVersion, entrySymbol: entrySymbol)
         manifest.sandbox = sandbox
+        manifest.identitiesAfterUnlock = bool(top, PluginManifest.identitiesAfterUnlockKey, path: PluginManifest.identitiesAfterUnlockKey) ?? false
         return manifest
     }
 

@@ -8,6 +8,9 @@ public struct PluginManifest: Hashable, Sendable {
     public static let abiVersionKey = "AFProviderABIVersion"
     /// Our key for the name of the exported entry function.
     public static let entrySymbolKey = "AFProviderEntrySymbol"
+    /// Our key saying the provider publishes identities only once it is unlocked (its store's sites
+    /// are encrypted until then, as in a KeePass database), so an empty store is not a fault.
+    public static let identitiesAfterUnlockKey = "AFProviderIdentitiesAfterUnlock"
 
     /// The bundle directory.
     public var bundlePath: String
@@ -27,6 +30,8 @@ public struct PluginManifest: Hashable, Sendable {
     public var entrySymbol: String
     /// `AFProviderSandbox`: what it may reach besides its own folders (docs/SANDBOX.md).
     public var sandbox: SandboxDeclaration = SandboxDeclaration()
+    /// `AFProviderIdentitiesAfterUnlock`: identities appear only after the first unlock.
+    public var identitiesAfterUnlock = false
 
     /// The Info.plist's path.
     public var plistPath: String { "\(bundlePath)/Info.plist" }

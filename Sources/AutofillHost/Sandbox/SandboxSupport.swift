@@ -13,16 +13,33 @@ public enum SandboxSupport {
     }
 
     /// The folder of the Swift runtime this process loaded (read from /proc/self/maps): a sandboxed
-    /// Swift plugin needs to read the same one. Nil when none is loaded.
+    /// Swift plugin needs to read the same one (for the runtime libraries the helper has not loaded
+    /// itself, such as Foundation and FoundationXML). Nil when none is loaded.
     public static let swiftRuntimeFolder: String? = {
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return nil }
-        for line in maps.split(separator: "\n") {
+        for line in mappedFiles() {
             guard let slash = line.firstIndex(of: "/"), line.hasSuffix("/libswiftCore.so") else { continue }
             let path = line[slash...]
             return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         }
         return nil
     }()
+
+    /// The lines of /proc/self/maps, read to the end line by line: a /proc file has no size, and
+    /// reading it as one file stopped after its first page, before the Swift runtime's lines.
+    static func mappedFiles() -> [String] {
+        guard let file = fopen("/proc/self/maps", "r") else { return [] }
+        defer { fclose(file) }
+        var lines: [String] = []
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        while getline(&buffer, &capacity, file) > 0, let buffer {
+            var line = String(cString: buffer)
+            if line.hasSuffix("\n") { line.removeLast() }
+            lines.append(line)
+        }
+        return lines
+    }
 
     /// The highest Landlock ABI autofill uses.
     public static var supportedLandlockABI: Int { Int(afs_landlock_abi_supported()) }

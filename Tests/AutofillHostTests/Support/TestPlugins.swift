@@ -1,6 +1,7 @@
 import AutofillCore
 @_exported import AutofillTestSupport
-import AutofillHost
+@testable import AutofillHost
+import AutofillStore
 import Foundation
 import Logging
 import Synchronization
@@ -55,6 +56,25 @@ enum TestPlugins {
     }
 
     /// A fresh copy of a built sample bundle (e.g. "VaultProvider"): a new file, so a new load in this process.
+    /// The real sandbox policy of the provider `id` in the bundles of `bundleFolder`: a configuration
+    /// (under `folder`) enabling it with `settings`, read as autofill reads it for a user whose home is `home`.
+    static func sandboxPolicy(
+        for id: String, bundleFolder: String, settings: [String: String], home: String, folder: String
+    ) throws -> SandboxPolicy {
+        try FileManager.default.createDirectory(atPath: "\(home)/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let config = "\(folder)/conf/config.plist"
+        try FileManager.default.createDirectory(atPath: "\(folder)/conf", withIntermediateDirectories: true)
+        try PropertyListSerialization.data(fromPropertyList: [
+            "PluginSearchPaths": [bundleFolder], "EnabledProviders": [id],
+            "ProviderSettings": [id: settings], "IdentityStoreDirectory": "\(folder)/stores",
+        ] as [String: Any], format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        let file = try ConfigurationFile.read(path: config, source: .option, writePath: config, home: home)
+        let setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: IdentityStoreDirectory(path: "\(folder)/stores"),
+                                  records: HostRecords(path: "\(home)/.local/state/autofill"), logger: Logger(label: "test"))
+        let context = SandboxContext(setup: setup, environment: ["HOME": home, "XDG_RUNTIME_DIR": "\(home)/run", "PATH": "/usr/bin:/bin"])
+        return try context.policy(for: try setup.catalog.manifest(for: id))
+    }
+
     static func copyOfSample(_ name: String, into folder: String) throws -> String {
         let source = "\(Repository.builtBundles)/\(name).afprovider"
         guard FileManager.default.fileExists(atPath: source) else {

@@ -11,6 +11,11 @@ Usage:
   relying_party.py registration-verify STATE --origin ORIGIN [--rp-id ID] [--conditional] < credential.json
   relying_party.py authentication-options STATE [--rp-id ID] [--allow-from STATE] [--uv PREF]
   relying_party.py authentication-verify STATE --origin ORIGIN [--rp-id ID] < credential.json
+  relying_party.py keepassxc-passkey STATE --rp-id ID --user NAME
+
+keepassxc-passkey stands in for a registration done by KeePassXC's browser integration: it makes a
+P-256 key, records the credential as registered, and prints the KPEX_PASSKEY_* attributes KeePassXC
+would store (JSON), for a database the tests import.
 
 On success the verify commands print a JSON summary (flags, counter) and exit 0; on a rejection
 they print the library's reason on stderr and exit 1.
@@ -181,6 +186,33 @@ def authentication_verify(args):
     print(json.dumps(summary))
 
 
+def keepassxc_passkey(args):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from fido2.cose import ES256 as CoseES256
+    from fido2 import cbor
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    credential_id = os.urandom(32)
+    user_handle = os.urandom(16)
+    public_key = cbor.encode(dict(CoseES256.from_cryptography_key(key.public_key())))
+    save(args.state, {
+        "rpId": args.rp_id,
+        "credentialId": bytes_to_base64url(credential_id),
+        "publicKey": bytes_to_base64url(public_key),
+        "signCount": 0,
+        "userHandle": bytes_to_base64url(user_handle),
+    })
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
+    print(json.dumps({
+        "KPEX_PASSKEY_CREDENTIAL_ID": bytes_to_base64url(credential_id),
+        "KPEX_PASSKEY_PRIVATE_KEY_PEM": pem,
+        "KPEX_PASSKEY_RELYING_PARTY": args.rp_id,
+        "KPEX_PASSKEY_USERNAME": args.user,
+        "KPEX_PASSKEY_USER_HANDLE": bytes_to_base64url(user_handle),
+    }))
+
+
 def main():
     parser = argparse.ArgumentParser()
     commands = parser.add_subparsers(dest="command", required=True)
@@ -198,6 +230,11 @@ def main():
     p.add_argument("--rp-id")
     p.add_argument("--conditional", action="store_true")
     p.set_defaults(run=registration_verify)
+    p = commands.add_parser("keepassxc-passkey")
+    p.add_argument("state")
+    p.add_argument("--rp-id", required=True)
+    p.add_argument("--user", required=True)
+    p.set_defaults(run=keepassxc_passkey)
     p = commands.add_parser("authentication-options")
     p.add_argument("state")
     p.add_argument("--rp-id")

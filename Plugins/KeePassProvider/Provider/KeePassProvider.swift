@@ -1,0 +1,66 @@
+// KeePassProvider: serves a KeePassXC database (KDBX 3.1 or 4.x), read-only, through the KDBX reader.
+// It publishes identities when the database is unlocked (KDBX 4 encrypts even the URLs, so nothing
+// can be published before), asks for the master password through the host's UI, takes the key
+// file from its setting, and keeps the unlocked database in memory for UnlockTimeoutSeconds.
+import AutofillProviderKit
+import Foundation
+import KDBX
+
+/// The exported entry function named by Info.plist's AFProviderEntrySymbol.
+@c(keepass_provider_entry)
+public func keePassProviderEntry(_ hostABIVersion: UInt32, _ host: UnsafeRawPointer?) -> UnsafeRawPointer? {
+    ProviderExport.entry(KeePassProvider.self, hostABIVersion: hostABIVersion, host: host)
+}
+
+/// A provider serving the KeePass database named by its `DatabaseFile` setting.
+///
+/// Settings: `DatabaseFile` (the .kdbx; without it the provider serves nothing), `KeyFile` (the
+/// key file, when the database has one) and `UnlockTimeoutSeconds` (how long an unlock lasts;
+/// default 300, 0 for the request that unlocked only). The file is never written.
+final class KeePassProvider: CredentialProvider {
+    let host: ProviderHost
+    /// The database file, if the setting names one.
+    let databasePath: String?
+    /// The key file, if the setting names one.
+    let keyFilePath: String?
+    let memory: DatabaseMemory
+
+    static let name = "KeePassXC"
+    static let maximumAttempts = 3
+
+    init(host: ProviderHost) throws {
+        self.host = host
+        databasePath = host.setting("DatabaseFile").flatMap { $0.isEmpty ? nil : $0 }
+        keyFilePath = host.setting("KeyFile").flatMap { $0.isEmpty ? nil : $0 }
+        if databasePath == nil {
+            host.log(.info, "no DatabaseFile setting: serving nothing (set DatabaseFile to your .kdbx in the provider's settings)")
+        }
+        var timeout = DatabaseMemory.defaultTimeout
+        if let setting = host.setting("UnlockTimeoutSeconds") {
+            if let seconds = Int(setting), (0...DatabaseMemory.maximumTimeout).contains(seconds) {
+                timeout = seconds
+            } else {
+                host.log(.warning, "UnlockTimeoutSeconds \"\(setting)\" is not 0 to \(DatabaseMemory.maximumTimeout) seconds; using \(timeout)")
+            }
+        }
+        memory = DatabaseMemory(timeout: timeout)
+    }
+
+    /// Whole milliseconds since `start`, for the log.
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = ContinuousClock.now - start
+        return elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// Replaces the published identities with the database's; logs instead of failing.
+    func publish(_ index: KeePassIndex) {
+        let start = ContinuousClock.now
+        let identities = index.identities()
+        do {
+            try host.identityStore.replace(with: identities)
+            host.log(.info, "published \(identities.count) identities from the database in \(Self.milliseconds(since: start)) ms")
+        } catch {
+            host.log(error.code == .storeDisabled ? .debug : .warning, "identities not published: \(error)")
+        }
+    }
+}
