@@ -103,6 +103,16 @@ public final class ExtensionContext: Sendable {
         }
     }
 
+    /// Cancels the request because the provider's store could not be reached: `userInteractionRequired`
+    /// when it is locked (the host asks again with the provider's UI), else the failure's error.
+    @discardableResult
+    public func cancelRequest(because access: StoreAccess) -> CompletionResult {
+        switch access {
+        case .locked: cancelRequest(withError: ExtensionError(.userInteractionRequired))
+        case .failed(let error): cancelRequest(withError: error)
+        }
+    }
+
     /// Cancels the request with an `ASExtensionError` code and optional user-facing reason.
     @discardableResult
     public func cancelRequest(withError error: ExtensionError) -> CompletionResult {

@@ -20,7 +20,7 @@ extension KeePassProvider: ExtensionConfigurationProviding {
             if !typed { publish(index) }
             context.completeExtensionConfigurationRequest()
         } catch {
-            cancel(context, because: error)
+            context.cancelRequest(because: error)
         }
     }
 }

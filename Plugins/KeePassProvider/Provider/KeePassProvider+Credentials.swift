@@ -13,7 +13,7 @@ extension KeePassProvider: CredentialProviding {
         do throws(Access) {
             answer(credentialRequest, from: try heldIndex(), context: context)
         } catch {
-            cancel(context, because: error)
+            context.cancelRequest(because: error)
         }
     }
 

@@ -16,7 +16,7 @@ extension KeePassProvider: PasskeyCredentialListProviding, PasskeyRegistrationPr
             }
             sign(passkey, parameters, check: .host(parameters), context: context)
         } catch {
-            cancel(context, because: error)
+            context.cancelRequest(because: error)
         }
     }
 
@@ -28,7 +28,7 @@ extension KeePassProvider: PasskeyCredentialListProviding, PasskeyRegistrationPr
             guard let passkey = passkey(for: identity, parameters, in: index, context: context) else { return }
             sign(passkey, parameters, check: try userCheck(for: passkey, parameters, typed: typed, context: context), context: context)
         } catch {
-            cancel(context, because: error)
+            context.cancelRequest(because: error)
         }
     }
 
@@ -64,7 +64,7 @@ extension KeePassProvider: PasskeyCredentialListProviding, PasskeyRegistrationPr
             }
             sign(passkeys[chosen], parameters, check: check, context: context)
         } catch {
-            cancel(context, because: error)
+            context.cancelRequest(because: error)
         }
     }
 

@@ -4,12 +4,7 @@ import KDBX
 /// Getting at the database: from memory while unlocked, or by asking for the master password.
 extension KeePassProvider {
     /// Why the database cannot be used: locked, or a problem the user must fix.
-    enum Access: Error {
-        /// Locked: a no-UI request answers `userInteractionRequired`.
-        case locked
-        /// Answer the request with this error.
-        case failed(ExtensionError)
-    }
+    typealias Access = StoreAccess
 
     /// The unlocked database held in memory, without any UI; `.locked` otherwise.
     func heldIndex() throws(Access) -> KeePassIndex {
@@ -114,15 +109,7 @@ extension KeePassProvider {
         do throws(Access) {
             body(try unlockedIndex(context: context))
         } catch {
-            cancel(context, because: error)
-        }
-    }
-
-    /// Cancels `context` for `access`: `userInteractionRequired` when locked, else its error.
-    func cancel(_ context: ExtensionContext, because access: Access) {
-        switch access {
-        case .locked: context.cancelRequest(withError: ExtensionError(.userInteractionRequired))
-        case .failed(let error): context.cancelRequest(withError: error)
+            context.cancelRequest(because: error)
         }
     }
 }

@@ -12,7 +12,7 @@ extension VaultProvider: CredentialProviding {
             do throws(Access) {
                 answer(credentialRequest, from: try heldVault(), context: context)
             } catch {
-                cancel(context, because: error)
+                context.cancelRequest(because: error)
             }
         }
     }

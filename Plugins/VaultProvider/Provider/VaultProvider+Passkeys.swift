@@ -12,7 +12,7 @@ extension VaultProvider: PasskeyCredentialListProviding {
         do throws(Access) {
             vault = try heldVault()
         } catch {
-            cancel(context, because: error)
+            context.cancelRequest(because: error)
             return
         }
         guard let passkey = passkey(for: identity, parameters, in: vault, context: context) else { return }
@@ -43,7 +43,7 @@ extension VaultProvider: PasskeyCredentialListProviding {
             }
             sign(passkey, of: vault, parameters, check: check, lockWait: Self.uiLockWait, context: context)
         } catch {
-            cancel(context, because: error)
+            context.cancelRequest(because: error)
         }
     }
 
@@ -89,7 +89,7 @@ extension VaultProvider: PasskeyCredentialListProviding {
             }
             sign(passkey, of: vault, parameters, check: check, lockWait: Self.uiLockWait, context: context)
         } catch {
-            cancel(context, because: error)
+            context.cancelRequest(because: error)
         }
     }
 

@@ -38,7 +38,7 @@ extension VaultProvider: PasskeyRegistrationProviding, ConditionalPasskeyRegistr
             }
             register(request, in: vault, check: check, lockWait: Self.uiLockWait, context: context)
         } catch {
-            cancel(context, because: error)
+            context.cancelRequest(because: error)
         }
     }
 

@@ -4,12 +4,7 @@ import VaultCore
 /// Getting at the vault: from the provider's memory while unlocked, or by asking for the master password.
 extension VaultProvider {
     /// Why the vault cannot be opened: locked, or a problem the user must fix.
-    enum Access: Error {
-        /// The vault is locked: a no-UI request answers `userInteractionRequired`.
-        case locked
-        /// Answer the request with this error.
-        case failed(ExtensionError)
-    }
+    typealias Access = StoreAccess
 
     /// Runs one entry point's work as a request of ``VaultMemory``: the timer does not lock the
     /// vault halfway through it, and with `UnlockTimeoutSeconds` 0 it is locked when it ends.
@@ -106,15 +101,7 @@ extension VaultProvider {
         do throws(Access) {
             body(try unlockedVault(context: context))
         } catch {
-            cancel(context, because: error)
-        }
-    }
-
-    /// Cancels `context` for `access`: `userInteractionRequired` when locked, else its error.
-    func cancel(_ context: ExtensionContext, because access: Access) {
-        switch access {
-        case .locked: context.cancelRequest(withError: ExtensionError(.userInteractionRequired))
-        case .failed(let error): context.cancelRequest(withError: error)
+            context.cancelRequest(because: error)
         }
     }
 }
