@@ -125,12 +125,11 @@ final class TemporaryHome: Sendable {
     /// `UserAuthentication`), all enabling the Vault alone; the bundle is approved (they share it).
     func demoVault(policies: [(name: String, policy: [String: String])]) throws {
         _ = try sample("VaultProvider", as: "org.autofill.vault")
-        try FileManager.default.createDirectory(atPath: "\(path)/vault", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: "\(CLI.root)/Config/demo/vault/vault.afvault", toPath: "\(path)/vault/vault.afvault")
+        let vaultFile = try demoVault()
         for (name, policy) in policies {
             let plist: [String: Any] = [
                 "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
-                "ProviderSettings": ["org.autofill.vault": ["VaultFile": "./vault/vault.afvault"]],
+                "ProviderSettings": ["org.autofill.vault": ["VaultFile": vaultFile]],
                 "UserAuthentication": policy,
             ]
             try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
