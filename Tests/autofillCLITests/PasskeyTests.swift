@@ -95,6 +95,20 @@ struct PasskeyTests {
         #expect(get.status == 1, "\(get.stderr)")
     }
 
+    /// A signal deletes passkeys: a script cannot send one past the user's authentication.
+    @Test func aSignalTheUserDoesNotAuthenticateRemovesNothing() throws {
+        let options = try registrationOptions("denied-signal")
+        let created = try autofill(["passkey", "create", "--origin", "https://example.com", "--options", options, "--json"],
+                                   script: "secret \(Self.master)\n")
+        #expect(created.status == 0, "\(created.stderr)")
+        let credential = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+        let id = try #require(credential["id"] as? String)
+        let signal = try autofill(["passkey", "signal", "unknown-credential", "--rp", "example.com", "--credential-id", id], policy: "deny")
+        #expect(signal.status == 22, "\(signal.stderr)")
+        let get = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", try authenticationOptions("denied-signal")])
+        #expect(get.status == 0, "the passkey is still there: \(get.stderr)")
+    }
+
     @Test func aPasskeyIsCreatedAndSignsInAsARelyingPartyVerifiesIt() throws {
         let registration = try registerAlice()
         #expect(registration["format"] as? String == "none")

@@ -9,7 +9,8 @@ public import AutofillMatching
 /// user's order, whose identity store holds a login for that user matching the site (as
 /// `autofill suggest SITE` shows them) and that declares the capability; else the first enabled
 /// provider that declares it. Replacing a login the store already shows is authenticated like a
-/// fill (the `UserAuthentication` policy); adding a new one is not.
+/// fill (the `UserAuthentication` policy); adding a new one is not. A WebAuthn signal (it removes or
+/// renames passkeys) is authenticated too; an unused-password report (it lowers a rank) is not.
 extension FillRouter {
     /// Saves `credential` for `query`'s site with the provider the rule above chooses.
     public func savePassword(_ credential: PasswordCredential, for query: ServiceQuery, providerID: String?) async throws -> FillResult {
@@ -84,6 +85,13 @@ extension FillRouter {
         }
         var handled: [String] = [], failures: [String] = []
         for manifest in targets {
+            // A signal removes or renames passkeys: only the user may, never a script on their behalf
+            // (the UserAuthentication policy, as for replacing a password). An unused-password report
+            // only lowers a login's rank, and git sends it without a person: it is not asked about.
+            if update.isPasskeySignal {
+                let reason = "apply the \(update) in \(manifest.displayName)"
+                if case .failure(let failure) = authenticateUser(reason: reason, manifest: manifest, outcome: "reported") { throw failure }
+            }
             do {
                 _ = try await interfaceRequest(.credentialUpdate(update), manifest: manifest, capability: .supportsCredentialUpdate,
                                                authentication: .notNeeded, outcome: "reported")
