@@ -1,5 +1,6 @@
 import AutofillCore
 import AutofillHost
+import AutofillTestSupport
 import Foundation
 import Testing
 
@@ -133,7 +134,7 @@ struct AuthenticatorProviderTests {
             return nil
         })
         let start = Date()
-        let code = try #require(Self.code(await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(second)), deadline: .seconds(3))))
+        let code = try #require(Self.code(await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(second)), deadline: TestDeadline.answer)))
         #expect(try Self.oathtoolTOTP(Self.listSecret, from: start, to: Date()).contains(code))
     }
 
@@ -158,7 +159,7 @@ struct AuthenticatorProviderTests {
         #expect(store.allIdentities.isEmpty)
         let identity = OneTimeCodeCredentialIdentity(
             serviceIdentifier: .init(identifier: "example.com", type: .domain), label: "x", recordIdentifier: "otp-1")
-        guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(identity)), deadline: .seconds(3))
+        guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(identity)), deadline: TestDeadline.answer)
         else { Issue.record("expected a cancel"); return }
         #expect(error.code == .credentialIdentityNotFound)
     }
@@ -173,7 +174,7 @@ struct AuthenticatorProviderTests {
         let identity = try Self.identity("Example:alice@example.com", in: store)
 
         let before = Date()
-        let outcome = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(identity)), deadline: .seconds(3))
+        let outcome = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(identity)), deadline: TestDeadline.answer)
         let after = Date()
         let code = try #require(Self.code(outcome), "\(outcome)")
         #expect(code.count == 6)
@@ -193,7 +194,7 @@ struct AuthenticatorProviderTests {
         let identity = OneTimeCodeCredentialIdentity(
             serviceIdentifier: .init(identifier: "example.com", type: .domain), label: "Example:alice@example.com")
         let start = Date()
-        let code = try #require(Self.code(await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(identity)), deadline: .seconds(3))))
+        let code = try #require(Self.code(await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(identity)), deadline: TestDeadline.answer)))
         #expect(try Self.oathtoolTOTP(Self.totpSecret, from: start, to: Date()).contains(code))
     }
 
@@ -203,14 +204,14 @@ struct AuthenticatorProviderTests {
         let provider = try load(isolation, settings: ["OTPAuthFile": file])
         let unknown = OneTimeCodeCredentialIdentity(
             serviceIdentifier: .init(identifier: "example.org", type: .domain), label: "Nobody:mallory", recordIdentifier: "otp-000000000000")
-        guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(unknown)), deadline: .seconds(3))
+        guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(unknown)), deadline: TestDeadline.answer)
         else { Issue.record("expected a cancel"); return }
         #expect(error.code == .credentialIdentityNotFound)
         #expect(!(error.failureReason ?? "").contains(Self.totpSecret))
 
         // A password request is not for this provider.
         let password = PasswordCredentialIdentity(serviceIdentifier: .init(identifier: "example.com", type: .domain), user: "alice")
-        guard case .canceled(let other) = await provider.send(.credentialWithoutUserInteraction(.password(password)), deadline: .seconds(3))
+        guard case .canceled(let other) = await provider.send(.credentialWithoutUserInteraction(.password(password)), deadline: TestDeadline.answer)
         else { Issue.record("expected a cancel"); return }
         #expect(other.code == .failed)
     }
@@ -227,8 +228,8 @@ struct AuthenticatorProviderTests {
         #expect(identity.recordIdentifier == "otp-e6c10a3076f3")
         let request = ProviderRequest.credentialWithoutUserInteraction(.oneTimeCode(identity))
 
-        let first = try #require(Self.code(await provider.send(request, deadline: .seconds(3))))
-        let second = try #require(Self.code(await provider.send(request, deadline: .seconds(3))))
+        let first = try #require(Self.code(await provider.send(request, deadline: TestDeadline.answer)))
+        let second = try #require(Self.code(await provider.send(request, deadline: TestDeadline.answer)))
         #expect(first == (try Self.oathtool(["--hotp", "-b", "-c", "5", "-"], key: Self.hotpSecret)))
         #expect(second == (try Self.oathtool(["--hotp", "-b", "-c", "6", "-"], key: Self.hotpSecret)))
         #expect(first != second)
@@ -246,10 +247,10 @@ struct AuthenticatorProviderTests {
         // A fresh load (another copy of the bundle) continues at 7.
         let other = try TemporaryFolder()
         let fresh = try load(isolation, settings: ["OTPAuthFile": file], into: other.path)
-        let third = try #require(Self.code(await fresh.send(request, deadline: .seconds(3))))
+        let third = try #require(Self.code(await fresh.send(request, deadline: TestDeadline.answer)))
         #expect(third == (try Self.oathtool(["--hotp", "-b", "-c", "7", "-"], key: Self.hotpSecret)))
         // …and so does the first load, which reads the state file again for every code.
-        let fourth = try #require(Self.code(await provider.send(request, deadline: .seconds(3))))
+        let fourth = try #require(Self.code(await provider.send(request, deadline: TestDeadline.answer)))
         #expect(fourth == (try Self.oathtool(["--hotp", "-b", "-c", "8", "-"], key: Self.hotpSecret)))
         expectLogsClean(of: [Self.hotpSecret], codes: [first, second, third, fourth])
     }
@@ -261,12 +262,12 @@ struct AuthenticatorProviderTests {
         let store = InMemoryIdentityStore()
         let provider = try load(isolation, settings: ["OTPAuthFile": file, "StateFile": state], store: store)
         let request = ProviderRequest.credentialWithoutUserInteraction(.oneTimeCode(try Self.identity("Counter:bob", in: store)))
-        #expect(Self.code(await provider.send(request, deadline: .seconds(3))) != nil)
+        #expect(Self.code(await provider.send(request, deadline: TestDeadline.answer)) != nil)
         #expect(FileManager.default.fileExists(atPath: state))
         #expect(!FileManager.default.fileExists(atPath: "\(file).state.json"))
 
         try Data("{ not json".utf8).write(to: URL(fileURLWithPath: state))
-        guard case .canceled(let error) = await provider.send(request, deadline: .seconds(3))
+        guard case .canceled(let error) = await provider.send(request, deadline: TestDeadline.answer)
         else { Issue.record("a damaged state file was reset"); return }
         #expect(error.code == .failed)
         #expect(error.failureReason?.contains("damaged") == true)
@@ -349,7 +350,7 @@ struct AuthenticatorProviderTests {
         // The good entry still serves codes.
         let code = try #require(Self.code(await provider.send(
             .credentialWithoutUserInteraction(.oneTimeCode(try Self.identity("Example:alice@example.com", in: store))),
-            deadline: .seconds(3))))
+            deadline: TestDeadline.answer)))
         expectLogsClean(of: secrets + [Self.totpSecret], codes: [code])
     }
 

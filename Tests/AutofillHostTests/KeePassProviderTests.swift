@@ -108,7 +108,7 @@ struct KeePassProviderTests {
         #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
         #expect(ui.asked.count == 2)  // a wrong password, then the right one
         let request = CredentialRequest.password(try Self.identity(store, user: "alice"))
-        #expect(await provider.send(.credentialWithoutUserInteraction(request), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(request), deadline: TestDeadline.answer)
             == .completed(.password(PasswordCredential(user: "alice", password: Secret("ex-P4ss")))))
         #expect(ui.asked.count == 2)
         expectLogsClean()
@@ -123,7 +123,7 @@ struct KeePassProviderTests {
         // A new process: locked again, identities still published.
         let ui = ScriptedUI([Self.typedPassword])
         let provider = try load(isolation, store: store, ui: ui)
-        let locked = try #require(Self.canceled(await provider.send(.credentialWithoutUserInteraction(request), deadline: .seconds(3))))
+        let locked = try #require(Self.canceled(await provider.send(.credentialWithoutUserInteraction(request), deadline: TestDeadline.answer)))
         #expect(locked.code == .userInteractionRequired)
         #expect(await provider.send(.interfaceToProvideCredential(request), deadline: nil)
             == .completed(.password(PasswordCredential(user: "bob", password: Secret("legacy-P4ss")))))
@@ -142,7 +142,7 @@ struct KeePassProviderTests {
                 return nil
             }.first)
             let before = try Oathtool.run(arguments, key: key)
-            let outcome = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(identity)), deadline: .seconds(3))
+            let outcome = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(identity)), deadline: TestDeadline.answer)
             let after = try Oathtool.run(arguments, key: key)
             guard case .completed(.oneTimeCode(let code)) = outcome else { Issue.record("no code: \(outcome)"); continue }
             #expect(code.revealed == before || code.revealed == after, "\(label)")
@@ -201,12 +201,12 @@ struct KeePassProviderTests {
 
         let hash = Array(SHA256.hash(data: Array("client data".utf8)))
         var parameters = PasskeyParameters(relyingParty: "example.com", clientDataHash: hash, userVerification: .required)
-        let unverified = await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(identity, parameters)), deadline: .seconds(3))
+        let unverified = await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(identity, parameters)), deadline: TestDeadline.answer)
         #expect(Self.canceled(unverified)?.code == .userInteractionRequired)
 
         parameters.hostUserPresent = true
         parameters.hostUserVerified = true
-        let outcome = await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(identity, parameters)), deadline: .seconds(3))
+        let outcome = await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(identity, parameters)), deadline: TestDeadline.answer)
         guard case .completed(.passkeyAssertion(let assertion)) = outcome else { Issue.record("no assertion: \(outcome)"); return }
         #expect(ES256.verify(signature: assertion.signature, authenticatorData: assertion.authenticatorData, clientDataHash: hash, publicKey: key.publicKey))
         #expect(assertion.userHandle == [7, 7])

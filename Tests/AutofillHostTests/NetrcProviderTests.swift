@@ -1,5 +1,6 @@
 import AutofillCore
 import AutofillHost
+import AutofillTestSupport
 import Foundation
 import Testing
 
@@ -32,10 +33,10 @@ struct NetrcProviderTests {
         #expect(store.allIdentities.map(\.displayUser) == ["carol", "deploy"])
         let deploy = PasswordCredentialIdentity(
             serviceIdentifier: .init(identifier: "git.example.org", type: .domain), user: "deploy")
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(deploy)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(deploy)), deadline: TestDeadline.answer)
             == .completed(.password(PasswordCredential(user: "deploy", password: Secret("two words")))))
         let unknown = PasswordCredentialIdentity(serviceIdentifier: Self.example, user: "nobody")
-        guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.password(unknown)), deadline: .seconds(3))
+        guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.password(unknown)), deadline: TestDeadline.answer)
         else { Issue.record("expected a cancel"); return }
         #expect(error.code == .credentialIdentityNotFound)
         #expect(!(error.failureReason ?? "").contains("s3cret"))

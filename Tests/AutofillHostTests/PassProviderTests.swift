@@ -1,6 +1,7 @@
 import AutofillCore
 @testable import AutofillHost
 import AutofillStore
+import AutofillTestSupport
 import Foundation
 import Logging
 import Testing
@@ -95,7 +96,7 @@ struct PassProviderTests {
         let request = CredentialRequest.password(Self.passwordIdentity("github.com", "octocat", "github.com/octocat"))
 
         // Nothing cached: no UI may be shown, so the provider says it needs some.
-        let locked = try #require(Self.canceled(await provider.send(.credentialWithoutUserInteraction(request), deadline: .seconds(3))))
+        let locked = try #require(Self.canceled(await provider.send(.credentialWithoutUserInteraction(request), deadline: TestDeadline.answer)))
         #expect(locked.code == .userInteractionRequired)
         #expect(ui.asked.isEmpty)
 
@@ -107,7 +108,7 @@ struct PassProviderTests {
         #expect(message.contains("Autofill Test <test@example.com>") && message.contains("github.com/octocat"))
 
         // gpg-agent cached it: the next request needs no UI.
-        #expect(await provider.send(.credentialWithoutUserInteraction(request), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(request), deadline: TestDeadline.answer)
             == .completed(.password(PasswordCredential(user: "octocat", password: Secret(Self.password)))))
         #expect(ui.asked.count == 1)
         expectLogsClean(of: [Self.password, PasswordStore.passphrase])
@@ -247,7 +248,7 @@ struct PassProviderTests {
                                           recordIdentifier: "example.com"))), deadline: nil)))
         #expect(noCode.failureReason == "no one-time code in example.com: it has no otpauth:// line (add one with pass otp)")
         let gone = try #require(Self.canceled(await provider.send(
-            .credentialWithoutUserInteraction(.password(Self.passwordIdentity("gone.example", "", "gone.example"))), deadline: .seconds(3))))
+            .credentialWithoutUserInteraction(.password(Self.passwordIdentity("gone.example", "", "gone.example"))), deadline: TestDeadline.answer)))
         #expect(gone.code == .credentialIdentityNotFound)
     }
 
@@ -260,7 +261,7 @@ struct PassProviderTests {
         let provider = try load(isolation, ui: ScriptedUI([]))
         let error = try #require(Self.canceled(await provider.send(
             .credentialWithoutUserInteraction(.password(Self.passwordIdentity("github.com", "octocat", "github.com/octocat"))),
-            deadline: .seconds(3))))
+            deadline: TestDeadline.answer)))
         #expect(error.failureReason?.contains("gpg-agent is not running for the GnuPG home \(pass.gnupgHome)") == true, "\(error)")
     }
 }

@@ -115,7 +115,7 @@ struct SecretServiceProviderTests {
         #expect(Set(store.allIdentities) == Set(expected.map(\.0)))
         for (identity, secret) in expected {
             let password = String(secret.prefix { $0 != "\n" })  // git: the first line
-            #expect(await provider.send(.credentialWithoutUserInteraction(Self.request(identity)), deadline: .seconds(3))
+            #expect(await provider.send(.credentialWithoutUserInteraction(Self.request(identity)), deadline: TestDeadline.answer)
                 == .completed(.password(PasswordCredential(user: identity.displayUser, password: Secret(password)))), "\(identity)")
         }
         let secrets = expected.map(\.1) + ["refresh", "wifi-pw"]
@@ -134,7 +134,7 @@ struct SecretServiceProviderTests {
         #expect(store.allIdentities.count == 300)
         #expect(!log.contains("could not be read"), "\(log.all)")
         let identity = try #require(store.allIdentities.first { $0.displayUser == "user150" })
-        #expect(await provider.send(.credentialWithoutUserInteraction(Self.request(identity)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(Self.request(identity)), deadline: TestDeadline.answer)
             == .completed(.password(PasswordCredential(user: "user150", password: Secret("pw-150")))))
     }
 
@@ -150,11 +150,11 @@ struct SecretServiceProviderTests {
         let other = try await keyring.store(label: "other", [("url", "https://other.example"), ("user", "zed")], secret: "zed-pw")
         for record in [other, "/org/freedesktop/secrets/collection/login/999", "not a path", first] {
             let identity = Self.password("https://example.com", .url, "alice", record: record)
-            #expect(await provider.send(.credentialWithoutUserInteraction(Self.request(identity)), deadline: .seconds(3))
+            #expect(await provider.send(.credentialWithoutUserInteraction(Self.request(identity)), deadline: TestDeadline.answer)
                 == .completed(.password(PasswordCredential(user: "alice", password: Secret("old-pw")))), "\(record)")
         }
         let gone = Self.password("https://gone.example", .url, "nobody", record: first)
-        let why = reason(await provider.send(.credentialWithoutUserInteraction(Self.request(gone)), deadline: .seconds(3)),
+        let why = reason(await provider.send(.credentialWithoutUserInteraction(Self.request(gone)), deadline: TestDeadline.answer),
                          .credentialIdentityNotFound)
         #expect(why == "the Secret Service has no item for nobody at https://gone.example any more")
     }
@@ -167,7 +167,7 @@ struct SecretServiceProviderTests {
                                                            ("server", "empty.example"), ("user", "nobody")], secret: "")
         let provider = try load(isolation, bus: keyring.address)
         let identity = Self.password("https://empty.example", .url, "nobody", record: path)
-        let why = reason(await provider.send(.credentialWithoutUserInteraction(Self.request(identity)), deadline: .seconds(3)), .failed)
+        let why = reason(await provider.send(.credentialWithoutUserInteraction(Self.request(identity)), deadline: TestDeadline.answer), .failed)
         #expect(why == "the item \"Empty login\" (nobody at https://empty.example) has no password")
     }
 
@@ -183,7 +183,7 @@ struct SecretServiceProviderTests {
         let alice = Self.request(Self.password("https://example.com", .url, "alice", record: path))
         try await keyring.lock()
         #expect(try await keyring.isLocked())
-        let locked = reason(await provider.send(.credentialWithoutUserInteraction(alice), deadline: .seconds(3)), .userInteractionRequired)
+        let locked = reason(await provider.send(.credentialWithoutUserInteraction(alice), deadline: TestDeadline.answer), .userInteractionRequired)
         #expect(locked == "the Secret Service collection \"Login\" is locked")
         // The UI request asks the service to unlock; this keyring has no prompter (no desktop), so it
         // dismisses the prompt at once, and the user reads how to unlock it.
@@ -195,7 +195,7 @@ struct SecretServiceProviderTests {
         // reaches the new one, and both requests fill.
         try await keyring.startKeyring(unlocking: true)
         for request in [ProviderRequest.interfaceToProvideCredential(alice), .credentialWithoutUserInteraction(alice)] {
-            #expect(await provider.send(request, deadline: .seconds(3))
+            #expect(await provider.send(request, deadline: TestDeadline.answer)
                 == .completed(.password(PasswordCredential(user: "alice", password: Secret("git-pw")))))
         }
     }
@@ -219,7 +219,7 @@ struct SecretServiceProviderTests {
         #expect(Set(store.allIdentities) == [bob, Self.password("stale.example", .domain, "kept", record: "/x")],
                 "a partial view saves and removes nothing")
         #expect(log.contains("a locked collection hides some items"))
-        let locked = reason(await provider.send(.credentialWithoutUserInteraction(Self.request(bob)), deadline: .seconds(3)),
+        let locked = reason(await provider.send(.credentialWithoutUserInteraction(Self.request(bob)), deadline: TestDeadline.answer),
                             .userInteractionRequired)
         #expect(locked == "the Secret Service collection \"Login\" is locked")
     }
@@ -264,7 +264,7 @@ struct SecretServiceProviderTests {
         let provider = try load(isolation, bus: missing)
         #expect(log.contains("no identities published"))
         let identity = Self.request(Self.password("example.com", .domain, "alice", record: ""))
-        let why = reason(await provider.send(.credentialWithoutUserInteraction(identity), deadline: .seconds(3)), .failed)
+        let why = reason(await provider.send(.credentialWithoutUserInteraction(identity), deadline: TestDeadline.answer), .failed)
         let from = isolation == .inProcess ? "the SessionBusAddress setting" : "DBUS_SESSION_BUS_ADDRESS"
         #expect(why.hasPrefix("cannot connect to the D-Bus session bus at \(missing) (from \(from)): "), "\(why)")
     }
@@ -273,7 +273,7 @@ struct SecretServiceProviderTests {
         // A helper's environment is the sandbox's: no DBUS_SESSION_BUS_ADDRESS, and no bus in its runtime folder.
         let provider = try load(.helperProcess, bus: nil)
         let identity = Self.request(Self.password("example.com", .domain, "alice", record: ""))
-        let why = reason(await provider.send(.credentialWithoutUserInteraction(identity), deadline: .seconds(3)), .failed)
+        let why = reason(await provider.send(.credentialWithoutUserInteraction(identity), deadline: TestDeadline.answer), .failed)
         #expect(why.hasPrefix("there is no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus."))
         #expect(why.contains("SessionBusAddress"))
     }
@@ -299,11 +299,11 @@ struct SecretServiceProviderTests {
                                                     ("server", "example.com"), ("user", "alice")], secret: "git-pw")
         let alice = Self.request(Self.password("https://example.com", .url, "alice", record: path))
         let provider = try load(.helperProcess, bus: keyring.address)
-        #expect(await provider.send(.credentialWithoutUserInteraction(alice), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(alice), deadline: TestDeadline.answer)
             == .completed(.password(PasswordCredential(user: "alice", password: Secret("git-pw")))))
         // The control: the same sandbox without the grant cannot open a Unix socket at all.
         let denied = try load(.helperProcess, bus: keyring.address, sessionBus: false)
-        let why = reason(await denied.send(.credentialWithoutUserInteraction(alice), deadline: .seconds(3)), .failed)
+        let why = reason(await denied.send(.credentialWithoutUserInteraction(alice), deadline: TestDeadline.answer), .failed)
         #expect(why.hasPrefix("cannot connect to the D-Bus session bus at \(keyring.address)"), "\(why)")
     }
 }

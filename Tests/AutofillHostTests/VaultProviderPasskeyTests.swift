@@ -2,6 +2,7 @@ import AutofillCore
 import AutofillHost
 import AutofillWebAuthn
 import Crypto
+import AutofillTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -206,7 +207,7 @@ struct VaultProviderPasskeyTests {
         let next = try load(ui: ui)
         let parameters = Self.parameters("locked", hostPresent: true, hostVerified: true)
         let request = CredentialRequest.passkeyAssertion(passkey.identity, parameters)
-        #expect(await next.send(.credentialWithoutUserInteraction(request), deadline: .seconds(3)) == .canceled(ExtensionError(.userInteractionRequired)))
+        #expect(await next.send(.credentialWithoutUserInteraction(request), deadline: TestDeadline.answer) == .canceled(ExtensionError(.userInteractionRequired)))
         let data = try Self.verified(await next.send(.interfaceToProvideCredential(request), deadline: nil), passkey, parameters)
         #expect(data.flags == [.userPresent, .userVerified, .backupEligible])
     }
@@ -216,18 +217,18 @@ struct VaultProviderPasskeyTests {
         let passkey = try await registerAlice()
         let provider = try loaded.connection { throw TestFailure("registerAlice loaded it") }
         let unknown = PasskeyCredentialIdentity(relyingPartyIdentifier: Self.rp, userName: "alice", credentialID: [9, 9, 9], userHandle: Self.handle)
-        #expect(await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(unknown, Self.parameters("x"))), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(unknown, Self.parameters("x"))), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.credentialIdentityNotFound, failureReason: "no such passkey for example.com in the vault")))
         let notAllowed = Self.parameters("x", allow: [[1, 2, 3]])
-        #expect(await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, notAllowed)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, notAllowed)), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.failed, failureReason: "example.com did not allow this passkey (it is not in allowCredentials)")))
         var shortHash = Self.parameters("x")
         shortHash.clientDataHash = [1, 2, 3]
-        #expect(await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, shortHash)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, shortHash)), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.failed, failureReason: "the client data hash has 3 bytes; it must be the 32-byte SHA-256 of clientDataJSON")))
         let allowed = Self.parameters("allowed", hostPresent: true, allow: [[1, 2, 3], passkey.identity.credentialID])
         _ = try Self.verified(
-            await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, allowed)), deadline: .seconds(3)),
+            await provider.send(.credentialWithoutUserInteraction(.passkeyAssertion(passkey.identity, allowed)), deadline: TestDeadline.answer),
             passkey, allowed)
     }
 

@@ -1,5 +1,6 @@
 import AutofillCore
 import AutofillHost
+import AutofillTestSupport
 import Foundation
 import Testing
 
@@ -38,7 +39,7 @@ struct VaultProviderTests {
 
     @Test(arguments: Isolated.modes)
     func aLockedVaultAnswersUserInteractionRequiredAtOnce(isolation: ProviderIsolation) async throws {
-        let outcome = try await load(isolation).send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        let outcome = try await load(isolation).send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
         #expect(outcome == .canceled(ExtensionError(.userInteractionRequired)))
     }
 
@@ -54,25 +55,25 @@ struct VaultProviderTests {
 
         // The same provider process, no UI: from its memory.
         let bob = PasswordCredentialIdentity(serviceIdentifier: Self.example, user: "bob", recordIdentifier: "vault-2")
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(bob)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(bob)), deadline: TestDeadline.answer)
             == .completed(.password(PasswordCredential(user: "bob", password: Secret("hunter2-but-longer")))))
         let byAccount = PasswordCredentialIdentity(serviceIdentifier: Self.example, user: "bob")  // no record identifier
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(byAccount)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(byAccount)), deadline: TestDeadline.answer)
             == .completed(.password(PasswordCredential(user: "bob", password: Secret("hunter2-but-longer")))))
 
         let before = try totp()
-        let outcome = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(Self.code)), deadline: .seconds(3))
+        let outcome = await provider.send(.credentialWithoutUserInteraction(.oneTimeCode(Self.code)), deadline: TestDeadline.answer)
         let after = try totp()
         guard case .completed(.oneTimeCode(let code)) = outcome else { Issue.record("no code: \(outcome)"); return }
         #expect([before, after].contains(code.revealed))
 
         let unknown = PasswordCredentialIdentity(serviceIdentifier: Self.example, user: "mallory", recordIdentifier: "nope")
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(unknown)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(unknown)), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.credentialIdentityNotFound, failureReason: "no such login in the vault")))
         #expect(ui.asked.count == 1, "one prompt in all")
 
         // Another provider process knows nothing of it: the unlock lives in that process's memory only.
-        #expect(try await load(isolation).send(.credentialWithoutUserInteraction(.password(bob)), deadline: .seconds(3))
+        #expect(try await load(isolation).send(.credentialWithoutUserInteraction(.password(bob)), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.userInteractionRequired)))
 
         #expect(!log.all.contains { $0.contains(Self.master) || $0.contains(Self.alicePassword) || $0.contains("hunter2") || $0.contains(code.revealed) })
@@ -83,10 +84,10 @@ struct VaultProviderTests {
         // What `autofill unlock org.autofill.vault` does through the agent.
         let ui = ScriptedUI([Self.unlock])
         let provider = try load(isolation, ui: ui)
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.userInteractionRequired)), "locked at first")
         #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
             == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.alicePassword)))))
         #expect(ui.asked.count == 1, "the fill asked nothing")
         #expect(log.contains("vault unlocked for 3600 s"))
@@ -98,14 +99,14 @@ struct VaultProviderTests {
         let provider = try load(isolation, ui: ui, settings: ["VaultFile": vault.path, "UnlockTimeoutSeconds": "1"])
         let locked = "vault locked: key zeroed, entries dropped (UnlockTimeoutSeconds passed)"
         #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
-        let first = await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        let first = await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
         if first != .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.alicePassword)))) {
             // Only when this machine took over a second to get here (many tests at once).
             #expect(first == .canceled(ExtensionError(.userInteractionRequired)) && log.contains(locked), "\(first)")
         }
         // No request comes: the timer locks all the same.
         try await eventually(within: 60) { log.contains(locked) }
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.userInteractionRequired)))
     }
 
@@ -113,7 +114,7 @@ struct VaultProviderTests {
     func aTimeoutOfZeroUnlocksForTheOneRequest(isolation: ProviderIsolation) async throws {
         let provider = try load(isolation, ui: ScriptedUI([Self.unlock]), settings: ["VaultFile": vault.path, "UnlockTimeoutSeconds": "0"])
         await unlockThroughTheUI(provider)
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.userInteractionRequired)))
         #expect(log.contains("vault unlocked for this request (UnlockTimeoutSeconds is 0)"))
     }
@@ -127,7 +128,7 @@ struct VaultProviderTests {
         let before = Self.files(under: vaultFolder)
         let provider = try load(isolation, ui: ScriptedUI([Self.unlock]))
         await unlockThroughTheUI(provider)
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
             == .completed(.password(PasswordCredential(user: "alice", password: Secret(Self.alicePassword)))))
         #expect(Self.files(under: vaultFolder) == before)
         #expect(before.isEmpty, "nothing of the Vault's is kept there: \(before)")
@@ -146,7 +147,7 @@ struct VaultProviderTests {
         #expect(added.status == 0, "\(added.stderr)")
 
         let carol = PasswordCredentialIdentity(serviceIdentifier: Self.example, user: "carol", recordIdentifier: "vault-9")
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(carol)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(carol)), deadline: TestDeadline.answer)
             == .completed(.password(PasswordCredential(user: "carol", password: Secret("carol-pw-9")))))
         #expect(ui.asked.count == 1, "no new unlock")
         #expect(log.contains("the vault file changed: read it again with the key in memory"))
@@ -155,7 +156,7 @@ struct VaultProviderTests {
         try FileManager.default.removeItem(atPath: vault.path)
         let created = try companion(["create", "--scrypt-log2n", "10"], input: "\(Self.master)\n")
         #expect(created.status == 0, "\(created.stderr)")
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.userInteractionRequired)))
         #expect(log.contains("vault locked: key zeroed, entries dropped (the vault file has a new salt or key derivation"))
     }
@@ -201,7 +202,7 @@ struct VaultProviderTests {
         #expect(messages.count == 3)
         #expect(messages[1] == "That did not open the vault: wrong master password, or the vault file was changed. 2 attempts left.")
         #expect(messages[2].hasSuffix("1 attempt left."))
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.userInteractionRequired)), "still locked")
     }
 
@@ -260,7 +261,7 @@ struct VaultProviderTests {
         let wiped = InMemoryIdentityStore(isEnabled: false)
         wiped.setEnabled(true)  // enabled after a wipe: waits for the full list
         let provider = try load(isolation, store: wiped, ui: ScriptedUI([Self.unlock]))
-        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        #expect(await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
             == .canceled(ExtensionError(.userInteractionRequired)))
         #expect(wiped.allIdentities.isEmpty, "locked: nothing to publish")
 
@@ -286,7 +287,7 @@ struct VaultProviderTests {
         let ui = ScriptedUI([.success(.acknowledged)])
         let provider = try load(isolation, ui: ui, settings: [:])
         #expect(log.contains("no VaultFile setting"))
-        guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: .seconds(3))
+        guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
         else { Issue.record("expected a cancel"); return }
         #expect(error.code == .failed)
         #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
