@@ -166,9 +166,10 @@ public struct ConfigurationFile: Sendable {
 
     /// Refuses a `PAMConfigurationDirectory` (with the service files in it) that users other than the
     /// user and root could change: whoever writes a PAM service file decides what "authenticated" means
-    /// (`pam_permit`), and `pam_exec` runs any command.
+    /// (`pam_permit`), and `pam_exec` runs any command. Whatever the policy: the agent authenticates
+    /// requests that ask for `pam` with the PAM settings of the user's configuration (``AgentPolicy``).
     func checkPAMConfigurationDirectory() throws(AutofillError) {
-        guard let settings = configuration.userAuthentication, settings.policy == .pam,
+        guard let settings = configuration.userAuthentication,
             let folder = settings.pamConfigurationDirectory.map(resolve)
         else { return }
         let problems = PluginPermissions.problems(hostPath: folder, what: "the PAM configuration folder", contents: true)
