@@ -5,7 +5,8 @@ import Testing
 /// The agent holds the user's authentication policy, not the request's (docs/AGENT.md, "Whose
 /// policy"): a copy of the user's configuration with a weaker policy, named by `--config` or
 /// `$AUTOFILL_CONFIG`, gets nothing from the Vault the user unlocked; a stronger one gets what it asks;
-/// a provider never answers below the strongest policy it served. Through the real CLI, agent and Vault, with
+/// a provider never answers below the strongest policy it served. And `providers disable` and
+/// `providers set` end the provider's helper in the agent. Through the real CLI, agent and Vault, with
 /// the tests' PAM services (`autofill-deny`: pam_deny; `autofill-permit`: pam_permit).
 @Suite(.enabled(if: CLI.usesAgent))
 struct AgentPolicyTests {
@@ -159,5 +160,44 @@ struct AgentPolicyTests {
         let unlocked = try autofill(["fill", "example.com", "--user", "alice"], config: "none", script: "secret \(Self.master)\n")
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
         #expect(unlocked.stdout == Self.alice + "\n")
+    }
+
+    // MARK: providers disable and set end the provider's helper
+
+    @Test func providersDisableEndsTheProvidersHelperAndWhatItUnlocked() throws {
+        let config = try configuration("mine", policy: ["Policy": "none"])
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
+        try unlockVault(config: "mine")
+        let helper = try #require(try status().helpers["org.autofill.vault"])
+
+        // providers set: the helper ends, so the next request launches it with the new setting.
+        let set = try CLI.run(["providers", "set", "org.autofill.vault", "UnlockTimeoutSeconds", "600", "--config", config], home: home.path)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.stdout.contains("Locked org.autofill.vault."), "\(set.stdout)")
+        #expect(AgentTests.eventually { !AgentTests.isRunning(helper) }, "the helper ended")
+        #expect(try status().helpers["org.autofill.vault"] == nil)
+        let locked = try autofill(["fill", "example.com", "--user", "alice"], config: "mine")
+        #expect(locked.status != 0 && locked.stdout.isEmpty, "what it unlocked ended with it: \(locked.stderr)")
+
+        let unlocked = try autofill(["unlock", "org.autofill.vault"], config: "mine", script: "secret \(Self.master)\n")
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        let again = try #require(try status().helpers["org.autofill.vault"])
+
+        let disabled = try CLI.run(["providers", "disable", "org.autofill.vault", "--config", config], home: home.path)
+        #expect(disabled.status == 0, "\(disabled.stderr)")
+        #expect(disabled.stdout.contains("Locked org.autofill.vault."), "\(disabled.stdout)")
+        #expect(AgentTests.eventually { !AgentTests.isRunning(again) }, "the helper ended")
+        #expect(try status().helpers.isEmpty)
+        let fill = try autofill(["fill", "example.com", "--list", "--provider", "org.autofill.vault"], config: "mine", script: "choose 1\n")
+        #expect(fill.status != 0, "\(fill.stdout)")
+        #expect(fill.stdout.isEmpty)
+        #expect(fill.stderr.contains("org.autofill.vault is not an enabled provider"), "\(fill.stderr)")
+        #expect(try status().helpers.isEmpty, "nothing launched it again")
+
+        // With no agent running there is nothing to end, and nothing is said about it.
+        #expect(try CLI.run(["agent", "stop"], home: home.path).status == 0)
+        let quiet = try CLI.run(["providers", "set", "org.autofill.vault", "UnlockTimeoutSeconds", "300", "--config", config], home: home.path)
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(!quiet.stdout.contains("Locked") && !quiet.stderr.contains("agent"), "\(quiet.stdout)\(quiet.stderr)")
     }
 }
