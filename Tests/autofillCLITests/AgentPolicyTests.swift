@@ -132,6 +132,17 @@ struct AgentPolicyTests {
         #expect(deny.stdout.isEmpty)
     }
 
+    @Test func aUserConfigurationTheAgentCannotUseMakesItHoldPAM() throws {
+        // A misspelt key makes the user's file invalid: the agent holds pam (the safe side), not none.
+        let user = try configuration(nil, policy: ["Policy": "none", "PAMServce": "x"])
+        try configuration("none", policy: ["Policy": "none"])
+        try home.trust(["org.autofill.vault"], config: "\(home.path)/none.plist")
+        let refused = try autofill(["fill", "example.com", "--user", "alice"], config: "none")
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(refused.stderr.contains("the safe default (your configuration \(user) cannot be used)"), "\(refused.stderr)")
+        #expect(try status().policy == "pam")
+    }
+
     // MARK: A provider never answers below what it served
 
     @Test func aVaultUnlockedUnderPAMNeverAnswersAWeakerRequestEvenWhenTheUserHoldsNone() throws {
