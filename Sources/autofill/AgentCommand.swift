@@ -51,8 +51,13 @@ struct AgentCommand: ParsableCommand {
             let configured = (try? ConfigurationFile.locate(option: nil, environment: environment))?.configuration.agentIdleTimeout
             let idle: Duration = idleTimeout.map { .milliseconds(Int64(($0 * 1000).rounded())) }
                 ?? configured ?? HostConfiguration.defaultAgentIdleTimeout
+            // The user's policy, held until the agent ends: no request may ask for less (docs/AGENT.md).
+            let logger = Logger(label: "autofill.agent")
+            let (policy, problem) = AgentPolicy.load(environment: environment)
+            if let problem { logger.warning("holds pam until it restarts: \(problem)") }
+            logger.info("holds the authentication policy \(policy) of \(policy.origin)")
             do {
-                switch try AgentServer.start(environment: environment, idleTimeout: idle, logger: Logger(label: "autofill.agent"), handler: { arguments in
+                switch try AgentServer.start(environment: environment, idleTimeout: idle, userPolicy: policy, logger: logger, handler: { arguments in
                     await Autofill.execute(arguments)
                 }) {
                 case .alreadyRunning(let paths):
@@ -115,9 +120,11 @@ struct AgentCommand: ParsableCommand {
             let report = StatusReport(
                 running: true, pid: status.pid, socket: status.socket, uptimeSeconds: Int(status.uptime.components.seconds),
                 idleTimeoutSeconds: Int(status.idleTimeout.components.seconds), listensToLogind: server.listensToLogind,
+                userAuthentication: server.pool.userPolicy.settings.policy.rawValue,
                 providers: status.providers.map { .init(id: $0.id, helperPID: $0.pid) })
             if json { return try printJSON(report) }
             print("The agent runs (pid \(status.pid)) on \(status.socket), for \(report.uptimeSeconds ?? 0) s; it exits after \(report.idleTimeoutSeconds ?? 0) s without a request.")
+            print("It holds the authentication policy \(server.pool.userPolicy) of \(server.pool.userPolicy.origin); no request may ask for less.")
             print(server.listensToLogind
                 ? "It locks every provider when the session locks or the system sleeps (logind)."
                 : "It cannot hear logind (no system bus): it does not lock when the session locks or the system sleeps.")
@@ -139,6 +146,8 @@ struct AgentCommand: ParsableCommand {
             var uptimeSeconds: Int?
             var idleTimeoutSeconds: Int?
             var listensToLogind: Bool?
+            /// The policy the agent holds (the user's; docs/AGENT.md).
+            var userAuthentication: String?
             var providers: [Provider]?
         }
     }

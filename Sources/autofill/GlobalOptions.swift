@@ -46,6 +46,8 @@ struct GlobalOptions: ParsableArguments {
     func setup(file: ConfigurationFile) throws(AutofillError) -> ProviderSetup {
         let environment = ClientContext.current.environment
         HostHardening.apply(configuration: file.configuration)
+        // The agent holds the user's policy: a request's configuration may not ask for less.
+        if let pool = ClientContext.current.pool { try pool.userPolicy.admit(file) }
         if ClientContext.current.isAgentRequest, let seconds = file.configuration.agentIdleTimeoutSeconds {
             AgentServer.current?.setIdleTimeout(.milliseconds(Int64((seconds * 1000).rounded())))
         }

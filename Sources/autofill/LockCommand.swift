@@ -19,10 +19,13 @@ struct LockCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("The provider to lock (default: all).", valueName: "id")) var provider: String?
+    /// What `providers disable` and `providers set` send the agent (``AgentLock``): the id is one
+    /// they just changed, so no spelling check, and nothing is said when the agent does not run it.
+    @Flag(help: .hidden) var ifRunning = false
 
     func run() throws {
         global.bootstrapLogging()
-        if let id = provider {
+        if let id = provider, !ifRunning {
             // A mistyped id (org.autofill.vautl) is a usage error naming the one meant, agent or not.
             let known = (ClientContext.current.pool?.running.map(\.id) ?? [])
                 + ((try? global.configurationFile())?.configuration.enabledProviders ?? [])
@@ -32,10 +35,11 @@ struct LockCommand: ParsableCommand {
             }
         }
         guard let pool = ClientContext.current.pool, let server = AgentServer.current else {
-            print("Nothing is unlocked: no agent is running.")
+            if !ifRunning { print("Nothing is unlocked: no agent is running.") }
             return
         }
         let (ended, inProcess) = pool.lock(provider)
+        if ifRunning && ended.isEmpty { return }
         if inProcess {
             server.stop("a provider that runs in the agent's process was locked (autofill lock)")
             print("Locked \(ended.joined(separator: ", ")); the agent ends, since one of them ran in its own process.")

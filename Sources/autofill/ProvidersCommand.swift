@@ -106,6 +106,8 @@ struct ProvidersCommand: ParsableCommand {
 
     struct Disable: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Disable an enabled provider.", discussion: """
+                When the agent runs the provider, its helper ends, and what it unlocked with it.
+
                 Examples:
                   autofill providers disable org.autofill.netrc
                 """)
@@ -120,6 +122,7 @@ struct ProvidersCommand: ParsableCommand {
                 let wiped = try setup.disable(id)
                 print("Disabled \(id); its identity store was wiped (\(wiped) identit\(wiped == 1 ? "y" : "ies")).")
                 print("Saved \(setup.catalog.file.path)")
+                AgentLock.end(id)
             }
         }
     }

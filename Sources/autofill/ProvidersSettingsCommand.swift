@@ -13,7 +13,9 @@ extension ProvidersCommand {
                 the built-in demo's changes go to $XDG_CONFIG_HOME/autofill/config.plist). The provider must \
                 be installed in a search folder. A key that is a near miss of a setting the provider declares \
                 (its Info.plist's AFProviderSandbox file settings) is refused, naming the one meant; another \
-                key is set with a note. Values starting with ~/, ./ or ../ are paths (docs/CONFIGURATION.md).
+                key is set with a note. Values starting with ~/, ./ or ../ are paths (docs/CONFIGURATION.md). \
+                When the agent runs the provider, its helper ends (and what it unlocked with it), so its next \
+                request launches it with the new setting.
 
                 Examples:
                   autofill providers set org.autofill.vault VaultFile ~/vault.afvault
@@ -34,6 +36,7 @@ extension ProvidersCommand {
                 if let note = try catalog.setSetting(id, key: key, value: value) { printError("autofill: note: \(note)") }
                 print("Set \(key) of \(id) to \(value).")
                 print("Saved \(catalog.file.path)")
+                AgentLock.end(id)  // relaunched with the new setting on its next request
             }
         }
     }
@@ -59,6 +62,7 @@ extension ProvidersCommand {
                 try catalog.unsetSetting(id, key: key)
                 print("Removed \(key) of \(id); its default applies.")
                 print("Saved \(catalog.file.path)")
+                AgentLock.end(id)
             }
         }
     }

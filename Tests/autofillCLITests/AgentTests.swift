@@ -17,6 +17,8 @@ struct AgentTests {
     /// no-UI deadline is long, so either holds a request for as long as a test wants.
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         for name in ["fast", "slow"] { _ = try home.fixtureProvider(id: "org.t.\(name)") }
         config = "\(home.path)/config.plist"
         let plist: [String: Any] = [

@@ -161,6 +161,20 @@ final class TemporaryHome: Sendable {
                            stdout: read("out"), stderr: read("err")), screen)
     }
 
+    /// Writes the user's own configuration, `$XDG_CONFIG_HOME/autofill/config.plist`, from `plist`, and
+    /// returns its path. The agent takes its authentication policy from this file when it starts, and
+    /// refuses requests whose `--config` asks for less (docs/AGENT.md, "Whose policy"): a test whose
+    /// configurations ask for `none` (or name PAM services of their own) writes `["UserAuthentication":
+    /// ["Policy": "none"]]` here before its first command. Relative paths in it are relative to its folder.
+    @discardableResult
+    func userConfiguration(_ plist: [String: Any]) throws -> String {
+        let folder = "\(path)/.config/autofill"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: "\(folder)/config.plist"))
+        return "\(folder)/config.plist"
+    }
+
     /// A PAM configuration folder of the tests' own (`PAMConfigurationDirectory`) with three services:
     /// `autofill-permit` (pam_permit: asks nothing, accepts: unattended on purpose), `autofill-deny`
     /// (pam_deny: refuses everyone) and `autofill-ask` (pam_unix: asks for the user's password

@@ -20,6 +20,8 @@ struct ClipboardTests {
     /// One Netrc provider with alice's password, the `none` policy (unattended on purpose), synced.
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.sample("NetrcProvider", as: "org.t.work") { $0["CFBundleDisplayName"] = "Work" }
         let netrc = try home.file("work.netrc", "machine example.com login alice password alice-clip-pw\n")
         config = try Self.unattended(home, enabled: ["org.t.work"], settings: ["org.t.work": ["NetrcFile": netrc]])

@@ -100,6 +100,8 @@ struct ConfigurationTests {
     }
 
     @Test func aPAMFolderOthersCanWriteIsRefusedBeforeAnythingRuns() throws {
+        // The configuration names a PAM service of its own: the user's policy must allow that (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.sample("NetrcProvider", as: "org.t.net")
         let netrc = try home.file("net.netrc", "machine example.com login alice password alice-pw\n")
         let pam = "\(home.path)/pam.d", marker = "\(home.path)/pam-exec-ran"

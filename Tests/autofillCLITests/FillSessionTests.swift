@@ -13,6 +13,8 @@ struct FillSessionTests {
     /// Two Netrc copies enabled, "Work" (alice, bob) and "Home" (carol), synced; two configurations.
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.sample("NetrcProvider", as: "org.t.work") { $0["CFBundleDisplayName"] = "Work" }
         _ = try home.sample("NetrcProvider", as: "org.t.home") { $0["CFBundleDisplayName"] = "Home" }
         let work = try home.file("work.netrc", "machine example.com login alice password alice-pw\nmachine www.example.com login bob password bob-pw\n")

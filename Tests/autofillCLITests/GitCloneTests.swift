@@ -14,6 +14,8 @@ struct GitCloneTests {
     /// a bare repository `app.git` with one commit in `server/`.
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.sample("NetrcProvider", as: "org.t.netrc")
         let netrc = try home.file("netrc", "machine 127.0.0.1 login carol password clone-pw\n")
         config = try home.config(enabled: ["org.t.netrc"], settings: ["org.t.netrc": ["NetrcFile": netrc]])

@@ -15,6 +15,8 @@ struct GitCredentialTests {
     /// the `pam` policy with a service that asks nothing.
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.sample("NetrcProvider", as: "org.t.netrc")
         let netrc = try home.file("netrc", """
             machine git.example.com login alice password alice-git-pw

@@ -15,6 +15,8 @@ struct GitCredentialVaultTests {
     /// policy with a service that asks nothing.
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.sample("VaultProvider", as: "org.autofill.vault")
         let plist: [String: Any] = [
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],

@@ -23,6 +23,8 @@ struct HostAuthenticationTests {
 
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.sample("VaultProvider", as: "org.autofill.vault")
         try FixturePlugin.bundle(
             in: "\(home.path)/plugins",

@@ -12,6 +12,8 @@ struct HostIntegrityTextTests {
 
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         try FileManager.default.createDirectory(atPath: "\(home.path)/plugins", withIntermediateDirectories: true)
     }
 

@@ -16,6 +16,8 @@ struct KeePassCLITests {
     /// The provider enabled and approved, with pam_permit as the host's own authentication.
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         try FileManager.default.createDirectory(atPath: "\(home.path)/keepass", withIntermediateDirectories: true)
         database = "\(home.path)/keepass/passwords.kdbx"
         // A passkey as KeePassXC's browser integration stores one, registered with the relying party.

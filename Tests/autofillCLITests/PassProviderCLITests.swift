@@ -15,6 +15,8 @@ struct PassProviderCLITests {
     /// fills that need no UI of the provider's run unattended, on purpose).
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         pass = try PasswordStore()
         try pass.insert("github.com/octocat", "s3cret-pass\nurl: https://github.com/login\notpauth://totp/GitHub:octocat?secret=\(Self.totpSecret)\n")
         try pass.insert("Email/work", "mail-pass\nlogin: me@example.org\n")

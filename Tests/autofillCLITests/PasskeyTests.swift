@@ -18,6 +18,8 @@ struct PasskeyTests {
     /// The Vault sample with a private copy of the demo vault (alice and bob at example.com).
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         let pam = try home.pamFolder()
         try home.demoVault(policies: [("pam", ["Policy": "pam", "PAMService": "autofill-permit", "PAMConfigurationDirectory": pam]),
                                       ("deny", ["Policy": "pam", "PAMService": "autofill-deny", "PAMConfigurationDirectory": pam]),
@@ -133,12 +135,21 @@ struct PasskeyTests {
 
     @Test func userVerificationIsSetOnlyWhenTheUserWasReallyVerified() throws {
         _ = try registerAlice()
-        // confirm (answered at the terminal) is presence only: UP, never UV.
-        var options = try authenticationOptions("alice", extra: ["--uv", "preferred"])
-        var signed = try autofillAtTerminal(["passkey", "get", "--origin", "https://example.com", "--options", options, "--json"],
-                                            policy: "confirm", answers: [("[y/n, q cancels]:", "y")])
+        // none: nobody was asked, so not even UP; the relying party refuses. (First: once the vault
+        // served confirm requests, the agent no longer lets it answer a none request; docs/AGENT.md.)
+        var options = try authenticationOptions("alice")
+        var signed = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", options, "--json"], policy: "none")
         #expect(signed.status == 0, "\(signed.stderr)")
         var verdict = try verify("authentication", "alice", signed.stdout)
+        #expect(!verdict.accepted)
+        #expect(verdict.reason.lowercased().contains("present"), "\(verdict.reason)")
+
+        // confirm (answered at the terminal) is presence only: UP, never UV.
+        options = try authenticationOptions("alice", extra: ["--uv", "preferred"])
+        signed = try autofillAtTerminal(["passkey", "get", "--origin", "https://example.com", "--options", options, "--json"],
+                                        policy: "confirm", answers: [("[y/n, q cancels]:", "y")])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        verdict = try verify("authentication", "alice", signed.stdout)
         #expect(verdict.accepted, "\(verdict.reason)")
         #expect(verdict.summary["userPresent"] as? Bool == true)
         #expect(verdict.summary["userVerified"] as? Bool == false)
@@ -152,14 +163,6 @@ struct PasskeyTests {
         verdict = try verify("authentication", "alice", signed.stdout)
         #expect(verdict.accepted, "\(verdict.reason)")
         #expect(verdict.summary["userVerified"] as? Bool == true)
-
-        // none: nobody was asked, so not even UP; the relying party refuses.
-        options = try authenticationOptions("alice")
-        signed = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", options, "--json"], policy: "none")
-        #expect(signed.status == 0, "\(signed.stderr)")
-        verdict = try verify("authentication", "alice", signed.stdout)
-        #expect(!verdict.accepted)
-        #expect(verdict.reason.lowercased().contains("present"), "\(verdict.reason)")
     }
 
     @Test func theRelyingPartyRejectsAnotherOriginAndAnotherRelyingPartyID() throws {

@@ -11,6 +11,8 @@ struct SandboxAttackTests {
 
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
     }
 
     static let id = "org.t.attacker"

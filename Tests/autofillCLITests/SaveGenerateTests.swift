@@ -12,6 +12,8 @@ struct SaveGenerateTests {
     /// the `none` policy (`none.plist`) and the `confirm` policy (`confirm.plist`).
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         try home.demoVault(policies: [("none", ["Policy": "none"]), ("confirm", ["Policy": "confirm"])])
         #expect(try CLI.run(["providers", "sync", "--config", "\(home.path)/none.plist"], home: home.path).status == 0)
         // The Vault publishes its logins when it is unlocked.
@@ -73,6 +75,9 @@ struct SaveGenerateTests {
         #expect(replaced.status == 21, "\(replaced.stderr)")
         #expect(replaced.stderr.contains("Not saved: autofill could not ask you to confirm"))
         #expect(!replaced.stderr.contains("attacker-chosen"))
+        // The vault served a confirm request: the agent lets it answer none again once it is locked
+        // and unlocked anew (docs/AGENT.md, "Whose policy").
+        #expect(try autofill(["lock", "org.autofill.vault"]).status == 0)
         let filled = try autofill(["fill", "example.com", "--user", "alice"], script: Self.unlock)
         #expect(filled.stdout == "alice-demo-password\n", "the stored password is unchanged")
         let added = try autofill(["save", "example.com", "--user", "erin"], policy: "confirm", script: Self.unlock, input: "erin-secret\n")

@@ -13,6 +13,8 @@ struct TrustCommandTests {
     /// A copy of the Netrc sample ("Net", org.t.net) in `plugins/`, not enabled yet, with alice's password.
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         bundle = try home.sample("NetrcProvider", as: "org.t.net") { $0["CFBundleDisplayName"] = "Net" }
         let netrc = try home.file("net.netrc", "machine example.com login alice password alice-pw\n")
         config = "\(home.path)/config.plist"

@@ -14,6 +14,8 @@ struct VaultCompanionTerminalTests {
     /// The Vault sample enabled on a private copy of the demo vault (an scrypt vault, format version 1).
     init() throws {
         home = try TemporaryHome()
+        // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.sample("VaultProvider", as: "org.autofill.vault")
         try FileManager.default.createDirectory(atPath: "\(home.path)/vault", withIntermediateDirectories: true)
         vault = "\(home.path)/vault/vault.afvault"

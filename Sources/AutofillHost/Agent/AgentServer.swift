@@ -50,8 +50,8 @@ public final class AgentServer: Sendable {
 
     /// The agent's paths.
     package let paths: AgentPaths
-    /// The providers it keeps running.
-    public let pool = ProviderPool()
+    /// The providers it keeps running, and the user's policy it holds.
+    public let pool: ProviderPool
     private let environment: [String: String]
     private let listener: Int32
     private let lockDescriptor: Int32
@@ -76,8 +76,9 @@ public final class AgentServer: Sendable {
     private static let running = Mutex<AgentServer?>(nil)
 
     private init(paths: AgentPaths, environment: [String: String], listener: Int32, lockDescriptor: Int32,
-                 socketIdentity: (UInt64, UInt64), idleTimeout: Duration, handler: @escaping Handler, logger: Logger) {
+                 socketIdentity: (UInt64, UInt64), idleTimeout: Duration, userPolicy: AgentPolicy, handler: @escaping Handler, logger: Logger) {
         self.paths = paths
+        pool = ProviderPool(userPolicy: userPolicy)
         self.environment = environment
         self.listener = listener
         self.lockDescriptor = lockDescriptor
@@ -89,8 +90,8 @@ public final class AgentServer: Sendable {
 
     /// Starts serving in this process: the folder prepared, the lock taken, the socket bound (0600),
     /// this process hardened (not dumpable, no core dumps), signals and timers set. Refuses without
-    /// `XDG_RUNTIME_DIR`.
-    package static func start(environment: [String: String], idleTimeout: Duration, logger: Logger,
+    /// `XDG_RUNTIME_DIR`. It holds `userPolicy` (``AgentPolicy/load(environment:)``) until it ends.
+    package static func start(environment: [String: String], idleTimeout: Duration, userPolicy: AgentPolicy, logger: Logger,
                              handler: @escaping Handler) throws(AutofillError) -> Start {
         guard let paths = AgentPaths(environment: environment) else {
             throw AutofillError(.configuration, "cannot start the agent: \(AgentPaths.noRuntimeFolder)")
@@ -115,7 +116,7 @@ public final class AgentServer: Sendable {
             throw AutofillError(.internal, "cannot harden the agent (no core dumps, not dumpable): \(String(cString: strerror(errno)))")
         }
         let server = AgentServer(paths: paths, environment: environment, listener: listener, lockDescriptor: lock,
-                                 socketIdentity: (device, inode), idleTimeout: idleTimeout, handler: handler, logger: logger)
+                                 socketIdentity: (device, inode), idleTimeout: idleTimeout, userPolicy: userPolicy, handler: handler, logger: logger)
         running.withLock { $0 = server }
         server.watch()
         server.events.async { server.watchSession(environment) }  // asking logind may take a moment

@@ -12,6 +12,10 @@ internal import Synchronization
 /// whose files changed or that was quarantined since is refused as it would be without the agent.
 /// The connection's helper restarts on the next request after a crash, as always; ``lock(_:)`` ends
 /// helpers on purpose, and with them what they held.
+///
+/// The pool holds the user's authentication policy (``userPolicy``): a request whose configuration
+/// asks for less is refused, and so is a request that asks for less than any request a running
+/// provider served before, since that provider may hold what a stronger policy's request unlocked.
 public final class ProviderPool: Sendable {
     /// What a launch depends on: the same signature reuses the running provider.
     struct Signature: Equatable {
@@ -27,7 +31,12 @@ public final class ProviderPool: Sendable {
         var signature: Signature
         var connection: any ProviderConnection
         var providerID: String
+        /// The strongest policy of the requests it served (``AgentPolicy/level(of:)``).
+        var served: AuthenticationLevel
     }
+
+    /// The user's policy, held since the agent started.
+    public let userPolicy: AgentPolicy
 
     private let entries = Mutex<[String: Entry]>([:])
     /// One lock per provider id, held while that provider is launched: concurrent first requests
@@ -39,12 +48,16 @@ public final class ProviderPool: Sendable {
         let mutex = Mutex(())
     }
 
-    /// An empty pool.
-    public init() {}
+    /// An empty pool holding the user's policy.
+    public init(userPolicy: AgentPolicy) {
+        self.userPolicy = userPolicy
+    }
 
     /// The running connection of `manifest` for `setup`, launched (``ProviderSetup/launch(_:store:userInterface:)``)
-    /// when there is none or it was launched differently. Admits the provider first either way.
+    /// when there is none or it was launched differently. Admits the provider first either way, and
+    /// refuses a request whose policy is weaker than the user's or than one the provider served.
     func connection(for manifest: PluginManifest, setup: ProviderSetup) throws(AutofillError) -> any ProviderConnection {
+        let level = try userPolicy.admit(setup.catalog.file)
         let isolation = setup.catalog.file.configuration.isolation(for: manifest.identifier)
         let signature = Signature(
             bundlePath: manifest.bundlePath, isolation: "\(isolation)",
@@ -54,6 +67,7 @@ public final class ProviderPool: Sendable {
         let key = manifest.identifier
         if let entry = entries.withLock({ $0[key] }), entry.signature == signature {
             try setup.admit(manifest)
+            try serve(key, at: level, file: setup.catalog.file)
             return entry.connection
         }
         let lock = launches.withLock { locks in
@@ -66,13 +80,40 @@ public final class ProviderPool: Sendable {
             // Launched by a request that held the lock first?
             if let entry = entries.withLock({ $0[key] }), entry.signature == signature {
                 try setup.admit(manifest)
+                try serve(key, at: level, file: setup.catalog.file)
                 return entry.connection
             }
-            return try launch(manifest, setup: setup, key: key, signature: signature)
+            return try launch(manifest, setup: setup, key: key, signature: signature, level: level)
         }
     }
 
-    private func launch(_ manifest: PluginManifest, setup: ProviderSetup, key: String, signature: Signature)
+    /// The running connection of `manifest` for `setup` as one request sees it: its sends carry
+    /// `userInterface`, and an answer is withheld when the provider served a stronger request than
+    /// this one by the time it answers (a request under `pam` may have unlocked it meanwhile).
+    func connection(for manifest: PluginManifest, setup: ProviderSetup, userInterface: any ProviderUserInterface)
+        throws(AutofillError) -> any ProviderConnection
+    {
+        let connection = try connection(for: manifest, setup: setup)
+        let key = manifest.identifier, file = setup.catalog.file, policy = userPolicy
+        let level = policy.level(of: file.authenticationSettings)
+        return ScopedConnection(connection, userInterface: userInterface) { [self] in
+            guard let served = entries.withLock({ $0[key]?.served }), served > level else { return nil }
+            return policy.refusal(of: key, served: served, file: file)
+        }
+    }
+
+    /// Raises the policy entry `key` served to `level`; refuses when it served a stronger one.
+    private func serve(_ key: String, at level: AuthenticationLevel, file: ConfigurationFile) throws(AutofillError) {
+        let refused = entries.withLock { entries -> (id: String, served: AuthenticationLevel)? in
+            guard let entry = entries[key] else { return nil }
+            guard level >= entry.served else { return (entry.providerID, entry.served) }
+            entries[key]?.served = level
+            return nil
+        }
+        if let refused { throw userPolicy.refusal(of: refused.id, served: refused.served, file: file) }
+    }
+
+    private func launch(_ manifest: PluginManifest, setup: ProviderSetup, key: String, signature: Signature, level: AuthenticationLevel)
         throws(AutofillError) -> any ProviderConnection
     {
         guard let store = try setup.store(for: manifest.identifier) else {
@@ -80,7 +121,7 @@ public final class ProviderPool: Sendable {
         }
         let connection = try setup.launch(manifest, store: store)
         let replaced = entries.withLock { entries in
-            defer { entries[key] = Entry(signature: signature, connection: connection, providerID: manifest.identifier) }
+            defer { entries[key] = Entry(signature: signature, connection: connection, providerID: manifest.identifier, served: level) }
             return entries[key]
         }
         (replaced?.connection as? HelperConnection)?.endHelper()
@@ -119,14 +160,18 @@ public final class ProviderPool: Sendable {
 
 /// A pooled connection as one request sees it: its sends carry the request's UI
 /// (``ProviderSession/requestUserInterface``), since the connection outlives the client it was
-/// launched for.
+/// launched for; and `refusal` (the pool's policy check) is asked before each send and again before
+/// its answer is handed over, so a request never gets an answer the provider gave after a stronger
+/// request than it reached it.
 final class ScopedConnection: ProviderConnection {
     let base: any ProviderConnection
     let userInterface: any ProviderUserInterface
+    let refusal: @Sendable () -> AutofillError?
 
-    init(_ base: any ProviderConnection, userInterface: any ProviderUserInterface) {
+    init(_ base: any ProviderConnection, userInterface: any ProviderUserInterface, refusal: @escaping @Sendable () -> AutofillError?) {
         self.base = base
         self.userInterface = userInterface
+        self.refusal = refusal
     }
 
     var manifest: PluginManifest { base.manifest }
@@ -134,8 +179,11 @@ final class ScopedConnection: ProviderConnection {
     var strayCompletions: Int { base.strayCompletions }
 
     func send(_ request: ProviderRequest, deadline: Duration?) async -> ProviderOutcome {
-        await ProviderSession.$requestUserInterface.withValue(userInterface) {
+        if let refused = refusal() { return .failed(ProviderFailure(.transport, refused.message)) }
+        let outcome = await ProviderSession.$requestUserInterface.withValue(userInterface) {
             await base.send(request, deadline: deadline)
         }
+        if let refused = refusal() { return .failed(ProviderFailure(.transport, refused.message)) }
+        return outcome
     }
 }

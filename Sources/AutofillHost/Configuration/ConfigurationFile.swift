@@ -166,9 +166,10 @@ public struct ConfigurationFile: Sendable {
 
     /// Refuses a `PAMConfigurationDirectory` (with the service files in it) that users other than the
     /// user and root could change: whoever writes a PAM service file decides what "authenticated" means
-    /// (`pam_permit`), and `pam_exec` runs any command.
+    /// (`pam_permit`), and `pam_exec` runs any command. Whatever the policy: the agent authenticates
+    /// requests that ask for `pam` with the PAM settings of the user's configuration (``AgentPolicy``).
     func checkPAMConfigurationDirectory() throws(AutofillError) {
-        guard let settings = configuration.userAuthentication, settings.policy == .pam,
+        guard let settings = configuration.userAuthentication,
             let folder = settings.pamConfigurationDirectory.map(resolve)
         else { return }
         let problems = PluginPermissions.problems(hostPath: folder, what: "the PAM configuration folder", contents: true)
@@ -204,16 +205,16 @@ public struct ConfigurationFile: Sendable {
         return "no configuration at \(writePath): using the built-in demo (\(path)), with identity stores of its own in \(stores); your stores are not touched. Write your configuration there to use your providers (docs/CONFIGURATION.md)"
     }
 
+    /// The `UserAuthentication` settings: the configuration's (default: `confirm`), the PAM folder made absolute.
+    public var authenticationSettings: UserAuthenticationSettings {
+        var settings = configuration.userAuthentication ?? UserAuthenticationSettings(policy: .confirm)
+        settings.pamConfigurationDirectory = settings.pamConfigurationDirectory.map(resolve)
+        return settings
+    }
+
     /// The user authenticator the configuration asks for (default: `confirm`).
     public func userAuthenticator(ui: any ProviderUserInterface) -> any UserAuthenticator {
-        let settings = configuration.userAuthentication ?? UserAuthenticationSettings(policy: .confirm)
-        switch settings.policy {
-        case .none: return NoUserAuthentication()
-        case .confirm: return ConfirmUserAuthentication(ui: ui)
-        case .pam:
-            return PAMUserAuthentication(service: settings.pamService ?? "autofill",
-                                         configurationDirectory: settings.pamConfigurationDirectory.map(resolve), ui: ui)
-        }
+        authenticationSettings.authenticator(ui: ui)
     }
 
     /// Plugin search folders as absolute paths: the configuration's `PluginSearchPaths`, or the

@@ -1,3 +1,4 @@
+public import AutofillCore
 internal import FoundationEssentials
 
 /// The `UserAuthentication` dictionary of the host configuration.
@@ -24,6 +25,20 @@ public struct UserAuthenticationSettings: Codable, Equatable, Sendable {
         self.policy = policy
         self.pamService = pamService
         self.pamConfigurationDirectory = pamConfigurationDirectory
+    }
+
+    /// The PAM service when the settings name none.
+    public static let defaultPAMService = "autofill"
+
+    /// The authenticator these settings ask for; `pamConfigurationDirectory` must be absolute
+    /// (``ConfigurationFile/authenticationSettings`` makes it so). `ui` must be the controlling
+    /// terminal (``HostPrompts``), never a UI script.
+    public func authenticator(ui: any ProviderUserInterface) -> any UserAuthenticator {
+        switch policy {
+        case .none: NoUserAuthentication()
+        case .confirm: ConfirmUserAuthentication(ui: ui)
+        case .pam: PAMUserAuthentication(service: pamService ?? Self.defaultPAMService, configurationDirectory: pamConfigurationDirectory, ui: ui)
+        }
     }
 }
 

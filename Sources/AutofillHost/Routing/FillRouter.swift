@@ -496,7 +496,7 @@ public final class FillRouter: Sendable {
     func connection(for manifest: PluginManifest) throws(AutofillError) -> any ProviderConnection {
         if let existing = connections.withLock({ $0[manifest.identifier] }) { return existing }
         if let pool = ClientContext.current.pool {
-            let connection = ScopedConnection(try pool.connection(for: manifest, setup: setup), userInterface: ui)
+            let connection = try pool.connection(for: manifest, setup: setup, userInterface: ui)
             connections.withLock { $0[manifest.identifier] = connection }
             return connection
         }
