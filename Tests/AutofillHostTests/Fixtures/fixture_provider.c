@@ -19,6 +19,10 @@
  *   "ok"          complete_password(user, "pw-<setting FixtureName>")
  *   "twice"       complete twice; the second status goes to the log
  *   "late"        complete 300 ms later from another thread, status to the log
+ *   "together"    complete from a thread of its own once as many such threads run at once as the
+ *                 setting FixtureTogether says (default 100), or after 60 s: password
+ *                 "together-<that count>" or "alone-<the count then>"; a thread that cannot be
+ *                 created cancels the request, naming the error
  *   "never"       never complete
  *   "wrong"       complete a password request with a text
  *   "badutf8"     complete with a password that is not UTF-8
@@ -86,6 +90,35 @@ static void *complete_later(void *argument) {
     usleep(300 * 1000);
     say_status("late completion", complete_ok(request));
     return NULL;
+}
+
+/* "together": the threads waiting, and how many to wait for. */
+static int together_waiting;
+static int together_target = 100;
+
+static void *complete_together(void *argument) {
+    af_request_id request = (af_request_id)(uintptr_t)argument;
+    int count = __atomic_add_fetch(&together_waiting, 1, __ATOMIC_SEQ_CST);
+    for (int waited = 0; count < together_target && waited < 6000; waited++) {
+        usleep(10 * 1000);
+        count = __atomic_load_n(&together_waiting, __ATOMIC_SEQ_CST);
+    }
+    char password[64];
+    snprintf(password, sizeof password, "%s-%d", count >= together_target ? "together" : "alone", count);
+    host->complete_password(request, "together", 8, password, strlen(password));
+    return NULL;
+}
+
+static void start_together(af_request_id request) {
+    pthread_t thread;
+    int error = pthread_create(&thread, NULL, complete_together, (void *)(uintptr_t)request);
+    if (error != 0) {
+        char reason[96];
+        snprintf(reason, sizeof reason, "pthread_create failed: %s", strerror(error));
+        host->cancel_request(request, AF_ERROR_FAILED, reason, strlen(reason));
+        return;
+    }
+    pthread_detach(thread);
 }
 
 static void crash(void) {
@@ -181,6 +214,8 @@ ENTRY void provide(void *context, af_request_id request, const af_credential_req
         pthread_t thread;
         pthread_create(&thread, NULL, complete_later, (void *)(uintptr_t)request);
         pthread_detach(thread);
+    } else if (user_is(credential_request, "together")) {
+        start_together(request);
     } else if (user_is(credential_request, "never")) {
         /* nothing */
     } else if (user_is(credential_request, "wrong")) {
@@ -320,6 +355,10 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
     size_t length = 0;
     if (host->get_setting("FixtureName", 11, fixture_name, sizeof fixture_name - 1, &length) == AF_OK) {
         fixture_name[length] = '\0';
+    }
+    char together[16] = {0};
+    if (host->get_setting("FixtureTogether", 15, together, sizeof together - 1, &length) == AF_OK && atoi(together) > 0) {
+        together_target = atoi(together);
     }
     char service[160];
     snprintf(service, sizeof service, "%s.test", fixture_name);
