@@ -407,6 +407,8 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
  *                     returns without completing and without showing anything
  *   "ui-prompt-returns"  the same, but the UI entry point asks ui_prompt first, then returns
  *   "ui-locked"       it answers userInteractionRequired; the UI entry point prompts and completes (as usual)
+ *   "ui-prompt-works" the same, but after the prompt the UI entry point works 5 s (a slow unlock), then
+ *                     returns without completing
  */
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -485,6 +487,13 @@ ENTRY void faults_provide(void *context, af_request_id request, const af_credent
 
 ENTRY void faults_provide_with_ui(void *context, af_request_id request, const af_credential_request *credential_request) {
     if (fault_mode_is("ui-returns")) {
+        return;
+    } else if (fault_mode_is("ui-prompt-works")) {
+        char answer[64];
+        size_t length = 0;
+        say_status("ui_prompt", host->ui_prompt(request, "Unlock", 6, "Master password", 15, AF_UI_PROMPT_SECRET, answer,
+                                                sizeof answer, &length));
+        sleep(5);
         return;
     } else if (fault_mode_is("ui-prompt-returns")) {
         char answer[64];
