@@ -36,12 +36,15 @@ public final class ProviderSession: HostServicesHandler {
         var userInterface: (any ProviderUserInterface)?
         /// The agent's client this request serves (its stderr gets the provider's log lines).
         var client: ClientContext?
+        /// The provider's log lines this request's client sees: the first ``LineBudget/linesPerRequest``.
+        var logLines = LineBudget()
     }
 
     private struct State {
         var nextID: UInt64 = 1
         var pending: [UInt64: Pending] = [:]
         var strayCompletions = 0
+        /// Lines while no request is pending (loading, between requests).
         var logLines = LineBudget()
     }
 
@@ -90,8 +93,8 @@ public final class ProviderSession: HostServicesHandler {
         return state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            // A provider the agent keeps running gets a fresh line budget with each burst of requests.
-            if client != nil && state.pending.isEmpty && id > 1 { state.logLines = LineBudget() }
+            // Lines between requests get a fresh budget with each burst of requests.
+            if state.pending.isEmpty && id > 1 { state.logLines = LineBudget() }
             state.pending[id] = Pending(request: request, continuation: continuation, userInterface: userInterface, client: client)
             return id
         }
@@ -191,9 +194,14 @@ public final class ProviderSession: HostServicesHandler {
     }
 
     private func take(_ id: UInt64) -> Pending? {
-        let (pending, dropped) = state.withLock { ($0.pending.removeValue(forKey: id), $0.logLines.takeDropped()) }
+        let (pending, dropped) = state.withLock { state -> (Pending?, Int) in
+            var pending = state.pending.removeValue(forKey: id)
+            return (pending, (pending?.logLines.takeDropped() ?? 0) + state.logLines.takeDropped())
+        }
         if dropped > 0 {
-            inClientContext(pending?.client) { services.logger.warning("\(LineBudget.droppedMessage(dropped, "log lines"))") }
+            inClientContext(pending?.client) {
+                services.logger.warning("\(LineBudget.droppedMessage(dropped, "lines", from: displayName, maximum: LineBudget.linesPerRequest))")
+            }
         }
         return pending
     }
@@ -215,7 +223,15 @@ public final class ProviderSession: HostServicesHandler {
     // and problem is made safe to show (DisplayText) before anything else sees it.
 
     public func log(level: ProviderLogLevel, message: String) {
-        guard state.withLock({ $0.logLines.admit() }) else { return }
+        show(DisplayText.line(message), level: level)
+    }
+
+    public func printed(_ line: String, level: ProviderLogLevel) {
+        show(line, level: level)
+    }
+
+    /// Logs a line of the provider's, safe to show already, to the client it belongs to, within the budget.
+    private func show(_ line: String, level: ProviderLogLevel) {
         let logLevel: Logger.Level =
             switch level {
             case .debug: .debug
@@ -224,7 +240,17 @@ public final class ProviderSession: HostServicesHandler {
             case .warning: .warning
             case .error: .error
             }
-        inClientContext(nil) { services.logger.log(level: logLevel, "\(DisplayText.line(message))") }
+        inClientContext(nil) {
+            // Only lines the client would see count (its level: `-v` shows more), against the newest
+            // pending request's budget, the request they are told with.
+            guard services.logger.logLevel <= logLevel else { return }
+            let admitted = state.withLock { state -> Bool in
+                guard let newest = state.pending.keys.max() else { return state.logLines.admit() }
+                return state.pending[newest]!.logLines.admit()
+            }
+            guard admitted else { return }
+            services.logger.log(level: logLevel, "\(line)")
+        }
     }
 
     public func setting(forKey key: String) -> String? {

@@ -35,6 +35,7 @@
  *   "exit:N"      exit(N)                   "hang"        never return from the call
  *   "alloc"       allocate and touch 1 MB blocks until malloc fails, then abort() like xmalloc
  *   "print"       print to stdout and stderr (no newline on the last line), then complete "ok"
+ *   "printmany"   print 1,000 lines to stderr, then complete "ok"
  *   "bigstring"   complete with a password one byte over AF_MAX_STRING_LENGTH
  *   "bigids"      store_save one identity per call over AF_MAX_IDENTITIES_PER_CALL, then "ok"
  *   "forge"       complete request ids 1 to 64 other than its own with password "forged",
@@ -168,6 +169,10 @@ static int fault(af_request_id request, const af_credential_request *credential_
         printf("fixture %s prints to stdout\n", fixture_name);
         fflush(stdout);
         fprintf(stderr, "fixture %s prints to stderr\nand a last line without newline", fixture_name);
+        complete_ok(request);
+    } else if (user_is(credential_request, "printmany")) {
+        for (int line = 1; line <= 1000; line++) fprintf(stderr, "fixture %s prints line %d\n", fixture_name, line);
+        fflush(stderr);
         complete_ok(request);
     } else if (user_is(credential_request, "bigstring")) {
         size_t length = AF_MAX_STRING_LENGTH + 1;
