@@ -51,6 +51,9 @@ final class RequestTurns: Sendable {
     /// Whether a request that may ask the user holds the turn now.
     var isBusyWithUser: Bool { state.withLock { $0.asking } }
 
+    /// How many requests wait in line now.
+    var waiting: Int { state.withLock { $0.waiting.count } }
+
     /// Waits for a turn: exclusive when `asking` (a UI entry point), shared otherwise. A no-UI request
     /// waits at most `wait` (nil: as long as it takes) and only while a request that may ask the user
     /// holds or awaits the turn.
