@@ -3,6 +3,7 @@
 #include "autofill_helper.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -224,6 +225,12 @@ int afh_limit_resources(uint64_t memory_bytes) {
     if (memory_bytes > 0) {
         struct rlimit memory = {(rlim_t)memory_bytes, (rlim_t)memory_bytes};
         if (setrlimit(RLIMIT_AS, &memory) != 0) return -1;
+        pthread_attr_t attributes;
+        if (pthread_getattr_default_np(&attributes) != 0) return -1;
+        int failed = pthread_attr_setstacksize(&attributes, AFH_THREAD_STACK_BYTES) != 0 ||
+                     pthread_setattr_default_np(&attributes) != 0;
+        pthread_attr_destroy(&attributes);
+        if (failed || mallopt(M_ARENA_MAX, AFH_MALLOC_ARENAS) != 1) return -1;
     }
     return 0;
 }

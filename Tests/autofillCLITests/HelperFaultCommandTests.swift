@@ -108,4 +108,27 @@ struct HelperFaultCommandTests {
             "Fixture returned from prepareInterfaceToProvideCredential(for:) without completing the request and showed nothing for 1 s; gave up"),
                 "\(fill.stderr)")
     }
+
+    /// A crash (in flight) or a kill at the deadline that the fault ledger cannot record (here its lock
+    /// file cannot be opened; a full disk does the same) is told to the client that met it, through
+    /// the agent too, not only in the agent's log. Control: the same fault is recorded when it can be.
+    @Test(arguments: [("crash", "ok", "crashed"), ("", "hang", "was killed after missing its deadline")])
+    func aFaultTheLedgerCannotRecordIsToldToTheClient(fault: String, user: String, sentence: String) throws {
+        let (config, _) = try fixture(fault: fault, extra: ["NoUIDeadlineSeconds": 2])
+        #expect(try autofill(["providers", "enable", "org.t.fixture"], config: config).status == 0)
+        let ids = try home.file("ids.json", #"{ "identities": [ { "kind": "password", "serviceIdentifier": { "identifier": "fixture.test", "type": "domain" }, "user": "hang" } ] }"#)
+        #expect(try autofill(["identities", "save", "--provider", "org.t.fixture", "--file", ids], config: config).status == 0)
+        let records = "\(home.path)/.local/state/autofill"
+        try FileManager.default.createDirectory(atPath: "\(records)/faults.json.lock", withIntermediateDirectories: true)
+        let fill = try autofill(["fill", "fixture.test", "--user", user], config: config)
+        #expect(fill.status == 69 && fill.stdout.isEmpty, "\(fill.stderr)")
+        #expect(fill.stderr.contains("cannot record a fault of Fixture (org.t.fixture) (\(sentence): "), "\(fill.stderr)")
+        #expect(fill.stderr.contains("quarantine cannot count it until the ledger can be written again"), "\(fill.stderr)")
+        #expect(!files(containing: "faults.json").contains { $0.hasSuffix("faults.json") })
+        // Control: a ledger that can be written records it, and says nothing.
+        try FileManager.default.removeItem(atPath: "\(records)/faults.json.lock")
+        let recorded = try autofill(["fill", "fixture.test", "--user", user], config: config)
+        #expect(recorded.status == 69 && !recorded.stderr.contains("cannot record"), "\(recorded.stderr)")
+        #expect(try String(contentsOfFile: "\(records)/faults.json", encoding: .utf8).contains("org.t.fixture"))
+    }
 }

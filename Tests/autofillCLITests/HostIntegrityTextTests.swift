@@ -86,15 +86,33 @@ struct HostIntegrityTextTests {
         #expect(!lines.contains { $0.hasPrefix("autofill: error: forged line") }, "the forged line does not start a line of its own")
     }
 
-    @Test func aFloodOfEscapedLogLinesIsCutAtAThousand() throws {
+    /// 5,000 log lines in one request: its client sees the first 20 and a count of the rest, through
+    /// the agent as in its own process; a second request gets 20 lines of its own.
+    @Test func aFloodOfEscapedLogLinesIsCutAtTwentyPerRequest() throws {
         let config = try enableHostile(users: ["flood"])
-        let result = try autofill(["fill", "hostile.test", "--user", "flood"], config: config)
-        #expect(result.status == 0, "\(result.stderr.prefix(2000))")
-        #expect(result.stdout == "pw-hostile\n")
-        #expect(!result.stderr.contains("\u{1b}"))
-        let flood = result.stderr.split(separator: "\n").filter { $0.contains("flood line") }
-        #expect(flood.count == 999, "the 1,000 lines a session keeps, less the fixture's \"loaded\"")
-        #expect(result.stderr.contains("4001 more log lines of the provider were dropped (it wrote over 1000)"), "\(result.stderr.suffix(600))")
+        for _ in 0..<2 {
+            let result = try autofill(["fill", "hostile.test", "--user", "flood"], config: config)
+            #expect(result.status == 0, "\(result.stderr.prefix(2000))")
+            #expect(result.stdout == "pw-hostile\n")
+            #expect(!result.stderr.contains("\u{1b}"))
+            let flood = result.stderr.split(separator: "\n").filter { $0.contains("flood line") }
+            #expect(flood.count == 20, "the 20 lines a request shows")
+            #expect(result.stderr.contains("… 4980 more lines from Hostile suppressed (a provider's first 20 are shown)"), "\(result.stderr.suffix(600))")
+        }
+    }
+
+    /// What a helper's plugin prints counts with its log lines: 1,000 lines on stderr in one request
+    /// show 20, and a count of the rest.
+    @Test func aThousandPrintedLinesReachTheClientTwentyPerRequest() throws {
+        _ = try home.fixtureProvider(id: "org.t.printer")
+        let config = try config(enabled: ["org.t.printer"])
+        let file = try home.file("printer.json", #"{ "identities": [ { "kind": "password", "serviceIdentifier": { "identifier": "fixture.test", "type": "domain" }, "user": "printmany" } ] }"#)
+        #expect(try autofill(["identities", "save", "--provider", "org.t.printer", "--file", file], config: config).status == 0)
+        let result = try autofill(["fill", "fixture.test", "--user", "printmany"], config: config)
+        #expect(result.status == 0 && result.stdout == "pw-fixture\n", "\(result.stderr.prefix(2000))")
+        let printed = result.stderr.split(separator: "\n").filter { $0.contains("prints line") }
+        #expect(printed.count == 20, "\(printed.count) lines")
+        #expect(result.stderr.contains("… 980 more lines from Fixture suppressed (a provider's first 20 are shown)"), "\(result.stderr.suffix(600))")
     }
 
     @Test func aForgedFrameWithA205KBReasonEndsTheHelperAndNeverReachesTheUser() throws {

@@ -107,4 +107,29 @@ struct KeePassCLITests {
         #expect(summary["userVerified"] as? Bool == true)
         #expect(summary["signCount"] as? Int == 0)  // KeePassXC keeps no counter
     }
+
+    /// A database file replaced by one whose key derivation would take hours (a 300-byte header asking
+    /// for 10^13 AES-KDF rounds) is refused before the derivation runs, naming the file, and
+    /// `fill --fallback` moves on to the next provider at once. Unlocked in the agent, the changed file
+    /// is read again with the held key; in a process of its own, after the master password.
+    @Test func aDatabaseAskingForAnHoursLongKeyDerivationIsRefusedAndTheFillFallsBack() throws {
+        #expect(try run(["unlock", "org.autofill.keepassxc"], script: "secret \(Self.masterPassword)\n").status == 0)
+        _ = try home.fixtureProvider(id: "org.t.backup")
+        let both = "\(home.path)/both.plist"
+        let plist: [String: Any] = [
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.keepassxc", "org.t.backup"],
+            "ProviderSettings": ["org.autofill.keepassxc": ["DatabaseFile": database], "org.t.backup": ["FixtureName": "backup"]],
+            "UserAuthentication": ["Policy": "none"],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: both))
+        try home.trust(["org.t.backup"], config: both)
+        let ids = try home.file("backup.json", #"{ "identities": [ { "kind": "password", "serviceIdentifier": { "identifier": "github.com", "type": "domain" }, "user": "ok" } ] }"#)
+        #expect(try CLI.run(["identities", "save", "--provider", "org.t.backup", "--file", ids, "--config", both], home: home.path).status == 0)
+        try Data(CraftedKDBX.kdbx3(rounds: 10_000_000_000_000)).write(to: URL(fileURLWithPath: database))
+        let script = try home.file("unlock.ui", "secret \(Self.masterPassword)\n")
+        let fill = try CLI.run(["fill", "github.com", "--pick", "1", "--fallback", "--ui-script", script, "--config", both], home: home.path)
+        #expect(fill.status == 0 && fill.stdout == "pw-backup\n", "\(fill.stderr)")
+        #expect(fill.stderr.contains("the database \(database) asks for a key derivation that would take about"), "\(fill.stderr)")
+        #expect(fill.stderr.contains("(AES-KDF, 10000000000000 rounds), over the limit of 10 s; it was not run"), "\(fill.stderr)")
+    }
 }

@@ -19,6 +19,8 @@ public struct KDBXError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupported
         /// The key file cannot be used.
         case keyFile
+        /// The key derivation the file asks for would take longer than the limit (``KeyDerivationCost``); it was not run.
+        case tooSlow
     }
 
     /// What kind of failure this is.

@@ -8,14 +8,18 @@ internal import Crypto
 /// used, KDBX 4 checks the header's SHA-256 and its HMAC (a wrong key fails here) and every block's
 /// HMAC; KDBX 3.1 checks the decrypted start bytes (a wrong key fails here), every block's SHA-256,
 /// and the header's SHA-256 against the XML's HeaderHash. The file is never written.
+///
+/// The key derivation's parameters come from the unchecked header, so its cost is estimated first
+/// (``KeyDerivationCost``), and one over `kdfLimit` (10 s by default) is refused without running.
 public enum KDBXReader {
-    /// Reads and opens the database at `path` with `key`.
-    public static func open(at path: String, key: CompositeKey) throws(KDBXError) -> KDBXDatabase {
+    /// Reads and opens the database at `path` with `key`, refusing a key derivation estimated to take
+    /// over `kdfLimit`.
+    public static func open(at path: String, key: CompositeKey, kdfLimit: Duration = KeyDerivationCost.defaultLimit) throws(KDBXError) -> KDBXDatabase {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read (check its permissions)" : "does not exist (check the DatabaseFile setting)"
             throw KDBXError(.unreadable, "the database \(path) \(reason)")
         }
-        return try open([UInt8](data), key: key)
+        return try open([UInt8](data), key: key, kdfLimit: kdfLimit, name: "the database \(path)")
     }
 
     /// The header of the database at `path`, without a key: what it says before it is opened.
@@ -23,9 +27,12 @@ public enum KDBXReader {
         try KDBXHeader(reading: file)
     }
 
-    /// Opens the database held in `file` with `key`.
-    public static func open(_ file: [UInt8], key: CompositeKey) throws(KDBXError) -> KDBXDatabase {
+    /// Opens the database held in `file` (named `name` in errors) with `key`, refusing a key derivation
+    /// estimated to take over `kdfLimit`.
+    public static func open(_ file: [UInt8], key: CompositeKey, kdfLimit: Duration = KeyDerivationCost.defaultLimit,
+                            name: String = "the database") throws(KDBXError) -> KDBXDatabase {
         let header = try KDBXHeader(reading: file)
+        try KeyDerivationCost.check(header.keyDerivation, limit: kdfLimit, database: name)
         var composite = key.hash
         defer { for index in composite.indices { composite[index] = 0 } }
         var transformed = try header.keyDerivation.transform(composite)

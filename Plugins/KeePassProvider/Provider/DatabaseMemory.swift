@@ -16,6 +16,8 @@ final class DatabaseMemory: Sendable {
 
     /// Seconds an unlock lasts.
     let timeout: Int
+    /// The longest key derivation a file read again may ask for (`MaximumUnlockSeconds`).
+    let keyDerivationLimit: Duration
     private let held = Mutex<Held?>(nil)
     private let generation = Atomic<Int>(0)
 
@@ -26,8 +28,9 @@ final class DatabaseMemory: Sendable {
         let until: ContinuousClock.Instant
     }
 
-    init(timeout: Int) {
+    init(timeout: Int, keyDerivationLimit: Duration) {
         self.timeout = timeout
+        self.keyDerivationLimit = keyDerivationLimit
     }
 
     /// The unlocked index of the database at `path`, read again with the held key if the file
@@ -41,7 +44,7 @@ final class DatabaseMemory: Sendable {
         let stamp = FileStamp(path)
         if stamp == current.stamp { return current.index }
         do {
-            let index = KeePassIndex(try KDBXReader.open(at: path, key: current.key))
+            let index = KeePassIndex(try KDBXReader.open(at: path, key: current.key, kdfLimit: keyDerivationLimit))
             held.withLock { $0 = Held(index: index, key: current.key, stamp: stamp, until: current.until) }
             return index
         } catch {

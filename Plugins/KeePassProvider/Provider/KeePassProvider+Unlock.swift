@@ -54,7 +54,7 @@ extension KeePassProvider {
             let key = Self.compositeKey(password, keyFile)
             do {
                 let start = ContinuousClock.now
-                let index = KeePassIndex(try KDBXReader.open(at: databasePath, key: key))
+                let index = KeePassIndex(try KDBXReader.open(at: databasePath, key: key, kdfLimit: memory.keyDerivationLimit))
                 host.log(.info, "read \(index.ordered.count) entries in \(Self.milliseconds(since: start)) ms")
                 memory.hold(index, key: key, path: databasePath)
                 host.log(.info, memory.timeout > 0 ? "database unlocked for \(memory.timeout) s" : "database unlocked for this request (UnlockTimeoutSeconds is 0)")

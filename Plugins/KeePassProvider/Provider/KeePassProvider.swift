@@ -15,8 +15,10 @@ public func keePassProviderEntry(_ hostABIVersion: UInt32, _ host: UnsafeRawPoin
 /// A provider serving the KeePass database named by its `DatabaseFile` setting.
 ///
 /// Settings: `DatabaseFile` (the .kdbx; without it the provider serves nothing), `KeyFile` (the
-/// key file, when the database has one) and `UnlockTimeoutSeconds` (how long an unlock lasts;
-/// default 300, 0 for the request that unlocked only). The file is never written.
+/// key file, when the database has one), `UnlockTimeoutSeconds` (how long an unlock lasts;
+/// default 300, 0 for the request that unlocked only) and `MaximumUnlockSeconds` (the longest key
+/// derivation the file may ask for, estimated before it runs; default 10, 1 to 600). The file is
+/// never written.
 final class KeePassProvider: CredentialProvider {
     let host: ProviderHost
     /// The database file, if the setting names one.
@@ -26,6 +28,8 @@ final class KeePassProvider: CredentialProvider {
     let memory: DatabaseMemory
 
     static let name = "KeePassXC"
+    /// The largest `MaximumUnlockSeconds`.
+    static let maximumKeyDerivationSeconds = 600
     static let maximumAttempts = 3
 
     init(host: ProviderHost) throws {
@@ -43,7 +47,15 @@ final class KeePassProvider: CredentialProvider {
                 host.log(.warning, "UnlockTimeoutSeconds \"\(setting)\" is not 0 to \(DatabaseMemory.maximumTimeout) seconds; using \(timeout)")
             }
         }
-        memory = DatabaseMemory(timeout: timeout)
+        var limit = KeyDerivationCost.defaultLimit
+        if let setting = host.setting("MaximumUnlockSeconds") {
+            if let seconds = Int(setting), (1...Self.maximumKeyDerivationSeconds).contains(seconds) {
+                limit = .seconds(seconds)
+            } else {
+                host.log(.warning, "MaximumUnlockSeconds \"\(setting)\" is not 1 to \(Self.maximumKeyDerivationSeconds) seconds; using 10")
+            }
+        }
+        memory = DatabaseMemory(timeout: timeout, keyDerivationLimit: limit)
     }
 
     /// Whole milliseconds since `start`, for the log.

@@ -37,9 +37,14 @@ public protocol HostServicesHandler: Sendable {
     func reportMalformedCall(_ service: String, _ problem: String)
     /// The entry point called for request `request` returned (the UI watchdog starts from here).
     func entryPointReturned(_ request: UInt64)
+    /// A line a helper's plugin printed to its stdout or stderr, already made safe to show
+    /// (``HelperOutputLog``), to show at `level` as the provider's log lines are.
+    func printed(_ line: String, level: ProviderLogLevel)
 }
 
 extension HostServicesHandler {
     /// Nothing to do by default: only the host's ``ProviderSession`` watches UI requests.
     public func entryPointReturned(_ request: UInt64) {}
+    /// Nothing to do by default: only the host's ``ProviderSession`` shows a helper's output.
+    public func printed(_ line: String, level: ProviderLogLevel) {}
 }

@@ -27,13 +27,15 @@ public final class InProcessConnection: ProviderConnection {
 
     public func send(_ request: ProviderRequest, deadline: Duration?) async -> ProviderOutcome {
         if let refusal = manifest.refusal(of: request, offered: entryPoints) { return .failed(refusal) }
-        return await withCheckedContinuation { continuation in
-            let id = session.register(request, continuation: continuation)
-            if let deadline { session.expire(id, after: deadline) }
-            let table = self.table, session = self.session
-            queue.async {
-                table.call(request, id: id)
-                session.entryPointReturned(id)  // the UI watchdog's clock may start now
+        return await session.inTurn(request, deadline: deadline) {
+            await withCheckedContinuation { continuation in
+                let id = session.register(request, continuation: continuation)
+                if let deadline { session.expire(id, after: deadline) }
+                let table = self.table, session = self.session
+                queue.async {
+                    table.call(request, id: id)
+                    session.entryPointReturned(id)  // the UI watchdog's clock may start now
+                }
             }
         }
     }

@@ -1,20 +1,30 @@
-/// How many lines one provider may put in the host's log: the first ``maximumLines`` are kept, the
-/// rest counted, so a chatty or hostile provider can neither flood the user's terminal nor the log.
+/// How many lines a provider may put in front of the user: the first ``maximum`` are kept, the rest
+/// counted, so a chatty or hostile provider can neither flood the user's terminal nor the log.
 ///
-/// Used for both ways a provider writes lines: `af_host_services.log` (``ProviderSession``) and,
-/// in a helper process, what the plugin prints to stdout and stderr (``HelperOutputLog``). The
-/// owner reports the count of dropped lines once, with ``takeDropped()``, when a request ends or
-/// the helper does.
+/// Used for both ways a provider writes lines: `af_host_services.log` (``ProviderSession``: a budget
+/// per request, of the lines its client would see, ``linesPerRequest``) and, in a helper process,
+/// what the plugin prints to stdout and stderr (``HelperOutputLog``: a budget per helper,
+/// ``outputLinesPerHelper``). The owner reports the count of dropped lines once, with
+/// ``takeDropped()``, when the request ends or the helper does.
 struct LineBudget {
-    /// Lines kept per provider session or helper, as docs/WRITING_A_PROVIDER.md says.
-    static let maximumLines = 1000
+    /// A provider's log lines one request shows its client (docs/WRITING_A_PROVIDER.md).
+    static let linesPerRequest = 20
+    /// Lines of a helper's stdout and stderr kept in the log.
+    static let outputLinesPerHelper = 1000
 
+    /// The lines kept.
+    let maximum: Int
     private var kept = 0
     private var dropped = 0
 
+    /// A budget of `maximum` lines.
+    init(maximum: Int = LineBudget.linesPerRequest) {
+        self.maximum = maximum
+    }
+
     /// Counts one line; false when it is over the budget and must be dropped.
     mutating func admit() -> Bool {
-        guard kept < Self.maximumLines else {
+        guard kept < maximum else {
             dropped += 1
             return false
         }
@@ -28,8 +38,9 @@ struct LineBudget {
         return dropped
     }
 
-    /// The line that reports `count` dropped lines of `what` ("log lines", "lines of its output").
-    static func droppedMessage(_ count: Int, _ what: String) -> String {
-        "\(count) more \(what) of the provider were dropped (it wrote over \(maximumLines))"
+    /// "… 812 more lines from KeePassXC suppressed (…)": `count` dropped lines of `what` ("lines",
+    /// "lines of its output") from `provider`, past `maximum`.
+    static func droppedMessage(_ count: Int, _ what: String, from provider: String, maximum: Int) -> String {
+        "… \(count) more \(what) from \(provider) suppressed (a provider's first \(maximum) are shown)"
     }
 }

@@ -34,6 +34,9 @@ public struct ProviderFailure: Error, Sendable, Equatable, CustomStringConvertib
         case notImplemented
         /// The provider could not be reached (crashed helper, broken pipe).
         case transport
+        /// The provider was busy with another client's request that may ask the user (a prompt), for
+        /// as long as this request could wait; it was not sent, and nothing counts against the provider.
+        case busy
     }
 
     /// The failure's kind.

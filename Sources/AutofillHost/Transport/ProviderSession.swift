@@ -10,17 +10,24 @@ internal import Synchronization
 /// a second, late or forged completion finds nothing pending and is dropped.
 ///
 /// **The UI watchdog.** A request of a UI entry point has no deadline: the user may take their
-/// time. But once its entry point has returned (the transport calls ``entryPointReturned(_:)``)
-/// and no `ui_*` call of it is in progress, the provider is doing nothing the user can see; if that
-/// lasts `services.userInterfaceIdleTimeout` (`UIIdleTimeoutSeconds`, 30 s by default) without a
-/// completion, the request fails (`timedOut`), naming the provider. Each `ui_*` call stops the clock;
-/// its end starts it again. A completion after that is a stray, as after any deadline.
+/// time. But once its entry point has returned (the transport calls ``entryPointReturned(_:)``), or
+/// once the user answered one of its `ui_*` calls, while no `ui_*` call of it is in progress, the
+/// provider is doing nothing the user can see; if that lasts `services.userInterfaceIdleTimeout`
+/// (`UIIdleTimeoutSeconds`, 30 s by default) without a completion, the request fails (`timedOut`),
+/// naming the provider, so a fallback can move on (a slow unlock after the prompt). Each `ui_*` call
+/// stops the clock; its end starts it again. A completion after that is a stray, as after any deadline.
+///
+/// **Turns.** Requests reach the provider in turns (``RequestTurns``, ``inTurn(_:deadline:_:)``): one
+/// that may ask the user alone, no-UI requests together, so no deadline runs out on a provider busy
+/// with the user.
 public final class ProviderSession: HostServicesHandler {
     private struct Pending {
         let request: ProviderRequest
         let continuation: CheckedContinuation<ProviderOutcome, Never>
-        /// The entry point returned (UI requests; the watchdog runs only then).
+        /// The entry point returned (UI requests; the watchdog runs only then, or after an answer).
         var returned = false
+        /// A `ui_*` call of it ended: the user answered, and what follows is the provider's own work.
+        var answered = false
         /// `ui_*` calls of this request in progress.
         var userInterfaceCalls = 0
         /// Changes whenever the idle clock starts or stops, so an old timer knows it is stale.
@@ -29,12 +36,15 @@ public final class ProviderSession: HostServicesHandler {
         var userInterface: (any ProviderUserInterface)?
         /// The agent's client this request serves (its stderr gets the provider's log lines).
         var client: ClientContext?
+        /// The provider's log lines this request's client sees: the first ``LineBudget/linesPerRequest``.
+        var logLines = LineBudget()
     }
 
     private struct State {
         var nextID: UInt64 = 1
         var pending: [UInt64: Pending] = [:]
         var strayCompletions = 0
+        /// Lines while no request is pending (loading, between requests).
         var logLines = LineBudget()
     }
 
@@ -51,6 +61,8 @@ public final class ProviderSession: HostServicesHandler {
     /// reported) never holds one of the few threads of `DispatchQueue.global()`, whose timers the
     /// other providers' deadlines need.
     private let timers: DispatchQueue
+    /// Whose turn it is: one request that may ask the user, or any number that may not.
+    let turns = RequestTurns()
 
     /// Creates the session for one provider.
     public init(providerID: String, displayName: String, services: ProviderServices) {
@@ -81,11 +93,36 @@ public final class ProviderSession: HostServicesHandler {
         return state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            // A provider the agent keeps running gets a fresh line budget with each burst of requests.
-            if client != nil && state.pending.isEmpty && id > 1 { state.logLines = LineBudget() }
+            // Lines between requests get a fresh budget with each burst of requests.
+            if state.pending.isEmpty && id > 1 { state.logLines = LineBudget() }
             state.pending[id] = Pending(request: request, continuation: continuation, userInterface: userInterface, client: client)
             return id
         }
+    }
+
+    /// Runs `send` (which registers and sends `request`) in the provider's turn (``RequestTurns``): a
+    /// request of a UI entry point alone, no-UI requests together. A no-UI request waits for its turn
+    /// at most `deadline`, then is answered `busy` without reaching the provider; its deadline proper
+    /// starts when `send` registers it.
+    public func inTurn(_ request: ProviderRequest, deadline: Duration?, _ send: () async -> ProviderOutcome) async -> ProviderOutcome {
+        let asking = request.entryPoint.allowsUserInterface
+        if turns.isBusyWithUser {
+            services.logger.notice("\(request.entryPoint.appleName) waits: another request of \(displayName) may be asking the user something")
+        }
+        switch await turns.enter(asking: asking, waitingAtMost: asking ? nil : deadline) {
+        case .admitted:
+            break
+        case .busy:
+            return .failed(ProviderFailure(.busy, """
+                \(displayName) is busy with another request that may be asking the user something (its prompt may be open \
+                in another terminal); after waiting \((deadline ?? .zero).formattedSeconds) this request was not sent to it. \
+                Answer or cancel that prompt, then try again
+                """))
+        case .cancelled:
+            return .failed(ProviderFailure(.transport, "the request was cancelled before \(displayName) got it"))
+        }
+        defer { turns.leave(asking: asking) }
+        return await send()
     }
 
     /// Gives up on `id` after `deadline` if it is still pending, then calls `onExpiry` (a helper
@@ -115,7 +152,7 @@ public final class ProviderSession: HostServicesHandler {
     /// Starts request `id`'s idle clock if its entry point returned and no UI is showing: the clock's
     /// value, for ``watchIdleness(_:clock:)``, or nil.
     private static func startIdleClock(_ id: UInt64, _ state: inout State) -> UInt64? {
-        guard var pending = state.pending[id], pending.returned, pending.userInterfaceCalls == 0 else { return nil }
+        guard var pending = state.pending[id], pending.returned || pending.answered, pending.userInterfaceCalls == 0 else { return nil }
         pending.idleClock += 1
         state.pending[id] = pending
         return pending.idleClock
@@ -131,11 +168,24 @@ public final class ProviderSession: HostServicesHandler {
             }
             guard let expired else { return }
             let entry = expired.request.entryPoint.appleName
+            guard expired.returned else {
+                // Still working after the user answered (a slow unlock): the request ends so a fallback can go on.
+                services.logger.warning("\(entry) showed nothing and did not complete its request for \(timeout.formattedSeconds) after the user answered; gave up")
+                expired.continuation.resume(returning: .failed(ProviderFailure(
+                    .timedOut,
+                    "\(displayName) did not complete \(entry) within \(timeout.formattedSeconds) after its prompt was answered, and showed nothing since; gave up (UIIdleTimeoutSeconds in the configuration sets the wait)")))
+                return
+            }
             services.logger.warning("\(entry) returned without completing its request, and nothing happened for \(timeout.formattedSeconds); gave up")
             expired.continuation.resume(returning: .failed(ProviderFailure(
                 .timedOut,
                 "\(displayName) returned from \(entry) without completing the request and showed nothing for \(timeout.formattedSeconds); gave up (a provider must complete or cancel every request; UIIdleTimeoutSeconds in the configuration sets the wait)")))
         }
+    }
+
+    /// The agent's client pending request `id` serves, if any.
+    func client(of id: UInt64) -> ClientContext? {
+        state.withLock { $0.pending[id]?.client }
     }
 
     /// Ends `id` with a host-side failure (used by transports that lose the provider).
@@ -144,9 +194,14 @@ public final class ProviderSession: HostServicesHandler {
     }
 
     private func take(_ id: UInt64) -> Pending? {
-        let (pending, dropped) = state.withLock { ($0.pending.removeValue(forKey: id), $0.logLines.takeDropped()) }
+        let (pending, dropped) = state.withLock { state -> (Pending?, Int) in
+            var pending = state.pending.removeValue(forKey: id)
+            return (pending, (pending?.logLines.takeDropped() ?? 0) + state.logLines.takeDropped())
+        }
         if dropped > 0 {
-            inClientContext(pending?.client) { services.logger.warning("\(LineBudget.droppedMessage(dropped, "log lines"))") }
+            inClientContext(pending?.client) {
+                services.logger.warning("\(LineBudget.droppedMessage(dropped, "lines", from: displayName, maximum: LineBudget.linesPerRequest))")
+            }
         }
         return pending
     }
@@ -168,7 +223,15 @@ public final class ProviderSession: HostServicesHandler {
     // and problem is made safe to show (DisplayText) before anything else sees it.
 
     public func log(level: ProviderLogLevel, message: String) {
-        guard state.withLock({ $0.logLines.admit() }) else { return }
+        show(DisplayText.line(message), level: level)
+    }
+
+    public func printed(_ line: String, level: ProviderLogLevel) {
+        show(line, level: level)
+    }
+
+    /// Logs a line of the provider's, safe to show already, to the client it belongs to, within the budget.
+    private func show(_ line: String, level: ProviderLogLevel) {
         let logLevel: Logger.Level =
             switch level {
             case .debug: .debug
@@ -177,7 +240,17 @@ public final class ProviderSession: HostServicesHandler {
             case .warning: .warning
             case .error: .error
             }
-        inClientContext(nil) { services.logger.log(level: logLevel, "\(DisplayText.line(message))") }
+        inClientContext(nil) {
+            // Only lines the client would see count (its level: `-v` shows more), against the newest
+            // pending request's budget, the request they are told with.
+            guard services.logger.logLevel <= logLevel else { return }
+            let admitted = state.withLock { state -> Bool in
+                guard let newest = state.pending.keys.max() else { return state.logLines.admit() }
+                return state.pending[newest]!.logLines.admit()
+            }
+            guard admitted else { return }
+            services.logger.log(level: logLevel, "\(line)")
+        }
     }
 
     public func setting(forKey key: String) -> String? {
@@ -247,6 +320,7 @@ public final class ProviderSession: HostServicesHandler {
         defer {
             let clock = state.withLock { state -> UInt64? in
                 state.pending[id]?.userInterfaceCalls -= 1
+                state.pending[id]?.answered = true
                 return Self.startIdleClock(id, &state)
             }
             if let clock { watchIdleness(id, clock: clock) }

@@ -165,7 +165,13 @@ extension ProviderSetup {
             logger.debug("\(Self.name(manifest)) \(kind.sentence): \(message)\(quarantine == nil ? "" : "; quarantined")")
             return quarantine
         } catch {
-            logger.error("cannot record a fault of \(Self.name(manifest)) (\(kind.sentence): \(message)): \(error)")
+            // Said in the context of the client whose request the fault ended (HelperConnection), so it
+            // reaches that client's terminal under the agent too, not only the agent's log.
+            logger.error("""
+                cannot record a fault of \(Self.name(manifest)) (\(kind.sentence): \(message)) in the fault ledger \
+                \(faultLedger.path): \(error); quarantine cannot count it until the ledger can be written again \
+                (check the free space and the permissions of its folder)
+                """)
             return nil
         }
     }

@@ -71,7 +71,13 @@ ssize_t afh_send(int fd, const void *bytes, size_t count);
 int afh_die_with_parent(pid_t expected_parent);
 
 /* Helper side: no core dumps (RLIMIT_CORE 0) and, if `memory_bytes` > 0, an address-space ceiling
- * (RLIMIT_AS). 0, or -1 with errno. */
+ * (RLIMIT_AS), under which threads are made cheap enough to have hundreds: threads created with
+ * default attributes (a plugin's pthread_create(…, NULL, …), Dispatch's workers) get a stack of
+ * AFH_THREAD_STACK_BYTES instead of glibc's RLIMIT_STACK (8 MB: some 40 threads filled a 512 MB
+ * ceiling, and the next pthread_create failed), and malloc keeps to AFH_MALLOC_ARENAS arenas (each
+ * reserves 64 MB of address space). 0, or -1 with errno. */
+#define AFH_THREAD_STACK_BYTES (1024 * 1024)
+#define AFH_MALLOC_ARENAS 2
 int afh_limit_resources(uint64_t memory_bytes);
 
 /* Helper side: on SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE or SIGTRAP, send one byte (a note) on

@@ -19,6 +19,10 @@
  *   "ok"          complete_password(user, "pw-<setting FixtureName>")
  *   "twice"       complete twice; the second status goes to the log
  *   "late"        complete 300 ms later from another thread, status to the log
+ *   "together"    complete from a thread of its own once as many such threads run at once as the
+ *                 setting FixtureTogether says (default 100), or after 60 s: password
+ *                 "together-<that count>" or "alone-<the count then>"; a thread that cannot be
+ *                 created cancels the request, naming the error
  *   "never"       never complete
  *   "wrong"       complete a password request with a text
  *   "badutf8"     complete with a password that is not UTF-8
@@ -31,6 +35,7 @@
  *   "exit:N"      exit(N)                   "hang"        never return from the call
  *   "alloc"       allocate and touch 1 MB blocks until malloc fails, then abort() like xmalloc
  *   "print"       print to stdout and stderr (no newline on the last line), then complete "ok"
+ *   "printmany"   print 1,000 lines to stderr, then complete "ok"
  *   "bigstring"   complete with a password one byte over AF_MAX_STRING_LENGTH
  *   "bigids"      store_save one identity per call over AF_MAX_IDENTITIES_PER_CALL, then "ok"
  *   "forge"       complete request ids 1 to 64 other than its own with password "forged",
@@ -88,6 +93,35 @@ static void *complete_later(void *argument) {
     return NULL;
 }
 
+/* "together": the threads waiting, and how many to wait for. */
+static int together_waiting;
+static int together_target = 100;
+
+static void *complete_together(void *argument) {
+    af_request_id request = (af_request_id)(uintptr_t)argument;
+    int count = __atomic_add_fetch(&together_waiting, 1, __ATOMIC_SEQ_CST);
+    for (int waited = 0; count < together_target && waited < 6000; waited++) {
+        usleep(10 * 1000);
+        count = __atomic_load_n(&together_waiting, __ATOMIC_SEQ_CST);
+    }
+    char password[64];
+    snprintf(password, sizeof password, "%s-%d", count >= together_target ? "together" : "alone", count);
+    host->complete_password(request, "together", 8, password, strlen(password));
+    return NULL;
+}
+
+static void start_together(af_request_id request) {
+    pthread_t thread;
+    int error = pthread_create(&thread, NULL, complete_together, (void *)(uintptr_t)request);
+    if (error != 0) {
+        char reason[96];
+        snprintf(reason, sizeof reason, "pthread_create failed: %s", strerror(error));
+        host->cancel_request(request, AF_ERROR_FAILED, reason, strlen(reason));
+        return;
+    }
+    pthread_detach(thread);
+}
+
 static void crash(void) {
     volatile int *nowhere = NULL;
     *nowhere = 1;
@@ -136,6 +170,10 @@ static int fault(af_request_id request, const af_credential_request *credential_
         fflush(stdout);
         fprintf(stderr, "fixture %s prints to stderr\nand a last line without newline", fixture_name);
         complete_ok(request);
+    } else if (user_is(credential_request, "printmany")) {
+        for (int line = 1; line <= 1000; line++) fprintf(stderr, "fixture %s prints line %d\n", fixture_name, line);
+        fflush(stderr);
+        complete_ok(request);
     } else if (user_is(credential_request, "bigstring")) {
         size_t length = AF_MAX_STRING_LENGTH + 1;
         char *big = malloc(length);
@@ -181,6 +219,8 @@ ENTRY void provide(void *context, af_request_id request, const af_credential_req
         pthread_t thread;
         pthread_create(&thread, NULL, complete_later, (void *)(uintptr_t)request);
         pthread_detach(thread);
+    } else if (user_is(credential_request, "together")) {
+        start_together(request);
     } else if (user_is(credential_request, "never")) {
         /* nothing */
     } else if (user_is(credential_request, "wrong")) {
@@ -321,6 +361,10 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
     if (host->get_setting("FixtureName", 11, fixture_name, sizeof fixture_name - 1, &length) == AF_OK) {
         fixture_name[length] = '\0';
     }
+    char together[16] = {0};
+    if (host->get_setting("FixtureTogether", 15, together, sizeof together - 1, &length) == AF_OK && atoi(together) > 0) {
+        together_target = atoi(together);
+    }
     char service[160];
     snprintf(service, sizeof service, "%s.test", fixture_name);
     af_identity identity = {0};
@@ -368,6 +412,8 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
  *                     returns without completing and without showing anything
  *   "ui-prompt-returns"  the same, but the UI entry point asks ui_prompt first, then returns
  *   "ui-locked"       it answers userInteractionRequired; the UI entry point prompts and completes (as usual)
+ *   "ui-prompt-works" the same, but after the prompt the UI entry point works 5 s (a slow unlock), then
+ *                     returns without completing
  */
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -446,6 +492,13 @@ ENTRY void faults_provide(void *context, af_request_id request, const af_credent
 
 ENTRY void faults_provide_with_ui(void *context, af_request_id request, const af_credential_request *credential_request) {
     if (fault_mode_is("ui-returns")) {
+        return;
+    } else if (fault_mode_is("ui-prompt-works")) {
+        char answer[64];
+        size_t length = 0;
+        say_status("ui_prompt", host->ui_prompt(request, "Unlock", 6, "Master password", 15, AF_UI_PROMPT_SECRET, answer,
+                                                sizeof answer, &length));
+        sleep(5);
         return;
     } else if (fault_mode_is("ui-prompt-returns")) {
         char answer[64];

@@ -26,6 +26,9 @@ public final class HelperConnection: ProviderConnection {
     private let logger: Logger
     private let onFault: @Sendable (PluginManifest, ProviderFault) -> Void
     private let current = Mutex<RunningHelper?>(nil)
+    /// The client whose request's deadline stopped the helper last: its fault is reported in that
+    /// client's context (``ended(_:_:_:)``).
+    private let deadlineClient = Mutex<ClientContext?>(nil)
     private let starts = Mutex(1)
     private let lifecycle: DispatchQueue
 
@@ -176,6 +179,11 @@ public final class HelperConnection: ProviderConnection {
 
     public func send(_ request: ProviderRequest, deadline: Duration?) async -> ProviderOutcome {
         if let refusal = manifest.refusal(of: request, offered: entryPoints) { return .failed(refusal) }
+        return await session.inTurn(request, deadline: deadline) { await sendNow(request, deadline: deadline) }
+    }
+
+    /// Sends `request` to the running helper (started again if needed), in its turn.
+    private func sendNow(_ request: ProviderRequest, deadline: Duration?) async -> ProviderOutcome {
         let helper: RunningHelper
         switch await runningHelper() {
         case .success(let running): helper = running
@@ -189,7 +197,9 @@ public final class HelperConnection: ProviderConnection {
             }
             if let deadline {
                 // The kill is reported (and in the fault ledger) before the caller hears of the timeout.
-                session.expire(id, after: deadline) { [weak helper] in
+                let client = ClientContext.current
+                session.expire(id, after: deadline) { [weak helper, weak self] in
+                    self?.deadlineClient.withLock { $0 = client }
                     helper?.stopAndWait(.deadline(request.entryPoint, deadline), answered: id)
                 }
             }
@@ -244,7 +254,20 @@ public final class HelperConnection: ProviderConnection {
     /// once the fault is recorded.
     private func ended(_ helper: RunningHelper, _ ending: RunningHelper.Ending, _ inFlight: [UInt64: EntryPoint]) {
         current.withLock { if $0 === helper { $0 = nil } }
-        if let fault = ending.fault { onFault(manifest, fault) }
+        let stoppedBy = deadlineClient.withLock { client in
+            defer { client = nil }
+            return client
+        }
+        if let fault = ending.fault {
+            // Reported in the context of a client whose request it ended: what the fault handler says
+            // (a quarantine, a fault the ledger could not record) reaches that client, not only the log.
+            let client = stoppedBy ?? inFlight.keys.sorted().lazy.compactMap { self.session.client(of: $0) }.first
+            if let client, client.isAgentRequest {
+                ClientContext.$current.withValue(client) { onFault(manifest, fault) }
+            } else {
+                onFault(manifest, fault)
+            }
+        }
         let name = manifest.displayName
         for (id, entryPoint) in inFlight.sorted(by: { $0.key < $1.key }) {
             let message: String

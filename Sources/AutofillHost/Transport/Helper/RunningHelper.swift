@@ -270,7 +270,8 @@ final class RunningHelper: Sendable {
     // MARK: The reader thread
 
     private func readLoop() {
-        var output = HelperOutputLog(logger: logger)
+        let handler = self.handler
+        var output = HelperOutputLog(logger: logger) { level, line in handler.printed(line, level: level) }
         var assembler = FrameAssembler()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
         defer { buffer.deallocate() }
