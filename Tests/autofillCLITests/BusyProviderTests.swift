@@ -14,6 +14,8 @@ struct BusyProviderTests {
 
     init() throws {
         home = try TemporaryHome()
+        // The agent holds the user's policy; these requests ask for none, so the user's does too.
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.sample("VaultProvider", as: "org.autofill.vault")
         let vaultFile = try home.demoVault()
         // The other client's no-UI deadline: short (it is told "busy"), or long (it waits for the unlock).

@@ -15,6 +15,8 @@ struct ManyClientsTests {
 
     init() throws {
         home = try TemporaryHome()
+        // The agent holds the user's policy; these requests ask for none, so the user's does too.
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.fixtureProvider(id: "org.t.threads")
         let rows = #"{ "kind": "password", "serviceIdentifier": { "identifier": "threads.test", "type": "domain" }, "user": "together" }"#
         _ = try home.file("ids.json", #"{ "identities": [ \#(rows) ] }"#)
