@@ -172,6 +172,28 @@ struct AgentAuthorityTests {
         #expect(elsewhere.stdout == "pw-fast\n" && elsewhere.stderr.contains("running in this process: the agent serves other user folders"), "\(elsewhere.stderr)")
     }
 
+    /// The Vault unlocked through one client answers another whose PATH, locale and terminal differ,
+    /// without a prompt; the same command in its own process meets a locked Vault.
+    @Test(.enabled(if: CLI.usesAgent)) func theUnlockedVaultAnswersAClientWithAnotherPATHWithoutAPrompt() throws {
+        _ = try home.sample("VaultProvider", as: "org.autofill.vault")
+        let vaultConfig = "\(home.path)/vault.plist"
+        let plist: [String: Any] = [
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.vault"],
+            "ProviderSettings": ["org.autofill.vault": ["VaultFile": try home.demoVault()]], "UserAuthentication": try home.permitPolicy(),
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: vaultConfig))
+        try home.trust(["org.autofill.vault"], config: vaultConfig)
+        let script = try home.file("unlock.ui", "secret correct horse battery staple\n")
+        let unlocked = try CLI.run(["unlock", "org.autofill.vault", "--ui-script", script, "--config", vaultConfig], home: home.path)
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        let other = ["PATH": "/usr/libexec/git-core:/opt/ide/bin:/usr/bin:/bin", "LANG": "fr_FR.UTF-8", "TERM": "xterm-256color", "COLUMNS": "40"]
+        let fill = ["fill", "example.com", "--user", "alice", "--config", vaultConfig]
+        let warm = try CLI.run(fill, home: home.path, environment: other)
+        #expect(warm.status == 0 && warm.stdout == "alice-demo-password\n", "\(warm.stderr)")
+        let alone = try CLI.run(fill + ["--no-agent"], home: home.path, environment: other)
+        #expect(alone.status != 0 && alone.stdout.isEmpty, "in its own process the Vault is locked: \(alone.stderr)")
+    }
+
     /// The pass provider declares GNUPGHOME and PASSWORD_STORE_DIR (Environment): through the agent,
     /// the request's values reach it, and a request with others relaunches it with those.
     @Test(.enabled(if: CLI.usesAgent)) func aProvidersDeclaredVariablesComeFromTheRequest() throws {
