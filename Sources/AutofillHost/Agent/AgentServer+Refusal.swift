@@ -49,9 +49,12 @@ extension AgentServer {
             return Refusal(reason: "the agent belongs to another installation of autofill than this client",
                            log: "a client of \(program) runs its command itself (the agent runs \(agentProgram))")
         }
-        let differing = Self.userFolders.filter { Self.folder($0, in: environment) != Self.folder($0, in: client) }.map(\.name)
+        var differing = Self.userFolders.filter { Self.folder($0, in: environment) != Self.folder($0, in: client) }.map(\.name)
+        // The runtime folder as both sides find it (XDG_RUNTIME_DIR, else /run/user/UID): a request
+        // reaches this socket through it, unless its variable names another path to it.
+        if AgentPaths(environment: client)?.runtimeFolder != paths.runtimeFolder { differing.append("XDG_RUNTIME_DIR") }
         guard differing.isEmpty else {
-            return Refusal(reason: "the agent serves other user folders (HOME, XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME) than this client's",
+            return Refusal(reason: "the agent serves other user folders (HOME, XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME, XDG_CACHE_HOME, XDG_RUNTIME_DIR) than this client's",
                            log: "a client whose \(differing.joined(separator: ", ")) differ from the agent's runs its command itself")
         }
         let knobs = Self.launchSettings.filter { environment[$0] != client[$0] }
@@ -62,10 +65,12 @@ extension AgentServer {
         return nil
     }
 
-    /// The environment a request runs with: the client's, with the agent's own locale and time zone.
+    /// The environment a request runs with: the client's, with the agent's own locale and time zone,
+    /// and the runtime folder named as the agent found it.
     func requestEnvironment(_ client: [String: String]) -> [String: String] {
         var result = client.filter { !Self.isAgentsOwn($0.key) }
         for (name, value) in environment where Self.isAgentsOwn(name) { result[name] = value }
+        result["XDG_RUNTIME_DIR"] = paths.runtimeFolder
         return result
     }
 
