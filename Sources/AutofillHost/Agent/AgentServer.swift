@@ -14,9 +14,9 @@ internal import Synchronization
 /// read with the others' by ``ConnectionIntake`` under a deadline. The agent runs only the commands
 /// a client routes to it (``AgentRoute``), at most ``maximumRequests`` at once, each through
 /// `handler` in a ``ClientContext`` of the client's, on a ``RequestExecutor`` of the request's own,
-/// so one client waiting at a prompt or on a slow provider never holds up another. A client that goes away mid-request is cancelled at
-/// once: its console is closed first (it gets nothing), its terminal reads end, and what it started
-/// runs down without it.
+/// so one client waiting at a prompt or on a slow provider never holds up another. A client that
+/// goes away mid-request is cancelled at once: its console is closed first (it gets nothing), its
+/// terminal reads end, and what it started runs down without it.
 ///
 /// It ends after its idle time without a request, when its socket is removed or replaced, on
 /// SIGTERM or SIGINT, or on `autofill agent stop`; SIGHUP locks every provider and carries on.
@@ -122,7 +122,8 @@ public final class AgentServer: Sendable {
             close(lock)
             throw AutofillError(.internal, "cannot harden the agent (no core dumps, not dumpable): \(String(cString: strerror(errno)))")
         }
-        // Connections waiting for their requests, the requests served and their providers: room for all.
+        // Room for every connection waiting for its request, and for the requests served with their
+        // descriptors (a client's four, the helpers' pipes and sockets), beyond a desktop's usual 1,024.
         _ = afa_raise_descriptor_limit(UInt64(ConnectionIntake.maximumPending + 64 * maximumRequests + 1024))
         let server = AgentServer(paths: paths, environment: environment, listener: listener, lockDescriptor: lock,
                                  socketIdentity: (device, inode), idleTimeout: idleTimeout, handler: handler, logger: logger)
