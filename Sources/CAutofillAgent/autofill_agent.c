@@ -337,11 +337,13 @@ static int peer_pidfd(int fd, pid_t *pid) {
 }
 
 /* Verdicts by process: a pidfd's inode on pidfs (Linux 6.9) is unique to its process for the
- * system's life, so a process connecting again (a client opening many connections) is walked once.
- * A verdict holds for the process's life: confinement and a helper ancestor are never shed, and
- * reparenting moves a process only to an ancestor already walked (a subreaper, or pid 1). */
+ * system's life, so a client opening many connections is walked once, and a new client's walk stops
+ * at the first process above it already judged (its shell, its terminal). A verdict holds for the
+ * process's life: confinement and a helper above are never shed, and reparenting moves a process
+ * only to a process above it already walked (a subreaper, or pid 1). A process that confines itself
+ * later is no helper, and what it starts afterwards is judged on its own status first. */
 #define PIDFS_MAGIC_NUMBER 0x50494446
-enum { cache_size = 256 };
+enum { cache_size = 1024 };
 static struct {
     uint64_t inode;
     int verdict;
@@ -357,7 +359,32 @@ static uint64_t process_identity(int pidfd) {
     return (uint64_t)status.st_ino;
 }
 
-static int walk(int pidfd, pid_t pid, pid_t agent, char *why, size_t why_size);
+/* The verdict kept for `identity` (its reason to `why`), or -1. */
+static int cached_verdict(uint64_t identity, char *why, size_t why_size) {
+    if (identity == 0) return -1;
+    int verdict = -1;
+    pthread_mutex_lock(&cache_lock);
+    for (size_t index = 0; index < cache_size; index++) {
+        if (verdict_cache[index].inode != identity) continue;
+        verdict = verdict_cache[index].verdict;
+        snprintf(why, why_size, "%s", verdict_cache[index].why);
+        break;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return verdict;
+}
+
+static void keep_verdict(const uint64_t *identities, size_t count, int verdict, const char *why) {
+    pthread_mutex_lock(&cache_lock);
+    for (size_t index = 0; index < count; index++) {
+        if (identities[index] == 0) continue;
+        verdict_cache[cache_next].inode = identities[index];
+        verdict_cache[cache_next].verdict = verdict;
+        snprintf(verdict_cache[cache_next].why, sizeof(verdict_cache[cache_next].why), "%s", why);
+        cache_next = (cache_next + 1) % cache_size;
+    }
+    pthread_mutex_unlock(&cache_lock);
+}
 
 int afa_peer_confinement(int fd, pid_t agent, char *why, size_t why_size) {
     if (why_size > 0) why[0] = 0;
@@ -367,36 +394,20 @@ int afa_peer_confinement(int fd, pid_t agent, char *why, size_t why_size) {
         snprintf(why, why_size, "the peer's process cannot be held (%s)", strerror(errno));
         return -1;
     }
-    uint64_t identity = process_identity(pidfd);
-    if (identity != 0) {
-        pthread_mutex_lock(&cache_lock);
-        for (size_t index = 0; index < cache_size; index++) {
-            if (verdict_cache[index].inode != identity) continue;
-            int verdict = verdict_cache[index].verdict;
-            snprintf(why, why_size, "%s", verdict_cache[index].why);
-            pthread_mutex_unlock(&cache_lock);
-            close(pidfd);
-            return verdict;
-        }
-        pthread_mutex_unlock(&cache_lock);
-    }
-    int verdict = walk(pidfd, pid, agent, why, why_size);
-    if (identity != 0 && verdict >= 0) {
-        pthread_mutex_lock(&cache_lock);
-        verdict_cache[cache_next].inode = identity;
-        verdict_cache[cache_next].verdict = verdict;
-        snprintf(verdict_cache[cache_next].why, sizeof(verdict_cache[cache_next].why), "%s", why);
-        cache_next = (cache_next + 1) % cache_size;
-        pthread_mutex_unlock(&cache_lock);
-    }
-    return verdict;
-}
-
-/* Walks from the process `pidfd` holds (`pid`) up to pid 1; closes `pidfd`. */
-static int walk(int pidfd, pid_t pid, pid_t agent, char *why, size_t why_size) {
+    uint64_t visited[max_depth];
+    size_t count = 0;
     int verdict = -1, retries = 0;
     for (int depth = 0; depth < max_depth; depth++) {
         const char *whose = depth == 0 ? "the peer" : "a process above the peer";
+        uint64_t identity = process_identity(pidfd);
+        char kept[160];
+        int known = cached_verdict(identity, kept, sizeof(kept));
+        if (known >= 0) {
+            if (known == 1) snprintf(why, why_size, "%s, pid %d, was judged before: %s", whose, (int)pid, kept);
+            verdict = known;
+            break;
+        }
+        visited[count++] = identity;
         if (pid == agent) {
             snprintf(why, why_size, "%s, pid %d, is the agent itself (the peer is one of its helpers or runs under one)", whose, (int)pid);
             verdict = 1;
@@ -428,6 +439,7 @@ static int walk(int pidfd, pid_t pid, pid_t agent, char *why, size_t why_size) {
         if (!same) {
             /* The parent ended meanwhile (the child was reparented): look again, a few times. */
             if (parentfd >= 0) close(parentfd);
+            count--;
             if (++retries > 8) {
                 snprintf(why, why_size, "the parents above pid %d keep changing", (int)pid);
                 break;
@@ -441,5 +453,6 @@ static int walk(int pidfd, pid_t pid, pid_t agent, char *why, size_t why_size) {
     }
     if (verdict == -1 && why[0] == 0) snprintf(why, why_size, "over %d processes above the peer", max_depth);
     close(pidfd);
+    if (verdict >= 0) keep_verdict(visited, count, verdict, why);
     return verdict;
 }
