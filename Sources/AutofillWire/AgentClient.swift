@@ -25,6 +25,8 @@ package enum AgentClient {
     /// an agent when none runs (`lock` and `agent stop` do not: with no agent, nothing is unlocked).
     package static func run(_ arguments: [String], environment: [String: String], start: Bool, agentExecutable: String) -> Outcome {
         guard let paths = AgentPaths(environment: environment) else { return .runHere(AgentPaths.noRuntimeFolder) }
+        // An agent is reached only through the user's own folders: another user could have put the socket there.
+        if let problem = paths.unsafeFolder() { return .runHere("no agent: \(problem)") }
         var socket = afa_connect(paths.socket)
         if socket < 0 {
             guard start else { return .runHere("no agent is running") }
@@ -41,7 +43,7 @@ package enum AgentClient {
             return .exited(77)
         }
         let request = AgentProtocol.Message.run(
-            version: AgentProtocol.version, arguments: absolutePaths(arguments), environment: AgentProtocol.sentEnvironment(environment),
+            version: AgentProtocol.version, arguments: absolutePaths(arguments), environment: environment,
             program: resolved(agentExecutable))
         var descriptors: [Int32] = [0, 1, 2]
         let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -72,6 +74,9 @@ package enum AgentClient {
         switch answer {
         case .exit(let status)?: return .exited(status)
         case .runHere(let reason)?: return .runHere(reason)
+        case .busy(let reason)?:
+            writeError("autofill: \(reason)\n")
+            return .exited(75)
         case .run?, nil:
             writeError("autofill: the agent ended before it answered (it was stopped or crashed); nothing more happened. The next command starts a new agent (docs/AGENT.md).\n")
             return .exited(69)
@@ -81,7 +86,7 @@ package enum AgentClient {
     /// Starts `executable agent serve` detached and connects once it listens.
     private static func startAgent(_ paths: AgentPaths, environment: [String: String], executable: String) -> Result<Int32, StartFailure> {
         let arguments = [executable, "agent", "serve"]
-        let variables = AgentProtocol.sentEnvironment(environment).map { "\($0.key)=\($0.value)" }
+        let variables = AgentProtocol.startEnvironment(environment).map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
         let status = withCStrings(arguments) { argv in
             withCStrings(variables) { envp in afa_spawn_detached(executable, argv, envp, &pid) }
@@ -92,11 +97,16 @@ package enum AgentClient {
         while ContinuousClock.now < deadline {
             let socket = afa_connect(paths.socket)
             if socket >= 0 { return .success(socket) }
-            // An agent that exits at once (another one won the race, or it could not start) is reaped
-            // here; a race's winner is listening already or soon.
+            // An agent that exits at once is reaped here: another one won the race (status 0: the
+            // winner listens already or soon), or it could not start (it said why in its own log).
             if !reaped {
                 var code: Int32 = 0
-                if waitpid(pid, &code, WNOHANG) == pid { reaped = true }
+                if waitpid(pid, &code, WNOHANG) == pid {
+                    reaped = true
+                    if code != 0 {
+                        return .failure(StartFailure("the agent could not start (exit status \(code >> 8); run `autofill agent serve -v` to see why)"))
+                    }
+                }
             }
             usleep(2_000)
         }

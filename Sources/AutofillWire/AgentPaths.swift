@@ -2,24 +2,60 @@ internal import CAutofillAgent
 internal import Glibc
 
 /// Where the agent listens: `$XDG_RUNTIME_DIR/autofill/agent/socket` (folder 0700, socket 0600),
-/// beside its lock file. Without an absolute `XDG_RUNTIME_DIR` there is no agent: it never falls back
-/// to a folder on disk such as /tmp.
+/// beside its lock file. Without an absolute `XDG_RUNTIME_DIR`, the runtime folder logind makes,
+/// `/run/user/UID`, when it exists and is the user's own folder; otherwise there is no agent: it
+/// never falls back to a folder on disk such as /tmp. Client and agent find it the same way.
 package struct AgentPaths: Sendable, Equatable {
+    /// The runtime folder (`XDG_RUNTIME_DIR`, or logind's).
+    package let runtimeFolder: String
     /// The agent's folder.
     package let folder: String
 
-    /// The paths for `environment`, or nil without an absolute `XDG_RUNTIME_DIR`.
-    package init?(environment: [String: String]) {
-        guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return nil }
-        folder = (runtime.hasSuffix("/") ? String(runtime.dropLast()) : runtime) + "/autofill/agent"
+    /// The paths for `environment`, or nil without a runtime folder. `loginRuntimeRoot` is where
+    /// logind makes each user's runtime folder (tests name another).
+    package init?(environment: [String: String], loginRuntimeRoot: String = "/run/user") {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            runtimeFolder = runtime.count > 1 && runtime.hasSuffix("/") ? String(runtime.dropLast()) : runtime
+        } else {
+            let login = "\(loginRuntimeRoot)/\(getuid())"
+            var info = stat()
+            guard lstat(login, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid() else { return nil }
+            runtimeFolder = login
+        }
+        folder = (runtimeFolder == "/" ? "" : runtimeFolder) + "/autofill/agent"
     }
 
-    /// Why there is no agent without ``init(environment:)``'s folder.
+    /// Why there is no agent without ``init(environment:loginRuntimeRoot:)``'s folder.
     package static let noRuntimeFolder = """
-        XDG_RUNTIME_DIR is not set (or not an absolute path), so the agent has nowhere private to listen, \
-        and it never uses a folder on disk such as /tmp; log in through a session that sets it (systemd-logind \
-        does), or run commands in process (AUTOFILL_AGENT=off)
+        XDG_RUNTIME_DIR is not set (or not an absolute path) and there is no /run/user/\(getuid()) of yours, so \
+        the agent has nowhere private to listen, and it never uses a folder on disk such as /tmp; log in through \
+        a session that sets it (systemd-logind does), or run commands in process (AUTOFILL_AGENT=off)
         """
+
+    /// What is wrong with the runtime folder and the `autofill/` folder in it (each when it exists: the
+    /// agent creates what is missing 0700), or nil:
+    /// each must be a folder (not a symbolic link) of this user's, closed to others (0700), since the
+    /// agent's socket there hands out what the providers unlocked.
+    package func unsafeFolder() -> String? {
+        let autofill = (runtimeFolder == "/" ? "" : runtimeFolder) + "/autofill"
+        for (path, named) in [(runtimeFolder, "the runtime folder (XDG_RUNTIME_DIR)"), (autofill, "autofill's runtime folder")] {
+            var info = stat()
+            guard lstat(path, &info) == 0 else {
+                if errno == ENOENT { return nil }
+                return "\(named) \(path) cannot be checked (\(String(cString: strerror(errno))))"
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                return "\(named) \(path) is a symbolic link or not a folder; it must be a folder of yours, mode 0700"
+            }
+            guard info.st_uid == getuid() else {
+                return "\(named) \(path) belongs to user \(info.st_uid), not to you (uid \(getuid())); it must be yours, mode 0700"
+            }
+            guard info.st_mode & 0o077 == 0 else {
+                return "\(named) \(path) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); it must be 0700: chmod 700 \(path)"
+            }
+        }
+        return nil
+    }
 
     /// The socket.
     package var socket: String { folder + "/socket" }

@@ -8,48 +8,42 @@ internal import Glibc
 /// One request per connection. The client sends `run` with its standard input, output and error
 /// and, when it has one, its controlling terminal attached (SCM_RIGHTS); the agent runs the command
 /// line as `autofill` itself would, writing to those descriptors and asking on that terminal, and
-/// answers `exit` with the status. `runHere` tells the client to run the command itself (its
-/// environment would launch providers differently from the agent's). The client sends nothing else:
-/// its closing the connection cancels the request.
+/// answers `exit` with the status. `runHere` tells the client to run the command itself (the agent
+/// does not run it for this client); `busy` that the agent serves as many requests as it may. The
+/// client sends nothing else: its closing the connection cancels the request.
 package enum AgentProtocol {
     /// The version this build speaks; the agent answers any other with `runHere`.
-    /// 2: `run` names the program the client would run itself.
-    package static let version: UInt32 = 2
+    /// 2: `run` names the program the client would run itself. 3: `run` carries the client's whole
+    /// environment; `busy`.
+    package static let version: UInt32 = 3
     /// The environment variable that turns the agent off (`off`) for a command.
     package static let switchEnvironmentKey = "AUTOFILL_AGENT"
-    /// The variables a client sends: the ones autofill reads. Nothing else of its environment (which
-    /// may hold other programs' tokens) crosses the socket.
-    package static func sentEnvironment(_ environment: [String: String]) -> [String: String] {
+    /// The largest request the agent reads (the kernel bounds a command line and environment to a
+    /// few megabytes; a request is both, plus a little).
+    package static let maximumRequestBytes = 4 << 20
+    /// How long the agent waits for a whole request after a client connects.
+    package static let requestDeadline: Duration = .seconds(5)
+
+    /// The variables an agent a client starts runs with: the ones autofill reads. Nothing else of the
+    /// client's environment (which may hold other programs' tokens) stays in the agent for its life;
+    /// each request brings its own (``Message/run(version:arguments:environment:program:)``).
+    package static func startEnvironment(_ environment: [String: String]) -> [String: String] {
         environment.filter { key, _ in
-            sentKeys.contains(key) || key.hasPrefix("AUTOFILL_") || key.hasPrefix("XDG_") || key.hasPrefix("LC_")
+            startKeys.contains(key) || key.hasPrefix("AUTOFILL_") || key.hasPrefix("XDG_") || key.hasPrefix("LC_")
         }
     }
 
-    package static let sentKeys: Set<String> = [
-        "PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TERM", "NO_COLOR", "COLUMNS", "LINES", "LD_DEBUG", "LD_DEBUG_OUTPUT",
+    package static let startKeys: Set<String> = [
+        "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "NO_COLOR", "COLUMNS", "LINES", "LD_DEBUG", "LD_DEBUG_OUTPUT",
         "DBUS_SYSTEM_BUS_ADDRESS", "DBUS_SESSION_BUS_ADDRESS",
         "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY",  // where `--clip` copies to
-    ]
-
-    /// The variables that decide where providers' files are and how they are launched (the folders
-    /// their sandbox opens, the programs PATH finds, the helper executable, test knobs): a client whose
-    /// values differ from the agent's runs in its own process, since the agent's running providers were
-    /// launched with the agent's. The session bus is among them: a provider that declares `SessionBus`
-    /// (the Secret Service) reaches the bus its process was given. Locale and time zone are not among
-    /// them: helpers keep the agent's.
-    package static func launchEnvironment(_ environment: [String: String]) -> [String: String] {
-        environment.filter { key, _ in launchKeys.contains(key) }
-    }
-
-    package static let launchKeys: Set<String> = [
-        "HOME", "PATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-        "LD_DEBUG", "LD_DEBUG_OUTPUT", Wire.helperExecutableKey, "AUTOFILL_TEST_NO_LANDLOCK", "DBUS_SESSION_BUS_ADDRESS",
     ]
 
     /// Every message.
     package enum Message: Equatable {
         /// Client → agent: run `arguments` (without the program name; file options made absolute) for
-        /// a client whose environment holds `environment` (``sentEnvironment(_:)``) and which would
+        /// a client whose environment is `environment` (all of it: a provider's declared variables,
+        /// such as pass's `GNUPGHOME`, come from the request) and which would
         /// otherwise run `program` (its `autofill-cli`, symbolic links resolved): an agent that is not
         /// that program (another installation, another build) has the client run it itself.
         case run(version: UInt32, arguments: [String], environment: [String: String], program: String)
@@ -57,9 +51,11 @@ package enum AgentProtocol {
         case exit(status: Int32)
         /// Agent → client: run the command in your own process, because `reason`.
         case runHere(reason: String)
+        /// Agent → client: the agent serves as many requests as it may; try again (`reason` says so).
+        case busy(reason: String)
 
         private enum Tag: UInt8 {
-            case run = 0xA1, exit = 0xA2, runHere = 0xA3
+            case run = 0xA1, exit = 0xA2, runHere = 0xA3, busy = 0xA4
         }
 
         package var frame: [UInt8] {
@@ -80,6 +76,10 @@ package enum AgentProtocol {
                 return writer.frame
             case .runHere(let reason):
                 var writer = FrameWriter(tag: Tag.runHere.rawValue)
+                writer.string(reason)
+                return writer.frame
+            case .busy(let reason):
+                var writer = FrameWriter(tag: Tag.busy.rawValue)
                 writer.string(reason)
                 return writer.frame
             }
@@ -108,6 +108,8 @@ package enum AgentProtocol {
                 self = .exit(status: try reader.i32("status"))
             case .runHere:
                 self = .runHere(reason: try reader.string("reason"))
+            case .busy:
+                self = .busy(reason: try reader.string("reason"))
             case nil:
                 throw FrameError("not a message of the agent protocol")
             }

@@ -33,24 +33,6 @@ package enum ClientProcess {
         exit(70)
     }
 
-    /// Removes what git put in front of PATH (`$GIT_EXEC_PATH`, once per git process between the user
-    /// and this one) from this process's PATH, so a credential helper git runs has the user's PATH: the
-    /// agent serves a client only when the variables that launch providers, PATH among them, are its own.
-    package static func dropGitExecPath() {
-        guard let execPath = getenv("GIT_EXEC_PATH"), let path = getenv("PATH") else { return }
-        let original = String(cString: path)
-        let trimmed = pathWithoutGitExecPath(original, gitExecPath: String(cString: execPath))
-        if trimmed != original { setenv("PATH", trimmed, 1) }
-    }
-
-    /// `path` without its leading entries equal to `gitExecPath`.
-    package static func pathWithoutGitExecPath(_ path: String, gitExecPath: String) -> String {
-        guard !gitExecPath.isEmpty else { return path }
-        var entries = path.split(separator: ":", omittingEmptySubsequences: false)
-        while entries.count > 1, entries[0] == gitExecPath { entries.removeFirst() }
-        return entries.joined(separator: ":")
-    }
-
     /// Writes `text` to stderr.
     package static func writeError(_ text: String) {
         var bytes = Array(text.utf8)

@@ -4,10 +4,14 @@ internal import Glibc
 package struct FrameAssembler {
     private var buffer: [UInt8] = []
     private var start = 0
+    private let maximumFrameBytes: Int
+
+    /// An assembler of frames of at most `maximumFrameBytes`.
+    package init(maximumFrameBytes: Int = Wire.maximumFrameBytes) {
+        self.maximumFrameBytes = maximumFrameBytes
+    }
 
     /// Adds bytes read from the stream.
-    package init() {}
-
     package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeFirst(start)
@@ -21,8 +25,8 @@ package struct FrameAssembler {
         guard buffer.count - start >= 4 else { return nil }
         var length = 0
         for index in 0..<4 { length |= Int(buffer[start + index]) << (8 * index) }
-        guard length >= 1, length <= Wire.maximumFrameBytes else {
-            throw FrameError("a frame of \(length) bytes (the limit is \(Wire.maximumFrameBytes))")
+        guard length >= 1, length <= maximumFrameBytes else {
+            throw FrameError("a frame of \(length) bytes (the limit is \(maximumFrameBytes))")
         }
         guard buffer.count - start - 4 >= length else { return nil }
         let body = Array(buffer[(start + 4)..<(start + 4 + length)])

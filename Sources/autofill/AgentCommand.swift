@@ -112,7 +112,13 @@ struct AgentCommand: ParsableCommand {
 
         func run() throws {
             guard let server = AgentServer.current else {
-                // Run in this process: the agent was not reachable (the client starts none for this).
+                // Run in this process: the agent was not reachable (the client starts none for this),
+                // or the client did not ask it (AUTOFILL_AGENT=off, or its runtime folder is unfit).
+                if let paths = AgentPaths(environment: ClientContext.current.environment), let pid = try? AgentProcess.find(paths) {
+                    if json { return try printJSON(StatusReport(running: true, pid: pid, socket: paths.socket)) }
+                    print("An agent runs (pid \(pid)) on \(paths.socket), but this command ran in its own process (-v says why).")
+                    return
+                }
                 if json { try printJSON(StatusReport(running: false)) } else { print("No agent is running.") }
                 throw ExitCode(3)
             }

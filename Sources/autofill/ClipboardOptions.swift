@@ -56,6 +56,14 @@ struct ClipboardClearerCommand: ParsableCommand {
     @Option var seconds: Double
     @Flag var watchAgent = false
 
+    func validate() throws {
+        // The same range as AUTOFILL_CLIP_SECONDS (ClipboardClearer.delay): a number of milliseconds
+        // that fits, never infinity or NaN.
+        guard seconds.isFinite, seconds >= 0.1, seconds <= 3600 else {
+            throw ValidationError("--seconds takes a number of seconds from 0.1 to 3600")
+        }
+    }
+
     func run() throws {
         guard let tool = Clipboard.Tool(rawValue: tool) else { throw ValidationError("unknown clipboard tool") }
         throw ExitCode(ClipboardClearer.run(tool: tool, delay: seconds, watchingAgent: watchAgent,

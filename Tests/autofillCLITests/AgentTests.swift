@@ -218,9 +218,10 @@ struct AgentTests {
         #expect(first.status == 0 && first.stdout == "pw-fast\n", "\(first.stderr)")
         let (agent, _) = try #require(try status())
         // The build's own client is another installation than the agent's (bin/): it runs the command
-        // itself, and says why with -v; `agent status` (above) is served for any installation.
+        // itself, and says why with -v (naming neither program); `agent status` (above) is served for any installation.
         let other = try autofill(["fill", "fast.test", "--user", "ok", "-v"])
-        #expect(other.stdout == "pw-fast\n" && other.stderr.contains("this client belongs with \(CLI.root)/.build/"), "\(other.stderr)")
+        #expect(other.stdout == "pw-fast\n" && other.stderr.contains("the agent belongs to another installation of autofill than this client\n"), "\(other.stderr)")
+        #expect(!other.stderr.contains(bin))
         // An upgrade: the new file is written beside the old and renamed over it (the agent runs autofill-cli).
         try Self.copyExecutable("\(CLI.root)/.build/debug/autofill-cli", to: "\(bin)/autofill-cli.new")
         #expect(rename("\(bin)/autofill-cli.new", "\(bin)/autofill-cli") == 0)
@@ -287,9 +288,21 @@ struct AgentTests {
         // Root's agent, reachable by nobody: nobody's autofill refuses to hand it its terminal and output.
         _ = try autofill(["fill", "fast.test", "--user", "ok"])
         openTheSocketToOthers()
-        let result = try ChildProcess.run(
-            "/usr/bin/setpriv", ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", CLI.binary, "fill", "fast.test", "--user", "ok", "--config", config],
-            environment: CLI.environment(home: home.path))
+        func nobodysFill() throws -> CLI.Result {
+            try ChildProcess.run(
+                "/usr/bin/setpriv", ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", CLI.binary, "fill", "fast.test", "--user", "ok", "--config", config, "-v"],
+                environment: CLI.environment(home: home.path))
+        }
+        // In runtime folders that are not nobody's, nobody's client does not even connect.
+        let elsewhere = try nobodysFill()
+        #expect(elsewhere.stderr.contains("running in this process: no agent: the runtime folder (XDG_RUNTIME_DIR) \(home.path)/run belongs to user \(getuid()), not to you"),
+                "\(elsewhere.stderr)")
+        // In folders that are nobody's own and private, it connects, and SO_PEERCRED says the agent is another uid's.
+        for path in ["\(home.path)/run", "\(home.path)/run/autofill", "\(home.path)/run/autofill/agent"] {
+            chown(path, Self.nobody, Self.nobody)
+            chmod(path, 0o700)
+        }
+        let result = try nobodysFill()
         #expect(result.status == 77, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("is served by uid \(getuid()), not by you"), "\(result.stderr)")

@@ -41,8 +41,8 @@ struct GitCredentialVaultTests {
         try Git.run(["credential", "fill"], home: home.path, config: config, input: Git.description(pairs))
     }
 
-    /// git puts its exec folder in front of PATH; unless the helper drops it, the agent sends the
-    /// request back (a client whose PATH is not its own), and in its own process the Vault is locked.
+    /// git puts its exec folder in front of PATH, which does not matter to the agent: the request is
+    /// served there (in its own process the Vault would be locked).
     @Test(.enabled(if: CLI.usesAgent, "the agent keeps the unlocked Vault between commands"))
     func aGetFromGitRunsInTheAgentWhereTheVaultIsUnlocked() throws {
         try unlock()

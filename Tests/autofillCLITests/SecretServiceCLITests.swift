@@ -77,10 +77,11 @@ struct SecretServiceCLITests {
         #expect(result.stderr.contains("there is no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set"), "\(result.stderr)")
     }
 
-    /// The agent keeps the provider's helper, connected to the bus of the client that started it; a
-    /// client on another bus runs its command in its own process (its helper reaches its own bus).
+    /// The agent keeps the provider's helper, connected to the bus of the request that launched it; a
+    /// client on another bus is served by a helper launched on its bus (the bus address is part of
+    /// how a helper is launched), and the first bus's client gets one on its own again.
     @Test(.enabled(if: CLI.usesAgent))
-    func theAgentServesTheBusOfItsClientsAndSendsAClientOnAnotherBusHome() throws {
+    func theAgentServesEachClientTheSecretServiceOfItsOwnBus() throws {
         defer { keyring.stop() }
         let other = try PrivateKeyring()
         defer { other.stop() }
@@ -91,8 +92,7 @@ struct SecretServiceCLITests {
         #expect(try autofill(["fill", "example.com"], config: config).stdout == "first-pw\n")
         let elsewhere = try autofill(["fill", "example.com", "-v"], config: config, bus: other.address)
         #expect(elsewhere.stdout == "second-pw\n", "\(elsewhere.stderr)")
-        #expect(elsewhere.stderr.contains("autofill: running in this process: its environment differs from the agent's in DBUS_SESSION_BUS_ADDRESS"),
-                "-v says why: \(elsewhere.stderr)")
+        #expect(!elsewhere.stderr.contains("running in this process"), "the agent served it: \(elsewhere.stderr)")
         #expect(try autofill(["fill", "example.com"], config: config).stdout == "first-pw\n")
     }
 }

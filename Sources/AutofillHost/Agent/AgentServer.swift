@@ -8,13 +8,15 @@ internal import Synchronization
 /// The agent: `autofill` as a per-user daemon that runs commands for its clients and keeps their
 /// providers running between them (docs/AGENT.md).
 ///
-/// It listens on ``AgentPaths/socket`` and serves each connection on a thread of its own: the peer
-/// must have this process's uid (`SO_PEERCRED`); it sends one `run` request (``AgentProtocol``) with
-/// its descriptors, and the agent runs the command line through `handler` in a ``ClientContext`` of
-/// the client's, on a ``RequestExecutor`` of the request's own, so one client waiting at a prompt or
-/// on a slow provider never holds up another. A client that goes away mid-request is cancelled at
-/// once: its console is closed first (it gets nothing), its terminal reads end, and what it started
-/// runs down without it.
+/// It listens on ``AgentPaths/socket``. A peer must have this process's uid (`SO_PEERCRED`) and be
+/// a person's client, not a provider helper or anything running under one (``admit(_:)``, checked
+/// before a byte is read); it sends one `run` request (``AgentProtocol``) with its descriptors,
+/// read with the others' by ``ConnectionIntake`` under a deadline. The agent runs only the commands
+/// a client routes to it (``AgentRoute``), at most ``maximumRequests`` at once, each through
+/// `handler` in a ``ClientContext`` of the client's, on a ``RequestExecutor`` of the request's own,
+/// so one client waiting at a prompt or on a slow provider never holds up another. A client that
+/// goes away mid-request is cancelled at once: its console is closed first (it gets nothing), its
+/// terminal reads end, and what it started runs down without it.
 ///
 /// It ends after its idle time without a request, when its socket is removed or replaced, on
 /// SIGTERM or SIGINT, or on `autofill agent stop`; SIGHUP locks every provider and carries on.
@@ -41,8 +43,13 @@ public final class AgentServer: Sendable {
         public var providers: [(id: String, pid: Int32?)]
     }
 
+    /// How many requests the agent serves at once; one more is told it is busy.
+    static let maximumRequests = 64
+
     private struct State {
         var active = 0
+        /// Requests read and being served (``active`` counts the ones running a command).
+        var serving = 0
         var lastActivity = ContinuousClock.now
         var idleTimeout: Duration
         var stopReason: String?
@@ -52,7 +59,7 @@ public final class AgentServer: Sendable {
     package let paths: AgentPaths
     /// The providers it keeps running, and the user's policy it holds.
     public let pool: ProviderPool
-    private let environment: [String: String]
+    let environment: [String: String]
     private let listener: Int32
     private let lockDescriptor: Int32
     private let socketIdentity: (device: UInt64, inode: UInt64)
@@ -65,6 +72,7 @@ public final class AgentServer: Sendable {
     private let sources = Mutex<RetainedSources?>(nil)
     /// logind's locks and sleeps (nil without a system bus).
     private let lockWatcher = Mutex<SessionLockWatcher?>(nil)
+    private let intake = Mutex<ConnectionIntake?>(nil)
 
     /// Keeps the signal and timer sources alive (Dispatch sources are thread-safe; the protocol does not say so).
     private struct RetainedSources: @unchecked Sendable {
@@ -89,8 +97,9 @@ public final class AgentServer: Sendable {
     }
 
     /// Starts serving in this process: the folder prepared, the lock taken, the socket bound (0600),
-    /// this process hardened (not dumpable, no core dumps), signals and timers set. Refuses without
-    /// `XDG_RUNTIME_DIR`. It holds `userPolicy` (``AgentPolicy/load(environment:)``) until it ends.
+    /// this process hardened (not dumpable, no core dumps), signals and timers set. Refuses without a
+    /// runtime folder, or with one that is not the user's own and private (``AgentPaths``). It holds
+    /// `userPolicy` (``AgentPolicy/load(environment:)``) until it ends.
     package static func start(environment: [String: String], idleTimeout: Duration, userPolicy: AgentPolicy, logger: Logger,
                              handler: @escaping Handler) throws(AutofillError) -> Start {
         guard let paths = AgentPaths(environment: environment) else {
@@ -115,8 +124,20 @@ public final class AgentServer: Sendable {
             close(lock)
             throw AutofillError(.internal, "cannot harden the agent (no core dumps, not dumpable): \(String(cString: strerror(errno)))")
         }
+        // Room for every connection waiting for its request, and for the requests served with their
+        // descriptors (a client's four, the helpers' pipes and sockets), beyond a desktop's usual 1,024.
+        _ = afa_raise_descriptor_limit(UInt64(ConnectionIntake.maximumPending + 64 * maximumRequests + 1024))
         let server = AgentServer(paths: paths, environment: environment, listener: listener, lockDescriptor: lock,
                                  socketIdentity: (device, inode), idleTimeout: idleTimeout, userPolicy: userPolicy, handler: handler, logger: logger)
+        guard let intake = ConnectionIntake(admit: { [server] in server.admit($0) },
+                                            deliver: { [server] in server.dispatch($0, message: $1, descriptors: $2) },
+                                            dropped: { [logger] count, why in logger.info("dropped \(count) connection\(count == 1 ? "" : "s"): \(why)") })
+        else {
+            close(listener)
+            close(lock)
+            throw AutofillError(.internal, "cannot start the agent's connection thread: \(String(cString: strerror(errno)))")
+        }
+        server.intake.withLock { $0 = intake }
         running.withLock { $0 = server }
         server.watch()
         server.events.async { server.watchSession(environment) }  // asking logind may take a moment
@@ -234,7 +255,10 @@ public final class AgentServer: Sendable {
 
     // MARK: Connections
 
+    /// Accepts connections as fast as they come: a peer of another uid is closed on at once; every
+    /// other goes to the intake, which reads requests without a thread per connection.
     private func acceptLoop() {
+        let intake = self.intake.withLock { $0 }
         while true {
             let connection = afa_accept(listener)
             if connection < 0 {
@@ -242,61 +266,75 @@ public final class AgentServer: Sendable {
                 if errno == EMFILE || errno == ENFILE { usleep(50_000) }
                 continue
             }
-            DispatchQueue(label: "autofill.agent.connection").async { [self] in serve(connection) }
+            var uid: uid_t = 0, pid: pid_t = 0
+            guard afa_peer_credentials(connection, &uid, &pid) == 0, uid == getuid() else {
+                logger.warning("refused a connection from pid \(pid) of uid \(uid): the agent serves uid \(getuid()) only")
+                close(connection)
+                continue
+            }
+            intake?.add(connection)
         }
     }
 
-    private func serve(_ socket: Int32) {
+    /// What a peer that may not drive the agent is told (the same whatever the reason: the details
+    /// go to the agent's own log).
+    static let confinedRefusal = "the agent serves only a person's own commands, not a provider's helper nor anything running under one, nor a process that runs confined (no_new_privs and a seccomp filter); the command runs in this process"
+
+    /// Whether the peer of `socket` may talk to the agent: not a provider helper, nor anything under
+    /// one (``afa_peer_confinement``, docs/AGENT.md "Who may talk to it"). A peer refused is told
+    /// ``confinedRefusal`` and nothing else.
+    private func admit(_ socket: Int32) -> Bool {
+        var why = [CChar](repeating: 0, count: 512)
+        let verdict = afa_peer_confinement(socket, getpid(), &why, why.count)
+        guard verdict == 0 else {
+            var uid: uid_t = 0, pid: pid_t = 0
+            _ = afa_peer_credentials(socket, &uid, &pid)
+            let reason = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            logger.warning("refused pid \(pid): \(reason)")
+            _ = AgentProtocol.Message.runHere(reason: Self.confinedRefusal).send(on: socket)
+            return false
+        }
+        return true
+    }
+
+    /// Takes a whole request from the intake: served on a thread of its own, unless ``maximumRequests``
+    /// are being served already (then the client is told the agent is busy).
+    private func dispatch(_ socket: Int32, message: AgentProtocol.Message, descriptors: [Int32]) {
+        let serving = state.withLock { state -> Int? in
+            guard state.serving < Self.maximumRequests else { return nil }
+            state.serving += 1
+            return state.serving
+        }
+        guard serving != nil else {
+            for descriptor in descriptors { close(descriptor) }
+            _ = AgentProtocol.Message.busy(reason: "the agent is busy: \(Self.maximumRequests) requests are being served; try again").send(on: socket)
+            close(socket)
+            logger.warning("told a client the agent is busy (\(Self.maximumRequests) requests being served)")
+            return
+        }
+        DispatchQueue(label: "autofill.agent.connection").async { [self] in
+            serve(socket, message: message, descriptors: descriptors)
+            state.withLock { $0.serving -= 1 }
+        }
+    }
+
+    private func serve(_ socket: Int32, message: AgentProtocol.Message, descriptors: [Int32]) {
         defer { close(socket) }
         var uid: uid_t = 0, pid: pid_t = 0
-        guard afa_peer_credentials(socket, &uid, &pid) == 0 else { return }
-        guard uid == getuid() else {
-            logger.warning("refused a connection from pid \(pid) of uid \(uid): the agent serves uid \(getuid()) only")
-            return
-        }
-        guard afa_wait_readable(socket, 10_000) == 1 else { return }
-        var descriptors: [Int32] = []
-        let message: AgentProtocol.Message?
-        do {
-            message = try AgentProtocol.Message.receive(from: socket, descriptors: &descriptors)
-        } catch {
+        _ = afa_peer_credentials(socket, &uid, &pid)
+        guard case .run(let version, let arguments, let clientEnvironment, let program) = message, descriptors.count == 3 || descriptors.count == 4 else {
             for descriptor in descriptors { close(descriptor) }
-            logger.warning("pid \(pid) sent something that is not the agent protocol: \(error.message)")
+            logger.warning("pid \(pid) sent something other than a request with its standard descriptors; refused")
             return
         }
-        guard case .run(let version, let arguments, let clientEnvironment, let program)? = message, descriptors.count == 3 || descriptors.count == 4 else {
+        if let refusal = refusal(version: version, arguments: arguments, environment: clientEnvironment, program: program) {
             for descriptor in descriptors { close(descriptor) }
-            if message != nil { logger.warning("pid \(pid) sent a request without its standard descriptors; refused") }
+            logger.info("pid \(pid): \(refusal.log)")
+            _ = AgentProtocol.Message.runHere(reason: refusal.reason).send(on: socket)
             return
         }
-        if let reason = refusal(version: version, arguments: arguments, environment: clientEnvironment, program: program) {
-            for descriptor in descriptors { close(descriptor) }
-            _ = AgentProtocol.Message.runHere(reason: reason).send(on: socket)
-            return
-        }
-        let status = run(arguments, environment: clientEnvironment, descriptors: descriptors, socket: socket)
+        let status = run(arguments, environment: requestEnvironment(clientEnvironment), descriptors: descriptors, socket: socket)
         if let status { _ = AgentProtocol.Message.exit(status: status).send(on: socket) }
-    }
-
-    /// Why this agent should not run a client's command (it then runs it itself), or nil.
-    private func refusal(version: UInt32, arguments: [String], environment clientEnvironment: [String: String], program: String) -> String? {
-        guard version == AgentProtocol.version else {
-            return "the agent speaks protocol \(AgentProtocol.version) and the client \(version)"
-        }
-        // One socket per user, so a second installation's client (a package beside ~/.local, a
-        // checkout's build) reaches this agent too: it must not get this installation's code. What
-        // concerns the agent itself (lock, agent status) it serves whoever installed the client.
-        let aboutTheAgent = arguments.first == "lock" || Array(arguments.prefix(2)) == ["agent", "status"]
-        let agentProgram = HelperSpawn.selfExecutable()
-        guard program == agentProgram || aboutTheAgent else {
-            return "the agent runs \(agentProgram) and this client belongs with \(program)"
-        }
-        let mine = AgentProtocol.launchEnvironment(environment), theirs = AgentProtocol.launchEnvironment(clientEnvironment)
-        guard mine == theirs else {
-            let differing = Set(mine.keys).union(theirs.keys).filter { mine[$0] != theirs[$0] }.sorted()
-            return "its environment differs from the agent's in \(differing.joined(separator: ", ")), which decide how providers are launched"
-        }
-        return nil
     }
 
     /// Runs one command for a client; its status, or nil when the client went away first.

@@ -88,6 +88,8 @@ public enum ClipboardClearer {
         close(0)
         defer { for index in secret.indices { secret[index] = 0 } }
         let clipboard = Clipboard(tool: tool, environment: Clipboard.environment(from: environment))
+        // The command checks the range; this never traps on a value that slipped past (Int64 of 1e300).
+        let delay = delay.isFinite ? min(max(delay, 0), 3600) : defaultDelay
         let end = ContinuousClock.now + .milliseconds(Int64(delay * 1000))
         while ContinuousClock.now < end {
             let left = end - ContinuousClock.now

@@ -177,11 +177,21 @@ struct SandboxContext {
             "XDG_DATA_HOME": dataHome, "XDG_CONFIG_HOME": configHome, "XDG_STATE_HOME": stateHome, "XDG_CACHE_HOME": cacheHome,
             "TMPDIR": runtime ?? data, "AUTOFILL_PROVIDER_DATA_DIR": data,
         ]
-        if let runtimeDirectory { result["XDG_RUNTIME_DIR"] = runtimeDirectory }
-        if let runtime { result["AUTOFILL_PROVIDER_RUNTIME_DIR"] = runtime }
+        // Its own runtime folder as XDG_RUNTIME_DIR: the user's would point it to the agent's socket.
+        if let runtime {
+            result["XDG_RUNTIME_DIR"] = runtime
+            result["AUTOFILL_PROVIDER_RUNTIME_DIR"] = runtime
+        }
         for name in ["USER", "LOGNAME", "LANG", "LANGUAGE", "TZ"] { if let value = environment[name] { result[name] = value } }
         for (name, value) in environment where name.hasPrefix("LC_") { result[name] = value }
-        if manifest.sandbox.sessionBus, let bus = environment["DBUS_SESSION_BUS_ADDRESS"] { result["DBUS_SESSION_BUS_ADDRESS"] = bus }
+        if manifest.sandbox.sessionBus {
+            // Without the variable, the bus a session has in its runtime folder (which the provider's own XDG_RUNTIME_DIR is not).
+            if let bus = environment["DBUS_SESSION_BUS_ADDRESS"] {
+                result["DBUS_SESSION_BUS_ADDRESS"] = bus
+            } else if let runtimeDirectory, access("\(runtimeDirectory)/bus", F_OK) == 0 {
+                result["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(runtimeDirectory)/bus"
+            }
+        }
         for name in manifest.sandbox.environment { if let value = environment[name] { result[name] = value } }
         return result
     }

@@ -33,6 +33,24 @@ int afa_connect(const char *path);
 /* The connected peer's uid and pid, as the kernel recorded them when it connected (SO_PEERCRED). */
 int afa_peer_credentials(int fd, uid_t *uid, pid_t *pid);
 
+/* Why the peer of `fd` may not drive the agent whose pid is `agent` (docs/AGENT.md, "Who may talk
+ * to it"): the peer, or any process above it up to pid 1, runs confined (NoNewPrivs 1 and a
+ * seccomp filter, Seccomp 2: every provider helper and everything it starts), is named like the
+ * provider helper ("autofill-provid", the kernel's 15 characters of autofill-provider-helper), or
+ * is the agent itself (the peer descends from it). Each process is held by a pidfd (the peer's from
+ * SO_PEERPIDFD, else pidfd_open of SO_PEERCRED's pid) while its /proc/PID/status is read, and is
+ * checked to be alive afterwards, so a pid recycled meanwhile cannot answer for it; a parent is
+ * taken only when its child still names it afterwards. 0: it may (nothing written); 1: it may not;
+ * -1: it cannot be told (refuse it too). For 1 and -1, `why` says which process and why (for the
+ * agent's own log, never for the peer). */
+int afa_peer_confinement(int fd, pid_t agent, char *why, size_t why_size);
+
+/* Sets or clears O_NONBLOCK on `fd`. */
+int afa_set_nonblocking(int fd, int on);
+
+/* Raises this process's soft limit of open descriptors to `wanted` (or to the hard limit, if lower). */
+int afa_raise_descriptor_limit(uint64_t wanted);
+
 /* Sends `count` bytes with `fd_count` descriptors (at most AFA_MAX_FDS) attached to the first byte,
  * then the rest of the bytes; MSG_NOSIGNAL. 0 when everything was sent. */
 int afa_send_with_fds(int fd, const void *bytes, size_t count, const int *fds, size_t fd_count);
@@ -41,6 +59,9 @@ int afa_send_with_fds(int fd, const void *bytes, size_t count, const int *fds, s
  * their number to *fd_count (received close-on-exec; any beyond `max_fds` are closed). The byte
  * count, 0 at end of stream. */
 ssize_t afa_receive_with_fds(int fd, void *bytes, size_t capacity, int *fds, size_t max_fds, size_t *fd_count);
+
+/* The same without waiting: -1 with EAGAIN when nothing is there yet. */
+ssize_t afa_receive_with_fds_now(int fd, void *bytes, size_t capacity, int *fds, size_t max_fds, size_t *fd_count);
 
 /* Waits until `fd` is readable or hung up, or `timeout_ms` passes (-1: forever). 1 readable, 0
  * timed out. */

@@ -20,6 +20,13 @@
  *                   reports "ok fork <child pid> setsid <the child's result>"
  *   connect         TCP connect to 127.0.0.1:Target
  *   exec            fork + execv(Target) with no arguments; reports the child's exit status
+ *   environ         reads its first environment, which the kernel keeps for the process's life (what
+ *                   /proc/self/environ shows, read from memory): "ok first NAME,NAME… now
+ *                   XDG_RUNTIME_DIR=<its value now>"
+ *   agent-lock      connects to the agent's socket Target and sends a well-formed request to run
+ *                   `autofill lock` (protocol 3, with its descriptors 0-2): "ok reply <tag> <text>",
+ *                   "ok closed" when the agent closed without a word, or "denied …"
+ *   agent-lock-child the same from a forked child (a process running under the helper)
  */
 #define _GNU_SOURCE
 #include "autofill_provider.h"
@@ -33,8 +40,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +61,72 @@ static void setting(const char *key, char *value, size_t capacity) {
 
 static void denied(char *out, size_t size, const char *what) {
     snprintf(out, size, "denied %s %s", strerrorname_np(errno) ? strerrorname_np(errno) : "?", what);
+}
+
+static void put_u32(unsigned char *frame, size_t *at, uint32_t value) {
+    for (int shift = 0; shift < 32; shift += 8) frame[(*at)++] = (unsigned char)(value >> shift);
+}
+
+static void put_string(unsigned char *frame, size_t *at, const char *text) {
+    put_u32(frame, at, (uint32_t)strlen(text));
+    memcpy(frame + *at, text, strlen(text));
+    *at += strlen(text);
+}
+
+/* The agent protocol's `run` of `autofill lock` (AgentProtocol.swift), sent to the socket at Target. */
+static void agent_lock(char *out, size_t size) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return denied(out, size, "socket");
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    if (strlen(target) >= sizeof address.sun_path) {
+        close(fd);
+        errno = ENAMETOOLONG;
+        return denied(out, size, "connect");
+    }
+    memcpy(address.sun_path, target, strlen(target) + 1);
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+        int code = errno;
+        close(fd);
+        errno = code;
+        return denied(out, size, "connect");
+    }
+    unsigned char frame[256];
+    size_t at = 4;
+    frame[at++] = 0xA1;
+    put_u32(frame, &at, 3);        /* version */
+    put_string(frame, &at, "");    /* program */
+    put_u32(frame, &at, 1);        /* arguments */
+    put_string(frame, &at, "lock");
+    put_u32(frame, &at, 0);        /* environment */
+    size_t length = at - 4;
+    at = 0;
+    put_u32(frame, &at, (uint32_t)length);
+    int fds[3] = {0, 1, 2};
+    union {
+        char buffer[CMSG_SPACE(sizeof fds)];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec vector = {.iov_base = frame, .iov_len = length + 4};
+    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1, .msg_control = control.buffer, .msg_controllen = sizeof control.buffer};
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof fds);
+    memcpy(CMSG_DATA(header), fds, sizeof fds);
+    (void)sendmsg(fd, &message, MSG_NOSIGNAL);
+    unsigned char reply[2048];
+    size_t got = 0;
+    for (;;) {
+        ssize_t count = read(fd, reply + got, sizeof reply - 1 - got);
+        if (count <= 0) break;
+        got += (size_t)count;
+    }
+    close(fd);
+    if (got < 5) return (void)snprintf(out, size, "ok closed");
+    size_t text = got >= 9 ? 9 : got;
+    reply[got] = 0;
+    snprintf(out, size, "ok reply %02X %s", reply[4], (char *)reply + text);
 }
 
 static void run_attack(char *out, size_t size) {
@@ -155,6 +230,39 @@ static void run_attack(char *out, size_t size) {
             return denied(out, size, "execv");
         }
         snprintf(out, size, "ok ran, status %d", code);
+    } else if (strcmp(attack, "environ") == 0) {
+        /* What /proc/self/environ shows (Landlock denies that file): the strings the kernel put
+         * between the arguments and the executable's name on the first stack, there for life. */
+        const char *cursor = program_invocation_name, *end = (const char *)getauxval(AT_EXECFN);
+        if (cursor == NULL || end == NULL || end <= cursor) return denied(out, size, "getauxval");
+        size_t at = (size_t)snprintf(out, size, "ok first ");
+        int first = 1;
+        for (; cursor < end && at < size; cursor += strlen(cursor) + 1) {
+            size_t name = strspn(cursor, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+            if (name == 0 || cursor[name] != '=') continue;  /* an argument */
+            at += (size_t)snprintf(out + at, size - at, "%s%.*s", first ? "" : ",", (int)name, cursor);
+            first = 0;
+        }
+        const char *runtime = getenv("XDG_RUNTIME_DIR");
+        if (at < size) snprintf(out + at, size - at, " now XDG_RUNTIME_DIR=%s", runtime ? runtime : "-");
+    } else if (strcmp(attack, "agent-lock") == 0) {
+        agent_lock(out, size);
+    } else if (strcmp(attack, "agent-lock-child") == 0) {
+        int report[2];
+        if (pipe2(report, O_CLOEXEC) != 0) return denied(out, size, "pipe");
+        pid_t child = fork();
+        if (child < 0) return denied(out, size, "fork");
+        if (child == 0) {
+            char result[1024];
+            agent_lock(result, sizeof result);
+            (void)write(report[1], result, strlen(result));
+            _exit(0);
+        }
+        close(report[1]);
+        ssize_t count = read(report[0], out, size - 1);
+        close(report[0]);
+        waitpid(child, NULL, 0);
+        out[count > 0 ? count : 0] = 0;
     } else {
         snprintf(out, size, "unknown attack %s", attack);
     }
@@ -163,7 +271,7 @@ static void run_attack(char *out, size_t size) {
 static void provide(void *context, af_request_id request, const af_credential_request *credential_request) {
     (void)context;
     (void)credential_request;
-    char result[512];
+    char result[4096];
     run_attack(result, sizeof result);
     host->complete_password(request, LIT("attacker"), result, strlen(result));
 }

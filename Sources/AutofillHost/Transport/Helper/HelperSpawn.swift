@@ -36,11 +36,14 @@ enum HelperSpawn {
         return path
     }
 
-    /// The variables a helper starts with (besides `LC_*`): locale, time zone, the user's folders,
-    /// and the dynamic loader's diagnostics (`LD_DEBUG`, `LD_DEBUG_OUTPUT`: what the loader opened).
+    /// The variables a helper starts with (besides `LC_*`), docs/SANDBOX.md "Its environment":
+    /// locale, time zone, the user's home and XDG data folders, and the dynamic loader's diagnostics
+    /// (`LD_DEBUG`, `LD_DEBUG_OUTPUT`: what the loader opened). Not `PATH`, and nothing that locates
+    /// the agent (`XDG_RUNTIME_DIR`, the bus addresses): the plugin can read its first environment
+    /// for its whole life (/proc/self/environ).
     static let passedToHelpers: Set<String> = [
-        "PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
-        "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "LD_DEBUG", "LD_DEBUG_OUTPUT",
+        "HOME", "LANG", "LANGUAGE", "TZ", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
+        "LD_DEBUG", "LD_DEBUG_OUTPUT",
     ]
 
     /// This process's executable.
