@@ -272,7 +272,7 @@ struct AgentAuthorityTests {
             import json, os, resource, socket, struct, sys, time
             exec(os.environ["RAW_CLIENT_FUNCTIONS"])
             held = []
-            quiet, _ = os.pipe()
+            quiet, keep = os.pipe()  # the write end stays open: each request waits on its stdin
             for _ in range(64):
                 c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 c.connect(sys.argv[1])
