@@ -203,9 +203,10 @@ static const char *const allowed_always[] = {
     /* memory */
     "brk", "mmap", "munmap", "mprotect", "mremap", "madvise", "mincore", "msync", "mlock", "munlock", "mlock2",
     "membarrier", "memfd_create",
-    /* threads, waiting, ending */
+    /* threads, waiting, ending (not sched_getattr: GLib would then copy its threads' scheduler settings
+     * with sched_setattr, which can renice your other processes; denied, GLib skips that quietly) */
     "futex", "futex_waitv", "set_robust_list", "set_tid_address", "rseq", "sched_yield", "sched_getaffinity",
-    "sched_getparam", "sched_getscheduler", "sched_getattr", "sched_get_priority_min", "sched_get_priority_max", "nanosleep",
+    "sched_getparam", "sched_getscheduler", "sched_get_priority_min", "sched_get_priority_max", "nanosleep",
     "clock_nanosleep", "getcpu", "exit", "exit_group", "wait4", "waitid", "restart_syscall", "arch_prctl",
     /* signals (Landlock keeps them inside the sandbox) */
     "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigtimedwait", "rt_sigsuspend",
