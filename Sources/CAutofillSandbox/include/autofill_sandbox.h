@@ -5,7 +5,7 @@
  * it to the provider's helper process; the helper calls afs_apply once, while it is still
  * single-threaded and before the plugin's library is opened. Nothing here decides policy: it turns
  * a list of paths and a few switches into kernel rules. Everything is documented for users in
- * docs/SANDBOX.md, including the seccomp deny list and why each call is on it.
+ * docs/SANDBOX.md, including the seccomp allowlist and why each call is on it.
  *
  * No function allocates memory the caller must free. Error text never contains anything but the
  * paths and numbers the caller passed in.
@@ -27,10 +27,10 @@ typedef struct afs_rule {
 } afs_rule;
 
 /* Switches (afs_policy.flags). Without a switch, the thing is denied. */
-#define AFS_ALLOW_INET 1u         /* AF_INET/AF_INET6 sockets (TCP connect only to tcp_ports, by Landlock) */
+#define AFS_ALLOW_INET 1u         /* AF_INET/AF_INET6 sockets (TCP connect only to tcp_ports, by Landlock), NETLINK_ROUTE */
 #define AFS_ALLOW_UNIX_SOCKETS 2u /* socket(AF_UNIX) (the session bus, a program's agent) */
 #define AFS_ALLOW_ABSTRACT_UNIX 4u /* connect to abstract Unix sockets outside the sandbox (a session bus may be one) */
-#define AFS_ALLOW_EXEC 8u          /* fork, vfork, clone of processes, execve (Landlock still limits what) */
+#define AFS_ALLOW_EXEC 8u          /* fork, vfork, clone of processes (never into new namespaces), execve (Landlock still limits what) */
 
 typedef struct afs_policy {
     const afs_rule *rules;
@@ -42,7 +42,7 @@ typedef struct afs_policy {
 
 typedef struct afs_report {
     int landlock_abi;       /* the Landlock ABI used (the kernel's, capped at what this file knows), 0 if none */
-    int seccomp_rules;      /* rules in the seccomp filter */
+    int seccomp_rules;      /* rules in the seccomp filter (allowed calls and argument checks) */
     size_t skipped_rules;   /* rules whose path did not exist */
 } afs_report;
 
@@ -55,7 +55,8 @@ int afs_landlock_abi_supported(void);
 /*
  * In the helper, single-threaded, before the plugin is opened: PR_SET_NO_NEW_PRIVS,
  * PR_SET_DUMPABLE 0, the Landlock ruleset of `policy` (every access right the ABI knows is
- * handled; signals and abstract Unix sockets scoped from ABI 6), then the seccomp filter.
+ * handled; signals and abstract Unix sockets scoped from ABI 6), then the seccomp allowlist (a call
+ * not allowed fails with EPERM, one newer than libseccomp knows with ENOSYS).
  * Refuses (returns -1) when the process has more than one thread (a Landlock domain binds only
  * the calling thread on this kernel), when Landlock is missing and `require_landlock` is set, or
  * when any step fails; `error` then holds a sentence (at most `error_capacity` bytes, terminated).

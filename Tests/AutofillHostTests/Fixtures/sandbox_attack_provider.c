@@ -27,11 +27,23 @@
  *                   `autofill lock` (protocol 3, with its descriptors 0-2): "ok reply <tag> <text>",
  *                   "ok closed" when the agent closed without a word, or "denied …"
  *   agent-lock-child the same from a forked child (a process running under the helper)
+ *   clone           clone with the namespaces named by Target (user, net, user+net, or none: a plain
+ *                   child); the child exits at once; reports "ok cloned, status N"
+ *   netlink         socket(AF_NETLINK) of the protocol Target (route, netfilter)
+ *   prctl           Target: pdeathsig (PR_SET_PDEATHSIG 0), dumpable (PR_SET_DUMPABLE 1), name
+ *                   (PR_SET_NAME), seccomp (PR_SET_SECCOMP with a filter that allows everything)
+ *   syscall         the raw system call numbered Target, with zero arguments
+ *   io_uring        io_uring_setup with one entry
+ *   chmod           chmod(Target, 0644): a file's mode by path (Landlock does not check it)
  */
 #define _GNU_SOURCE
 #include "autofill_provider.h"
 
 #include <arpa/inet.h>
+#include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <sched.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,8 +53,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -263,6 +278,45 @@ static void run_attack(char *out, size_t size) {
         close(report[0]);
         waitpid(child, NULL, 0);
         out[count > 0 ? count : 0] = 0;
+    } else if (strcmp(attack, "clone") == 0) {
+        unsigned long flags = SIGCHLD;
+        if (strstr(target, "user")) flags |= CLONE_NEWUSER;
+        if (strstr(target, "net")) flags |= CLONE_NEWNET;
+        long child = syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+        if (child < 0) return denied(out, size, "clone");
+        if (child == 0) _exit(0);
+        int status = 0;
+        waitpid((pid_t)child, &status, 0);
+        snprintf(out, size, "ok cloned, status %d", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    } else if (strcmp(attack, "netlink") == 0) {
+        int protocol = strcmp(target, "netfilter") == 0 ? NETLINK_NETFILTER : NETLINK_ROUTE;
+        int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol);
+        if (fd < 0) return denied(out, size, "socket");
+        close(fd);
+        snprintf(out, size, "ok opened");
+    } else if (strcmp(attack, "prctl") == 0) {
+        int status = -1;
+        struct sock_filter allow_all = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        struct sock_fprog program = {.len = 1, .filter = &allow_all};
+        if (strcmp(target, "pdeathsig") == 0) status = prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
+        else if (strcmp(target, "dumpable") == 0) status = prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+        else if (strcmp(target, "name") == 0) status = prctl(PR_SET_NAME, "attacker", 0, 0, 0);
+        else if (strcmp(target, "seccomp") == 0) status = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
+        if (status != 0) return denied(out, size, "prctl");
+        snprintf(out, size, "ok changed");
+    } else if (strcmp(attack, "syscall") == 0) {
+        long result = syscall(atol(target), 0, 0, 0, 0, 0, 0);
+        if (result < 0) return denied(out, size, "syscall");
+        snprintf(out, size, "ok returned %ld", result);
+    } else if (strcmp(attack, "io_uring") == 0) {
+        char parameters[120] = {0}; /* struct io_uring_params */
+        long fd = syscall(SYS_io_uring_setup, 1, parameters);
+        if (fd < 0) return denied(out, size, "io_uring_setup");
+        close((int)fd);
+        snprintf(out, size, "ok set up");
+    } else if (strcmp(attack, "chmod") == 0) {
+        if (chmod(target, 0644) != 0) return denied(out, size, "chmod");
+        snprintf(out, size, "ok changed");
     } else {
         snprintf(out, size, "unknown attack %s", attack);
     }
