@@ -13,7 +13,9 @@ extension ProvidersCommand {
                 the built-in demo's changes go to $XDG_CONFIG_HOME/autofill/config.plist). The provider must \
                 be installed in a search folder. A key that is a near miss of a setting the provider declares \
                 (its Info.plist's AFProviderSandbox file settings) is refused, naming the one meant; another \
-                key is set with a note. Values starting with ~/, ./ or ../ are paths (docs/CONFIGURATION.md).
+                key is set with a note. Values starting with ~/, ./ or ../ are paths (docs/CONFIGURATION.md). \
+                A value that lets an approved provider reach files you did not approve is a new approval: \
+                asked at the terminal, or refused (exit 77) until `autofill providers trust ID`.
 
                 Examples:
                   autofill providers set org.autofill.vault VaultFile ~/vault.afvault
@@ -29,11 +31,12 @@ extension ProvidersCommand {
         func run() throws {
             global.bootstrapLogging()
             try reportingErrors {
-                var catalog = ProviderCatalog(file: try global.configurationFile(announcing: true))
-                for warning in catalog.warnings { printError("autofill: warning: \(warning)") }
-                if let note = try catalog.setSetting(id, key: key, value: value) { printError("autofill: note: \(note)") }
+                // A value that lets an approved provider reach more files is a new approval (asked at a
+                // terminal; refused, exit 77, without one).
+                let setup = try global.setup()
+                if let note = try setup.setSetting(id, key: key, value: value) { printError("autofill: note: \(note)") }
                 print("Set \(key) of \(id) to \(value).")
-                print("Saved \(catalog.file.path)")
+                print("Saved \(setup.catalog.file.path)")
             }
         }
     }
