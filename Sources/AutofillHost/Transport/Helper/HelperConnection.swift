@@ -58,11 +58,13 @@ public final class HelperConnection: ProviderConnection {
     /// `beforeLoading` runs while the helper process starts up (its runtime takes a few
     /// milliseconds), before the helper learns which plugin to load: nothing of the plugin is read
     /// or run until it returns. If it throws, the helper is stopped and the error rethrown.
-    /// `ProviderSetup.launch` admits the provider there (trust and quarantine).
+    /// `ProviderSetup.launch` admits the provider there (trust and quarantine); it returns the approved
+    /// SHA-256 of each file of the bundle, which the helper checks each library against as it loads it
+    /// (nil: nothing compared).
     public static func launch(
         manifest: PluginManifest, services: ProviderServices, options: HelperOptions = HelperOptions(),
         onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil,
-        beforeLoading: () throws(AutofillError) -> Void = {}
+        beforeLoading: () throws(AutofillError) -> [String: String]? = { nil }
     ) throws(AutofillError) -> HelperConnection {
         var logger = services.logger
         logger[metadataKey: "provider"] = "\(manifest.identifier)"
@@ -81,14 +83,15 @@ public final class HelperConnection: ProviderConnection {
                     }
                 })
         }
+        let pins: [String: String]?
         do {
-            try beforeLoading()
+            pins = try beforeLoading()
         } catch {
             if case .success(let helper) = spawned { helper.stop(.released) }
             throw error
         }
         let helper = try spawned.get()
-        let load = helper.load()
+        let load = helper.load(pins: pins)
         guard let entryPoints = load.entryPoints, !load.problems.contains(where: { $0.severity == .error }) else {
             helper.stop(.released)
             throw AutofillError(.invalidPlugin, "the plugin \(manifest.identifier) cannot be loaded:",
@@ -105,7 +108,7 @@ public final class HelperConnection: ProviderConnection {
     public static func launch(
         bundle: String, services: ProviderServices, options: HelperOptions = HelperOptions(),
         onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil,
-        beforeLoading: () throws(AutofillError) -> Void = {}
+        beforeLoading: () throws(AutofillError) -> [String: String]? = { nil }
     ) throws(AutofillError) -> HelperConnection {
         let (manifest, problems) = ManifestReader.read(bundle: bundle)
         guard let manifest else {

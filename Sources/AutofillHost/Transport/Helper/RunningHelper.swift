@@ -56,6 +56,8 @@ final class RunningHelper: Sendable {
         var helloSeen = false
         /// The host allowed the load (``load()``); `load` goes out once this and the hello are both in.
         var approved = false
+        /// The approved SHA-256 of each file of the bundle, sent with `load` (nil: nothing compared).
+        var pins: [String: String]?
         var loadSent = false
         /// The helper's report that its sandbox is in force (before it opened the plugin).
         var sandbox: SandboxReport?
@@ -138,9 +140,13 @@ final class RunningHelper: Sendable {
     }
 
     /// Tells the helper to load its plugin (as soon as its hello is in) and waits, up to the load
-    /// deadline, for the result.
-    func load() -> LoadResult {
-        sendLoadIfReady { $0.approved = true }
+    /// deadline, for the result. `pins`: the approved SHA-256 of each file of the bundle, which each
+    /// library the helper loads must match.
+    func load(pins: [String: String]? = nil) -> LoadResult {
+        sendLoadIfReady {
+            $0.approved = true
+            $0.pins = pins
+        }
         if settled.wait(timeout: .now() + options.loadDeadline.dispatchInterval) == .timedOut {
             stop(.loadDeadline)
         }
@@ -151,16 +157,16 @@ final class RunningHelper: Sendable {
     /// Marks one of the two conditions of `load` (the hello, the host's approval) and sends `load`
     /// when both hold, exactly once.
     private func sendLoadIfReady(_ mark: (inout State) -> Void) {
-        let ready = state.withLock { state -> Bool in
+        let ready = state.withLock { state -> [String: String]?? in
             mark(&state)
-            guard state.helloSeen, state.approved, !state.loadSent else { return false }
+            guard state.helloSeen, state.approved, !state.loadSent else { return nil }
             state.loadSent = true
-            return true
+            return .some(state.pins)
         }
-        guard ready else { return }
+        guard let pins = ready else { return }
         do {
             try channel.send(.load(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion, bundlePath: manifest.bundlePath,
-                                   sandbox: options.sandbox))
+                                   sandbox: options.sandbox, pins: pins))
         } catch {
             stop(.violation(error.message))
         }
