@@ -55,7 +55,7 @@ struct PlistFuzzTests {
     /// Runs batch `seed` in a child process; on a crash or hang, names the input and saves it.
     static func runBatch(seed: UInt64) async throws {
         let progress = "\(NSTemporaryDirectory())/autofill-fuzz-\(getpid())-\(seed)"
-        FileManager.default.createFile(atPath: progress, contents: nil)
+        _ = FileManager.default.createFile(atPath: progress, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: progress) }
         let result = await #expect(processExitsWith: .success) { [seed = seed as UInt64, progress = progress as String] in
             PlistFuzzTests.run(seed: seed, progress: progress)
