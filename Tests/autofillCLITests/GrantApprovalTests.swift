@@ -51,6 +51,40 @@ struct GrantApprovalTests {
         #expect(try autofill(["providers", "sync"]).status == 0)
     }
 
+    /// At a terminal (tmux), the question lists the new resolved paths; no puts the old value back, yes
+    /// records them.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+    func atATerminalTheQuestionListsTheNewResolvedPaths() throws {
+        try enable()
+        try FileManager.default.createDirectory(atPath: "\(home.path)/keys", withIntermediateDirectories: true)
+        let key = try home.file("keys/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+        try FileManager.default.createSymbolicLink(atPath: "\(home.path)/innocent.netrc", withDestinationPath: key)
+        let output = "\(home.path)/set.out"
+        let command = CLI.shellEnvironment(home: home.path)
+            + " \(CLI.binary) providers set org.t.net NetrcFile \(home.path)/innocent.netrc --config \(config) > \(output) 2>&1; echo EXIT=$? >> \(output)"
+        let refusing = try TmuxSession(command)
+        let question = try refusing.waitFor("Approve and let Netrc reach it?", timeout: 60)
+        #expect(question.contains("Setting NetrcFile lets Netrc (org.t.net) reach more than you approved:"), "\(question)")
+        #expect(question.contains("read \(key)"), "the resolved path, not the link: \(question)")
+        try refusing.send("n", "Enter")
+        let no = try CLI.waitForFile(output, containing: "EXIT=")
+        #expect(no.contains("NetrcFile of org.t.net was not changed"), "\(no)")
+        #expect(no.contains("EXIT=77"))
+        #expect(try String(contentsOfFile: config, encoding: .utf8).contains(netrc), "the old value is back")
+        #expect(try autofill(["providers", "sync"]).status == 0, "still runs as approved")
+        try FileManager.default.removeItem(atPath: output)
+
+        let approving = try TmuxSession(command)
+        try approving.waitFor("Approve and let Netrc reach it?", timeout: 60)
+        try approving.send("y", "Enter")
+        let yes = try CLI.waitForFile(output, containing: "EXIT=")
+        #expect(yes.contains("Set NetrcFile of org.t.net to \(home.path)/innocent.netrc."), "\(yes)")
+        #expect(yes.contains("EXIT=0"))
+        let sync = try autofill(["providers", "sync"])
+        #expect(sync.status == 0, "approved at the terminal: \(sync.stderr)")
+    }
+
     @Test func theSameFileThroughALinkOrASettingThatIsNoPathNeedsNoApproval() throws {
         try enable()
         let alias = "\(home.path)/alias.netrc"
