@@ -23,6 +23,9 @@ public final class HelperConnection: ProviderConnection {
     public let session: ProviderSession
     /// The limits each helper of this provider runs under.
     public let options: HelperOptions
+    /// The approved SHA-256 of each file of the bundle, admitted at launch: a helper started again after
+    /// a fault loads only those bytes (a file swapped while the provider was warm is refused).
+    private let pins: [String: String]?
     private let logger: Logger
     private let onFault: @Sendable (PluginManifest, ProviderFault) -> Void
     private let current = Mutex<RunningHelper?>(nil)
@@ -35,11 +38,12 @@ public final class HelperConnection: ProviderConnection {
     }
 
     private init(manifest: PluginManifest, entryPoints: EntryPoints, session: ProviderSession, options: HelperOptions,
-                 logger: Logger, onFault: @escaping @Sendable (PluginManifest, ProviderFault) -> Void) {
+                 pins: [String: String]?, logger: Logger, onFault: @escaping @Sendable (PluginManifest, ProviderFault) -> Void) {
         self.manifest = manifest
         self.entryPoints = entryPoints
         self.session = session
         self.options = options
+        self.pins = pins
         self.logger = logger
         self.onFault = onFault
         self.lifecycle = DispatchQueue(label: "autofill.helper.\(manifest.identifier)")
@@ -97,7 +101,7 @@ public final class HelperConnection: ProviderConnection {
             throw AutofillError(.invalidPlugin, "the plugin \(manifest.identifier) cannot be loaded:",
                                 problems: load.problems.filter { $0.severity == .error })
         }
-        let connection = HelperConnection(manifest: manifest, entryPoints: entryPoints, session: session, options: options,
+        let connection = HelperConnection(manifest: manifest, entryPoints: entryPoints, session: session, options: options, pins: pins,
                                           logger: logger, onFault: onFault)
         connection.current.withLock { $0 = helper }
         box.connection = connection
@@ -220,7 +224,7 @@ public final class HelperConnection: ProviderConnection {
         let manifest = self.manifest, onFault = self.onFault
         do {
             let (helper, load) = try RunningHelper.start(
-                manifest: manifest, options: options, handler: session, logger: logger,
+                manifest: manifest, options: options, pins: pins, handler: session, logger: logger,
                 onEnd: { [weak self] helper, ending, inFlight in
                     if let self {
                         self.ended(helper, ending, inFlight)

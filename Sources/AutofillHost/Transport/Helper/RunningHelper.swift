@@ -107,12 +107,13 @@ final class RunningHelper: Sendable {
     /// Spawns a helper for `manifest`'s bundle and waits, up to the load deadline, for the handshake
     /// and the plugin's load. A plugin that cannot be loaded (invalid, crashed, hung) is reported as
     /// problems, exactly like in-process loading; only a helper that cannot be started at all throws.
+    /// `pins`: the approved SHA-256 of each file of the bundle (nil: nothing compared).
     static func start(
-        manifest: PluginManifest, options: HelperOptions, handler: any HostServicesHandler, logger: Logger,
+        manifest: PluginManifest, options: HelperOptions, pins: [String: String]? = nil, handler: any HostServicesHandler, logger: Logger,
         onEnd: @escaping @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
     ) throws(AutofillError) -> (helper: RunningHelper, load: LoadResult) {
         let helper = try spawn(manifest: manifest, options: options, handler: handler, logger: logger, onEnd: onEnd)
-        return (helper, helper.load())
+        return (helper, helper.load(pins: pins))
     }
 
     /// Spawns a helper for `manifest` and returns at once: the helper starts its runtime and says
