@@ -102,9 +102,10 @@ extension SandboxContext {
             if let first = expanding.firstIndex(of: name) {
                 let cycle = (expanding[first...] + [name]).joined(separator: " → ")
                 let named = manifest.map { "\($0.displayName) (\($0.identifier))" } ?? "the provider"
+                // A cycle through a setting's value is the user's to fix; through defaults alone, the author's.
                 throw AutofillError(
                     .configuration,
-                    "the settings of \(named) name each other in a cycle (\(cycle)), so its files cannot be worked out; change the setting\(expanding[first...].count == 1 ? "" : "s") so that none names \(first == expanding.startIndex && expanding.count == 1 ? "itself" : "another in the cycle") (`autofill providers set \(manifest?.identifier ?? "ID") \(name) PATH`)")
+                    "the settings of \(named) name each other in a cycle (\(cycle)), so its files cannot be worked out; set \(name) to a path that names no setting in the cycle (`autofill providers set \(manifest?.identifier ?? "ID") \(name) PATH`), or, if no value of yours is in the cycle, tell the provider's author")
             }
             guard let value = settings[name], !value.isEmpty,
                 let inner = try substitute(value, settings: settings, expanding: expanding + [name], in: manifest)
