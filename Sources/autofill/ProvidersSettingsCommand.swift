@@ -58,10 +58,11 @@ extension ProvidersCommand {
         func run() throws {
             global.bootstrapLogging()
             try reportingErrors {
-                var catalog = ProviderCatalog(file: try global.configurationFile(announcing: true))
-                try catalog.unsetSetting(id, key: key)
+                // Its default may let an approved provider reach more: a new approval, as with `set`.
+                let setup = try global.setup()
+                try setup.unsetSetting(id, key: key)
                 print("Removed \(key) of \(id); its default applies.")
-                print("Saved \(catalog.file.path)")
+                print("Saved \(setup.catalog.file.path)")
             }
         }
     }

@@ -97,6 +97,17 @@ struct GrantApprovalTests {
         #expect(sync.stdout == "org.t.net: 1 identity\n")
     }
 
+    @Test func removingASettingWhoseDefaultReachesAnotherFileIsANewApproval() throws {
+        try enable()
+        let unset = try autofill(["providers", "unset", "org.t.net", "NetrcFile"])
+        #expect(unset.status == 77, "its default, ~/.netrc, was not approved: \(unset.stderr)")
+        #expect(unset.stderr.contains("removed NetrcFile of org.t.net, which lets Netrc (org.t.net) reach more than you approved: read \(home.path)/.netrc"),
+                "\(unset.stderr)")
+        // Control: removing a setting that names no file asks nothing.
+        #expect(try autofill(["providers", "set", "org.t.net", "Colour", "blue"]).status == 0)
+        #expect(try autofill(["providers", "unset", "org.t.net", "Colour"]).status == 0)
+    }
+
     @Test func aSettingOfAProviderNotYetApprovedAsksNothing() throws {
         // Not enabled: there is nothing approved to widen (enabling shows and records it).
         let key = try home.file("other.netrc", "machine example.org login bob password bob-pw\n")

@@ -45,11 +45,25 @@ extension ProviderSetup {
     /// provider then does not run until approved. Narrower or unchanged grants ask nothing. Returns the
     /// note of ``ProviderCatalog/setSetting(_:key:value:)``.
     public func setSetting(_ id: String, key: String, value: String) throws(AutofillError) -> String? {
+        try changeSetting(id, key: key) { (catalog: inout ProviderCatalog) throws(AutofillError) -> String? in
+            try catalog.setSetting(id, key: key, value: value)
+        }
+    }
+
+    /// `providers unset ID KEY`: the same, for a setting whose default then applies (a default may reach more).
+    public func unsetSetting(_ id: String, key: String) throws(AutofillError) {
+        _ = try changeSetting(id, key: key) { (catalog: inout ProviderCatalog) throws(AutofillError) -> String? in
+            try catalog.unsetSetting(id, key: key)
+            return nil
+        }
+    }
+
+    private func changeSetting(_ id: String, key: String, _ change: (inout ProviderCatalog) throws(AutofillError) -> String?) throws(AutofillError) -> String? {
         let before = try? catalog.manifest(for: id)
         let approvedBefore = before.flatMap { grantKeys(of: $0) }
         let previousValue = catalog.file.configuration.providerSettings[id]?[key]
         var changed = catalog
-        let note = try changed.setSetting(id, key: key, value: value)
+        let note = try change(&changed)
         guard changed.enabledIDs.contains(id) else { return note }
         var after = ProviderSetup(catalog: changed, stores: stores, records: records, logger: logger)
         after.unapprovedProviders = unapprovedProviders
@@ -58,12 +72,15 @@ extension ProviderSetup {
             let now = after.grantKeys(of: manifest)
         else { return note }
         let approved = record.grants ?? approvedBefore ?? []
-        let wider = Self.widerGrants(now, than: approved)
+        // Only what this change adds: a provider already waiting for approval stays refused at launch,
+        // and a change of another setting asks nothing about it.
+        let wider = Self.widerGrants(now, than: approved + (approvedBefore ?? []))
         guard !wider.isEmpty else { return note }
         let named = Self.name(manifest)
         let words = wider.map(SandboxDeclaration.describe(permissionKey:))
+        let what = previousValue != nil && changed.file.configuration.providerSettings[id]?[key] == nil ? "Removing" : "Setting"
         if unapprovedProviders == .askAtTerminal, let terminal = TerminalUserInterface.open() {
-            let question = (["Setting \(key) lets \(named) reach more than you approved:"] + words.map { "  \($0)" }
+            let question = (["\(what) \(key) lets \(named) reach more than you approved:"] + words.map { "  \($0)" }
                 + ["Approve and let \(manifest.displayName) reach \(wider.count == 1 ? "it" : "them")?"]).joined(separator: "\n")
             let request = UserInterfaceRequest.confirm(title: "Approve a provider's files", message: question)
             if case .confirmed(true)? = try? terminal.present(request, providerName: "autofill") {
@@ -75,7 +92,7 @@ extension ProviderSetup {
             if let previousValue { _ = try restored.setSetting(id, key: key, value: previousValue) } else { try restored.unsetSetting(id, key: key) }
             throw AutofillError(.refused, "\(key) of \(id) was not changed: you did not approve \(words.joined(separator: "; "))")
         }
-        // Without a terminal: the setting stays, the record keeps what was approved, and the provider
+        // Without a terminal: the change stays, the record keeps what was approved, and the provider
         // does not run until the user approves the rest.
         if record.grants == nil {
             record.grants = approved
@@ -83,6 +100,6 @@ extension ProviderSetup {
         }
         throw AutofillError(
             .refused,
-            "set \(key) of \(id), which lets \(named) reach more than you approved: \(words.joined(separator: "; ")); it will not run until you approve: `autofill providers trust \(id)`")
+            "\(what == "Removing" ? "removed" : "set") \(key) of \(id), which lets \(named) reach more than you approved: \(words.joined(separator: "; ")); it will not run until you approve: `autofill providers trust \(id)`")
     }
 }
