@@ -171,7 +171,7 @@ let package = Package(
                 "AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport", "AutofillWebAuthn", "AutofillWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            exclude: ["Fixtures"]
+            exclude: ["Fixtures", "Fuzz"]
         ),
         .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py", "Support/git_http_server.py"]),
     ]

@@ -8,6 +8,7 @@
 #include <linux/landlock.h>
 #include <linux/filter.h>
 #include <linux/netlink.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <sched.h>
@@ -119,6 +120,57 @@ static int thread_count(void) {
     return count;
 }
 
+/* ---- Grants: opened without following links ---- */
+
+int afs_open_grant(const char *path) {
+    if (!path || path[0] != '/') {
+        errno = EINVAL;
+        return -1;
+    }
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS) return (int)fd;
+    /* No openat2 (a kernel before 5.6, or a filter that hides it): one component at a time, O_NOFOLLOW. */
+    int current = open("/", O_PATH | O_CLOEXEC | O_DIRECTORY);
+    if (current < 0) return -1;
+    const char *cursor = path;
+    while (*cursor) {
+        while (*cursor == '/') cursor++;
+        if (!*cursor) break;
+        const char *end = strchr(cursor, '/');
+        size_t length = end ? (size_t)(end - cursor) : strlen(cursor);
+        char name[256];
+        if (length >= sizeof name) {
+            close(current);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(name, cursor, length);
+        name[length] = 0;
+        if (strcmp(name, "..") == 0) {
+            close(current);
+            errno = EINVAL;
+            return -1;
+        }
+        int next = openat(current, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+        int code = errno;
+        close(current);
+        if (next < 0) {
+            errno = code;
+            return -1;
+        }
+        struct stat info;
+        if (fstat(next, &info) == 0 && S_ISLNK(info.st_mode)) {
+            close(next);
+            errno = ELOOP;
+            return -1;
+        }
+        current = next;
+        cursor += length;
+    }
+    return current;
+}
+
 static int apply_landlock(const afs_policy *policy, int abi, afs_report *report, char *error, size_t capacity) {
     struct afs_ruleset_attr attr = {0};
     size_t attr_size = sizeof(uint64_t);
@@ -137,9 +189,10 @@ static int apply_landlock(const afs_policy *policy, int abi, afs_report *report,
 
     for (size_t index = 0; index < policy->rule_count; index++) {
         const afs_rule *rule = &policy->rules[index];
-        int fd = open(rule->path, O_PATH | O_CLOEXEC);
+        /* Never through a link: the host resolved every path; a link found now was swapped in since. */
+        int fd = afs_open_grant(rule->path);
         if (fd < 0) {
-            if (errno == ENOENT || errno == ENOTDIR) {
+            if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV) {
                 report->skipped_rules++;
                 continue;
             }

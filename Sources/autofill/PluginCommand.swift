@@ -51,15 +51,33 @@ struct PluginCommand: ParsableCommand {
             services.settings = settings
             // Always in a helper process: a plugin that crashes or hangs while loading is reported, not fatal;
             // and in the sandbox its declaration asks for, so checking a plugin never runs it with more.
+            // Until the user approved it (enabled, its files and permissions the recorded ones), its code
+            // runs with no grant beyond its own folders: inspecting a bundle never gives it what it asks for.
             var options = file?.configuration.helperOptions ?? HelperOptions()
             var permissions: [String] = []
+            var sandboxNote: String?
             var refused: PluginProblem?
-            if let manifest, let file {
+            if let manifest {
                 let environment = ProcessInfo.processInfo.environment
-                let setup = ProviderSetup(catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: environment),
-                                          records: HostRecords(environment: environment), logger: Logger(label: "autofill.plugin"))
-                permissions = setup.sandboxSummary(for: manifest)
-                switch Result(catching: { () throws(AutofillError) in try setup.sandboxPolicy(for: manifest) }) {
+                let setup = try file.map { file throws in
+                    ProviderSetup(catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: environment),
+                                  records: HostRecords(environment: environment), logger: Logger(label: "autofill.plugin"))
+                }
+                permissions = setup?.sandboxSummary(for: manifest) ?? []
+                var approved = false
+                if let setup, setup.catalog.enabledIDs.contains(manifest.identifier),
+                    (try? setup.catalog.manifest(for: manifest.identifier))?.bundlePath == manifest.bundlePath,
+                    case .trusted = setup.trustState(of: manifest)
+                {
+                    approved = true
+                }
+                sandboxNote = approved
+                    ? "ran in the sandbox you approved"
+                    : "ran with no grant beyond its own folders: you have not approved it (`autofill providers enable \(manifest.identifier)`), so what it asks for is not given"
+                switch Result(catching: { () throws(AutofillError) in
+                    if approved, let setup { return try setup.sandboxPolicy(for: manifest) }
+                    return try ProviderSetup.unapprovedSandboxPolicy(for: manifest, setup: setup)
+                }) {
                 case .success(let policy): options.sandbox = policy
                 case .failure(let error):
                     refused = PluginProblem(.loadFailed, file: "\(manifest.bundlePath)/Info.plist", keyPath: SandboxDeclaration.key,
@@ -75,6 +93,7 @@ struct PluginCommand: ParsableCommand {
             }
             var report = ValidationReport(validation)
             report.permissions = permissions
+            report.sandbox = refused == nil ? sandboxNote : nil
             if json { try printJSON(report) } else { print(report.text) }
             guard validation.isValid else {
                 let notFound = validation.problems.contains { $0.code == .bundleNotFound }
@@ -145,6 +164,8 @@ struct ValidationReport: Encodable {
     let entryPoints: [String]?
     /// What its sandbox would let it reach, in plain words.
     var permissions: [String] = []
+    /// How its code ran while checked: with no grant until the user approved it.
+    var sandbox: String?
     let problems: [PluginProblem]
 
     init(_ validation: PluginValidation) {
@@ -172,6 +193,7 @@ struct ValidationReport: Encodable {
         if !permissions.isEmpty {
             lines.append("  may:           " + permissions.map { DisplayText.escaped($0, keepingNewlines: false) }.joined(separator: "\n                 "))
         }
+        if let sandbox { lines.append("  sandbox:       \(sandbox)") }
         for problem in problems { lines.append("\(problem.severity.rawValue): \(problem.description.replacingNewlines("\n  "))") }
         let errors = problems.filter { $0.severity == .error }.count
         lines.append(valid ? "valid" : "invalid: \(errors) problem\(errors == 1 ? "" : "s")")

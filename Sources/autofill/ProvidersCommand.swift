@@ -224,13 +224,25 @@ struct ProvidersCommand: ParsableCommand {
             let manifest = change.manifest
             print("\(manifest.displayName) (\(manifest.identifier)): \(manifest.bundlePath)")
             let previous = change.previous
-            for (name, before, now) in [(manifest.executable, previous?.fingerprint.library, change.current.fingerprint.library),
-                                        ("Info.plist", previous?.fingerprint.plist, change.current.fingerprint.plist)] {
-                let label = name.padding(toLength: max(manifest.executable.count, 10) + 2)
-                switch before {
-                case nil: print("  \(label)SHA-256 \(now) (no earlier record)")
-                case now?: print("  \(label)unchanged")
-                case let before?: print("  \(label)changed: SHA-256 \(before) → \(now)")
+            // Every file of the bundle (the library and Info.plist first), against the earlier record.
+            let current = change.current.fingerprint, earlier = previous?.fingerprint
+            func digest(_ fingerprint: PluginFingerprint?, _ name: String) -> String? {
+                guard let fingerprint else { return nil }
+                if let files = fingerprint.files { return files[name] }
+                return name == manifest.executable ? fingerprint.library : name == "Info.plist" ? fingerprint.plist : nil
+            }
+            let others = Set((current.files ?? [:]).keys).union((earlier?.files ?? [:]).keys).subtracting([manifest.executable, "Info.plist"])
+            let names = [manifest.executable, "Info.plist"] + others.sorted()
+            let width = max(names.map(\.count).max() ?? 0, 10) + 2
+            for name in names {
+                let label = DisplayText.line(name, limit: 200).padding(toLength: width)
+                let before = digest(earlier, name), now = digest(current, name)
+                switch (before, now) {
+                case (nil, let now?): print("  \(label)SHA-256 \(now) (\(earlier?.files == nil && earlier != nil ? "not recorded before" : previous == nil ? "no earlier record" : "added"))")
+                case (_?, nil): print("  \(label)removed")
+                case (let before?, let now?) where before == now: print("  \(label)unchanged")
+                case (let before?, let now?): print("  \(label)changed: SHA-256 \(before) → \(now)")
+                case (nil, nil): break
                 }
             }
             if let previous { print("  recorded \(previous.recorded.autofillTimestamp) (\(previous.origin.rawValue))") }

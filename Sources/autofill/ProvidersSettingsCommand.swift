@@ -15,7 +15,9 @@ extension ProvidersCommand {
                 (its Info.plist's AFProviderSandbox file settings) is refused, naming the one meant; another \
                 key is set with a note. Values starting with ~/, ./ or ../ are paths (docs/CONFIGURATION.md). \
                 When the agent runs the provider, its helper ends (and what it unlocked with it), so its next \
-                request launches it with the new setting.
+                request launches it with the new setting. A value that lets an approved provider reach files you \
+                did not approve is a new approval: asked at the terminal, or refused (exit 77) until \
+                `autofill providers trust ID`.
 
                 Examples:
                   autofill providers set org.autofill.vault VaultFile ~/vault.afvault
@@ -31,11 +33,12 @@ extension ProvidersCommand {
         func run() throws {
             global.bootstrapLogging()
             try reportingErrors {
-                var catalog = ProviderCatalog(file: try global.configurationFile(announcing: true))
-                for warning in catalog.warnings { printError("autofill: warning: \(warning)") }
-                if let note = try catalog.setSetting(id, key: key, value: value) { printError("autofill: note: \(note)") }
+                // A value that lets an approved provider reach more files is a new approval (asked at a
+                // terminal; refused, exit 77, without one).
+                let setup = try global.setup()
+                if let note = try setup.setSetting(id, key: key, value: value) { printError("autofill: note: \(note)") }
                 print("Set \(key) of \(id) to \(value).")
-                print("Saved \(catalog.file.path)")
+                print("Saved \(setup.catalog.file.path)")
                 AgentLock.end(id)  // relaunched with the new setting on its next request
             }
         }
@@ -58,10 +61,11 @@ extension ProvidersCommand {
         func run() throws {
             global.bootstrapLogging()
             try reportingErrors {
-                var catalog = ProviderCatalog(file: try global.configurationFile(announcing: true))
-                try catalog.unsetSetting(id, key: key)
+                // Its default may let an approved provider reach more: a new approval, as with `set`.
+                let setup = try global.setup()
+                try setup.unsetSetting(id, key: key)
                 print("Removed \(key) of \(id); its default applies.")
-                print("Saved \(catalog.file.path)")
+                print("Saved \(setup.catalog.file.path)")
                 AgentLock.end(id)
             }
         }

@@ -79,11 +79,12 @@ struct HelperProtocolTests {
     /// Every message kind, and every call, reply, request and answer inside one.
     static var messages: [HelperMessage] {
         var all = helperMessages
-        all.append(.load(protocolVersion: 1, abiVersion: 1, bundlePath: "/plugins/Vault.afprovider", sandbox: nil))
+        all.append(.load(protocolVersion: 1, abiVersion: 1, bundlePath: "/plugins/Vault.afprovider", sandbox: nil, pins: nil))
         all.append(.load(protocolVersion: 1, abiVersion: 1, bundlePath: "/plugins/Vault.afprovider", sandbox: SandboxPolicy(
             rules: [.init(path: "/usr", access: [.read, .execute], reason: "the system"), .init(path: "/data", access: [.read, .write], reason: "its own")],
             tcpPorts: [443, 8080], network: true, sessionBus: true, unixSockets: true, runsPrograms: true,
-            environment: ["HOME": "/home/u", "PATH": "/usr/bin:/bin"], dataFolder: "/data", runtimeFolder: "/run/user/1/x")))
+            environment: ["HOME": "/home/u", "PATH": "/usr/bin:/bin"], dataFolder: "/data", runtimeFolder: "/run/user/1/x"),
+            pins: ["libVault.so": String(repeating: "a", count: 64), "Info.plist": String(repeating: "b", count: 64)]))
         all.append(.sandboxed(SandboxReport(landlockABI: 7, kernelLandlockABI: 7, seccompRules: 40, pathRules: 12, skippedPathRules: 1)))
         for (index, call) in calls.enumerated() { all.append(.call(UInt64(index), call)) }
         for (index, reply) in replies.enumerated() { all.append(.reply(UInt64(index), reply)) }

@@ -77,7 +77,9 @@ struct InstallTests {
         let initialized = try installed(["init", "--provider", "org.autofill.netrc"])
         #expect(initialized.status == 0, "\(initialized.stderr)")
         #expect(initialized.stdout.contains("Enabled Netrc (org.autofill.netrc) as provider 1 of 1."))
-        #expect(try installed(["providers", "set", "org.autofill.netrc", "NetrcFile", netrc]).status == 0)
+        // Another file than the one approved at init (~/.netrc): a new approval, refused without a terminal.
+        #expect(try installed(["providers", "set", "org.autofill.netrc", "NetrcFile", netrc]).status == 77)
+        #expect(try installed(["providers", "trust", "org.autofill.netrc"]).status == 0)
         // Sync runs the plugin in the provider helper installed beside autofill-cli.
         let synced = try installed(["providers", "sync"])
         #expect(synced.stdout == "org.autofill.netrc: 1 identity\n", "\(synced.stderr)")

@@ -1,3 +1,4 @@
+import AutofillTestSupport
 import Foundation
 import Testing
 
@@ -15,6 +16,36 @@ struct PluginCommandTests {
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.hasSuffix("valid\n"))
         #expect(result.stdout.contains("entry points:"))
+    }
+
+    /// Inspecting a bundle runs its code with no grant beyond its own folders until the user approved it:
+    /// the fixture refuses to load when it can read the file its declared FixtureRead setting names.
+    @Test func validateGivesAPluginNobodyApprovedNoneOfItsDeclaredFiles() throws {
+        let id = "org.t.reader"
+        var plist = FixturePlugin.plist(id: id, name: "Reader")
+        plist["AFProviderSandbox"] = ["Files": [["Setting": "FixtureRead", "Access": "read"]]]
+        let bundle = try FixturePlugin.bundle(in: "\(home.path)/plugins", name: "Reader", plist: plist, defines: ["FIXTURE_REFUSE_IF_READABLE"])
+        let secret = try home.file("secret.txt", "the user's file\n")
+        let config = "\(home.path)/config.plist"
+        let configuration: [String: Any] = [
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": [String](), "ProviderSettings": [id: ["FixtureRead": secret]],
+            "UserAuthentication": ["Policy": "none"],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: configuration, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        let unapproved = try CLI.run(["plugin", "validate", bundle, "--config", config], home: home.path)
+        #expect(unapproved.status == 0, "it could not read the file, so it loaded: \(unapproved.stdout)\(unapproved.stderr)")
+        #expect(unapproved.stdout.contains("sandbox:       ran with no grant beyond its own folders: you have not approved it (`autofill providers enable \(id)`)"))
+        #expect(unapproved.stdout.contains("read the file named by its FixtureRead setting (now \(secret))"), "what it asks for is still shown")
+        // Control: once approved (enabled, its files trusted; trusting runs none of its code), validate
+        // runs it in the sandbox approved, which grants the file.
+        var enabled = configuration
+        enabled["EnabledProviders"] = [id]
+        try PropertyListSerialization.data(fromPropertyList: enabled, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        try home.trust([id], config: config)
+        let approved = try CLI.run(["plugin", "validate", bundle, "--config", config], home: home.path)
+        #expect(approved.status == 65, "it read the file and refused to load: \(approved.stdout)")
+        #expect(approved.stdout.contains("sandbox:       ran in the sandbox you approved"))
+        #expect(approved.stdout.contains("returned NULL"))
     }
 
     @Test func everyProblemIsPrintedWithItsFixAndExit65() throws {

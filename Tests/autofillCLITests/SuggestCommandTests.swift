@@ -65,9 +65,11 @@ struct SuggestCommandTests {
         #expect(suggest.result.status == 0)
         #expect(suggest.result.stdout.contains("alice"))
         #expect(suggest.loads.contains("file="), "the trace works")
-        #expect(!suggest.loads.contains(".afprovider"), "suggest must not dlopen a provider, in any process")
+        // A plugin's library is loaded through the descriptor the host hashed: the trace names /proc/self/fd/N.
+        #expect(!suggest.loads.contains(".afprovider") && !suggest.loads.contains("file=/proc/self/fd/"),
+                "suggest must not dlopen a provider, in any process")
         let sync = try CLI.runTracingLoads(["providers", "sync", "--config", config], home: home.path)
-        #expect(sync.loads.contains("org.t.vault.afprovider/libNetrcProvider.so"), "control: sync does load providers (in their helpers)")
+        #expect(sync.loads.contains("file=/proc/self/fd/"), "control: sync does load providers (in their helpers)")
     }
 
     @Test func aConfigurationMayKeepItsOwnIdentityStores() throws {

@@ -19,15 +19,15 @@ extension ProviderSetup {
         let configuration = catalog.file.configuration
         switch configuration.isolation(for: manifest.identifier) {
         case .inProcess:
-            try admit(manifest)
-            return try PluginLoader.load(bundle: manifest.bundlePath, services: services)
+            let admitted = try admit(manifest)
+            return try PluginLoader.load(bundle: manifest.bundlePath, services: services, pins: admitted.files)
         case .helperProcess, .unsandboxed:
             let options = try helperOptions(for: manifest)
             // Admission (hashing the plugin's files) runs while the helper process starts its runtime;
             // the helper reads and runs nothing of the plugin until admission has passed.
             return try HelperConnection.launch(
                 manifest: manifest, services: services, options: options,
-                onFault: onProviderFault ?? recordingFaults(), beforeLoading: { () throws(AutofillError) in try admit(manifest) })
+                onFault: onProviderFault ?? recordingFaults(), beforeLoading: { () throws(AutofillError) in try admit(manifest).files })
         }
     }
 

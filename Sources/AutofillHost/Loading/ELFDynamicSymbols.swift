@@ -43,6 +43,9 @@ struct ELFDynamicSymbols {
     private var gnuHash: UInt64?
     private var sysvHash: UInt64?
     private var versions: UInt64?
+    /// `DT_NEEDED` and `DT_SONAME`, as offsets into the string table.
+    private var neededNames: [UInt64] = []
+    private var soname: UInt64?
 
     /// Looks `name` up in the dynamic symbol table of the ELF file at `path`.
     static func lookup(_ name: String, inLibrary path: String) throws(Failure) -> Lookup {
@@ -54,6 +57,32 @@ struct ELFDynamicSymbols {
         var table = try ELFDynamicSymbols(file: file, size: UInt64(info.st_size))
         try table.readDynamicSegment()
         return try table.lookup(name)
+    }
+
+    /// What a shared library names in its dynamic segment: the libraries it needs (`DT_NEEDED`) and
+    /// its own name (`DT_SONAME`).
+    struct Linkage: Equatable {
+        var soname: String?
+        var needed: [String]
+    }
+
+    /// The linkage of the library open at `file` (read with pread; the descriptor's offset is untouched).
+    static func linkage(ofLibraryAt file: Int32) throws(Failure) -> Linkage {
+        var info = stat()
+        guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw Failure("is not a regular file") }
+        var table = try ELFDynamicSymbols(file: file, size: UInt64(info.st_size))
+        try table.readDynamicSegment()
+        guard table.neededNames.count <= 256 else { throw Failure("needs more than 256 libraries") }
+        return Linkage(soname: try table.soname.map { offset throws(Failure) in try table.string(at: offset) },
+                       needed: try table.neededNames.map { offset throws(Failure) in try table.string(at: offset) })
+    }
+
+    /// The NUL-terminated name at `offset` in the string table (at most 4096 bytes).
+    private func string(at offset: UInt64) throws(Failure) -> String {
+        guard offset < stringsSize else { throw Failure("names a library outside its string table") }
+        let bytes = try read(at: strings + offset, count: Int(min(4096, stringsSize - offset)))
+        guard let end = bytes.firstIndex(of: 0) else { throw Failure("names a library without end") }
+        return String(decoding: bytes[..<end], as: UTF8.self)
     }
 
     private init(file: Int32, size: UInt64) throws(Failure) {
@@ -147,6 +176,7 @@ struct ELFDynamicSymbols {
         for start in stride(from: 0, to: entries.count, by: entryBytes) {
             let tag = integer(entries, start, word)
             if tag == 0 { break }  // DT_NULL
+            if tag == 1 { neededNames.append(integer(entries, start + word, word)) }  // DT_NEEDED, one per library
             if tags[tag] == nil { tags[tag] = integer(entries, start + word, word) }
         }
         // DT_SYMTAB 6, DT_STRTAB 5, DT_STRSZ 10, DT_SYMENT 11, DT_HASH 4, DT_GNU_HASH 0x6ffffef5, DT_VERSYM 0x6ffffff0
@@ -160,6 +190,7 @@ struct ELFDynamicSymbols {
         self.stringsSize = stringsSize
         gnuHash = try tags[0x6ffffef5].map { address throws(Failure) in try offset(ofAddress: address, count: 16, what: "GNU hash table") }
         sysvHash = try tags[4].map { address throws(Failure) in try offset(ofAddress: address, count: 8, what: "hash table") }
+        soname = tags[14]  // DT_SONAME
         versions = try tags[0x6ffffff0].map { address throws(Failure) in try offset(ofAddress: address, count: 2, what: "symbol versions") }
         guard gnuHash != nil || sysvHash != nil else {
             throw Failure("has no symbol hash table (DT_GNU_HASH or DT_HASH), so the dynamic loader can find none of its symbols")

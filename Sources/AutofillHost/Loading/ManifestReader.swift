@@ -73,10 +73,39 @@ public enum ManifestReader {
             guard let contents = try PlistGuard.contents(ofFile: plistPath) else { return .missing }
             data = contents
         } catch {
-            return .problem(PluginProblem(
-                .malformedPlist, file: plistPath, message: "refused before reading it: \(error)",
-                fix: "keep Info.plist a regular file in XML or binary format, at most \(PlistGuard.maximumBytes) bytes and \(PlistGuard.maximumDepth) levels deep (`autofill plugin bundle` writes one)"))
+            return .problem(refused(plistPath, error))
         }
+        return decode(data, plistPath: plistPath)
+    }
+
+    private static func refused(_ plistPath: String, _ error: PlistGuard.Refusal) -> PluginProblem {
+        PluginProblem(
+            .malformedPlist, file: plistPath, message: "refused before reading it: \(error)",
+            fix: "keep Info.plist a regular file in XML or binary format, at most \(PlistGuard.maximumBytes) bytes and \(PlistGuard.maximumDepth) levels deep (`autofill plugin bundle` writes one)")
+    }
+
+    /// Everything the host reads of an Info.plist's bytes (the guard, the decoder, the manifest and its
+    /// sandbox declaration), as ``read(bundle:)`` reads them but without the library: what the fuzz
+    /// target drives (Tests/AutofillHostTests/PlistFuzzTests.swift).
+    static func manifest(plist data: Data, bundlePath: String) -> (manifest: PluginManifest?, problems: [PluginProblem]) {
+        let plistPath = "\(bundlePath)/Info.plist"
+        do {
+            try PlistGuard.check(data)
+        } catch {
+            return (nil, [refused(plistPath, error)])
+        }
+        switch decode(data, plistPath: plistPath) {
+        case .missing: return (nil, [])
+        case .problem(let problem): return (nil, [problem])
+        case .value(let root):
+            var checker = PlistChecker(file: plistPath)
+            let manifest = checker.manifest(root: root, bundlePath: bundlePath)
+            return (checker.problems.contains { $0.severity == .error } ? nil : manifest, checker.problems)
+        }
+    }
+
+    /// Decodes plist bytes the guard passed (``PlistValue/read(contentsOf:)`` checks them again).
+    private static func decode(_ data: Data, plistPath: String) -> PlistRead {
         do {
             return .value(try PlistValue.read(contentsOf: data))
         } catch {

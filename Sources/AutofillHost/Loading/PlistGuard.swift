@@ -70,7 +70,7 @@ enum PlistGuard {
         if bytes.starts(with: Array("bplist".utf8)) {
             try BinaryScan(bytes).check()
         } else {
-            try checkXML(utf8(bytes))
+            try checkXML(try utf8(bytes))
         }
     }
 
@@ -82,18 +82,28 @@ enum PlistGuard {
         Refusal("nested more than \(maximumDepth) levels deep, the most autofill reads")
     }
 
-    /// The text as UTF-8: UTF-16 (with a byte-order mark, or the NUL bytes of ASCII text) is converted.
-    private static func utf8(_ bytes: [UInt8]) -> [UInt8] {
+    /// The text as UTF-8, checked: UTF-16 (with a byte-order mark, or the NUL bytes of ASCII text) is
+    /// converted; text that is not valid UTF-8 or UTF-16 is refused (Foundation's scanner trapped on
+    /// invalid bytes inside a value).
+    private static func utf8(_ bytes: [UInt8]) throws(Refusal) -> [UInt8] {
         let bigEndian = bytes.starts(with: [0xFE, 0xFF]) || (bytes.count >= 2 && bytes[0] == 0 && bytes[1] != 0)
         let littleEndian = bytes.starts(with: [0xFF, 0xFE]) || (bytes.count >= 2 && bytes[0] != 0 && bytes[1] == 0)
-        guard bigEndian || littleEndian else { return bytes }
+        guard bigEndian || littleEndian else {
+            guard String(validating: bytes, as: UTF8.self) != nil else { throw Refusal("is not valid UTF-8 text") }
+            return bytes
+        }
+        guard bytes.count % 2 == 0 else { throw Refusal("is not valid UTF-16 text (an odd number of bytes)") }
         var units: [UInt16] = []
         units.reserveCapacity(bytes.count / 2)
         for index in stride(from: 0, to: bytes.count - 1, by: 2) {
             let (high, low) = bigEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
             units.append(UInt16(high) << 8 | UInt16(low))
         }
-        return Array(String(decoding: units, as: UTF16.self).utf8)
+        var converted: [UInt8] = []
+        converted.reserveCapacity(units.count)
+        let failed = transcode(units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true) { converted.append($0) }
+        guard !failed else { throw Refusal("is not valid UTF-16 text") }
+        return converted
     }
 
     // MARK: XML
@@ -129,6 +139,7 @@ enum PlistGuard {
                 if !selfClosing {
                     depth += 1
                     if depth > maximumDepth { throw tooDeep() }
+                    if let scalar = ScalarTag(bytes, nameAt: index + 1) { index = try scalar.check(bytes, contentAt: end); continue }
                 }
                 index = end
             }

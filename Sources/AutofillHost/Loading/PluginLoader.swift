@@ -36,10 +36,12 @@ public struct PluginValidation: Sendable {
 /// before any of the plugin's code runs; the entry function is called only when the plist is valid.
 public enum PluginLoader {
     /// Loads the plugin at `bundlePath` for use, or throws `invalidPlugin` listing every problem.
-    public static func load(bundle bundlePath: String, services: ProviderServices) throws(AutofillError)
+    /// `pins`: the approved SHA-256 of each file of the bundle (``PluginFingerprint/files``), which the
+    /// libraries loaded must match (``PinnedLibrary``); nil compares nothing.
+    public static func load(bundle bundlePath: String, services: ProviderServices, pins: [String: String]? = nil) throws(AutofillError)
         -> InProcessConnection
     {
-        let (validation, connection) = loadAndValidate(bundle: bundlePath, services: services)
+        let (validation, connection) = loadAndValidate(bundle: bundlePath, services: services, pins: pins)
         guard validation.isValid, let connection else {
             let name = validation.manifest?.identifier ?? ManifestReader.normalized(bundlePath)
             throw AutofillError(
@@ -54,14 +56,14 @@ public enum PluginLoader {
         loadAndValidate(bundle: bundlePath, services: services).validation
     }
 
-    static func loadAndValidate(bundle bundlePath: String, services: ProviderServices)
+    static func loadAndValidate(bundle bundlePath: String, services: ProviderServices, pins: [String: String]? = nil)
         -> (validation: PluginValidation, connection: InProcessConnection?)
     {
         let (manifest, plistProblems) = ManifestReader.read(bundle: bundlePath)
         var validation = PluginValidation(
             bundlePath: ManifestReader.normalized(bundlePath), manifest: manifest, entryPoints: nil, problems: plistProblems)
         guard let manifest else { return (validation, nil) }
-        switch LoadedLibraries.shared.connection(for: manifest, services: services) {
+        switch LoadedLibraries.shared.connection(for: manifest, services: services, pins: pins) {
         case .success(let connection):
             validation.entryPoints = connection.entryPoints
             validation.problems += entryPointProblems(manifest, offered: connection.entryPoints)
@@ -86,9 +88,9 @@ public enum PluginLoader {
 
     /// Opens the library, finds the entry symbol, calls it, and checks the table it returns; the
     /// provider's host services go to a new ``ProviderSession`` in this process.
-    static func openAndBind(_ manifest: PluginManifest, services: ProviderServices) -> Result<InProcessConnection, PluginProblem> {
+    static func openAndBind(_ manifest: PluginManifest, services: ProviderServices, pins: [String: String]?) -> Result<InProcessConnection, PluginProblem> {
         let session = ProviderSession(providerID: manifest.identifier, displayName: manifest.displayName, services: services)
-        return bind(manifest, handler: session).map { bound in
+        return bind(manifest, handler: session, pins: pins).map { bound in
             InProcessConnection(manifest: manifest, table: bound.table, session: session, hostServices: bound.hostServices)
         }
     }
@@ -102,14 +104,14 @@ public enum PluginLoader {
     /// Checks the bundle at `bundlePath` and loads its library into this process with its host
     /// services going to `handler`: what a helper process does with the plugin it serves. Returns
     /// every problem (plist, load, entry points) and the bound provider when loading got that far.
-    static func checkAndBind(bundle bundlePath: String, handler: any HostServicesHandler, progress: (LoadStage) -> Void)
-        -> (problems: [PluginProblem], bound: BoundProvider?)
+    static func checkAndBind(bundle bundlePath: String, handler: any HostServicesHandler, pins: [String: String]? = nil,
+                             progress: (LoadStage) -> Void) -> (problems: [PluginProblem], bound: BoundProvider?)
     {
         progress(.readingPlist)
         let (manifest, problems) = ManifestReader.read(bundle: bundlePath)
         guard let manifest else { return (problems, nil) }
         if case .failure(let problem) = LoadedLibraries.fileID(of: manifest) { return (problems + [problem], nil) }
-        switch bind(manifest, handler: handler, progress: progress) {
+        switch bind(manifest, handler: handler, pins: pins, progress: progress) {
         case .success(let bound):
             return (problems + entryPointProblems(manifest, offered: bound.table.entryPoints), bound)
         case .failure(let problem):
@@ -119,17 +121,15 @@ public enum PluginLoader {
 
     /// Opens the library, finds the entry symbol, binds a host-services table to `handler`, calls
     /// the entry, and checks the table it returns. `progress` hears each stage before it starts.
-    static func bind(_ manifest: PluginManifest, handler: any HostServicesHandler, progress: (LoadStage) -> Void = { _ in })
-        -> Result<BoundProvider, PluginProblem>
+    static func bind(_ manifest: PluginManifest, handler: any HostServicesHandler, pins: [String: String]? = nil,
+                     progress: (LoadStage) -> Void = { _ in }) -> Result<BoundProvider, PluginProblem>
     {
         progress(.openingLibrary)
+        // The exact bytes hashed: each library opened once, checked against `pins`, loaded through its descriptor.
         let library: DynamicLibrary
-        switch DynamicLibrary.open(manifest.libraryPath) {
+        switch PinnedLibrary.open(manifest, pins: pins) {
         case .success(let opened): library = opened
-        case .failure(let error):
-            return .failure(PluginProblem(
-                .loadFailed, file: manifest.libraryPath, message: "the dynamic loader refused it: \(error.message)",
-                fix: "`ldd \(manifest.libraryPath)` lists missing libraries and `ldd -r` undefined symbols; a Swift plugin must be built by this host's Swift toolchain"))
+        case .failure(let problem): return .failure(problem)
         }
         guard let symbol = library.symbol(manifest.entrySymbol) else {
             return .failure(.missingEntrySymbol(manifest))
@@ -190,7 +190,7 @@ final class LoadedLibraries: Sendable {
     }
 
     /// The connection for `manifest`'s library, loading it the first time.
-    func connection(for manifest: PluginManifest, services: ProviderServices) -> Result<InProcessConnection, PluginProblem> {
+    func connection(for manifest: PluginManifest, services: ProviderServices, pins: [String: String]? = nil) -> Result<InProcessConnection, PluginProblem> {
         let id: FileID
         switch Self.fileID(of: manifest) {
         case .success(let found): id = found
@@ -207,7 +207,7 @@ final class LoadedLibraries: Sendable {
                 }
                 return .success(existing)
             }
-            let result = PluginLoader.openAndBind(manifest, services: services)
+            let result = PluginLoader.openAndBind(manifest, services: services, pins: pins)
             if case .success(let connection) = result { loaded[id] = connection }
             return result
         }

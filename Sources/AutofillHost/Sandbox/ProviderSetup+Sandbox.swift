@@ -23,9 +23,20 @@ extension ProviderSetup {
         let declaration = manifest.sandbox
         for file in declaration.files {
             var line = SandboxDeclaration.describe(permissionKey: file.permissionKey)
-            if let name = file.setting {
-                let value = settings[name].flatMap { $0.isEmpty ? nil : $0 } ?? context.resolveDefault(of: file, in: manifest, settings: settings)
-                line += value.map { " (now \(DisplayText.line($0, limit: 300)))" } ?? " (not set: nothing)"
+            // What it names now, as resolved (the grant); a cycle of settings is said below, with the policy.
+            let value: String?? = try? {() throws(AutofillError) -> String? in
+                if let name = file.setting {
+                    if let set = settings[name], !set.isEmpty { return set }
+                    return try context.resolveDefault(of: file, in: manifest, settings: settings)
+                }
+                return try file.path.flatMap { path throws(AutofillError) in try context.expand(path, settings: settings, in: manifest) }
+            }()
+            if case .some(.some(let value)) = value, value.hasPrefix("/") {
+                let written = SandboxContext.standardized(value), resolved = SandboxContext.resolvedPath(written)
+                let shown = resolved == written ? written : "\(written), which is \(resolved)"
+                if file.setting != nil || resolved != written { line += " (now \(DisplayText.line(shown, limit: 300)))" }
+            } else if file.setting != nil {
+                line += " (not set: nothing)"
             }
             lines.append(line)
         }
@@ -140,7 +151,7 @@ struct SandboxContext {
         // Declared files, each checked against what it must never reach.
         let others = otherProvidersPaths(excluding: id)
         for grant in try declaredFiles(manifest) {
-            try check(grant.path, access: grant.access, of: manifest, what: grant.what, others: others)
+            try check(grant, of: manifest, others: others)
             rules.append(.init(path: grant.path, access: grant.access, reason: grant.what))
         }
         if !declaration.outboundTCPPorts.isEmpty {
@@ -163,6 +174,8 @@ struct SandboxContext {
         if !programs.isEmpty, let loader = Self.realPath("/lib64/ld-linux-x86-64.so.2") {
             rules.append(.init(path: loader, access: [.read, .execute], reason: "the dynamic loader, to run programs"))
         }
+        // Every rule names its path resolved: the helper opens it without following any link.
+        rules = rules.map { SandboxPolicy.Rule(path: Self.resolvedPath($0.path), access: $0.access, reason: $0.reason) }
         return SandboxPolicy(
             rules: rules, tcpPorts: declaration.outboundTCPPorts.sorted(), network: !declaration.outboundTCPPorts.isEmpty,
             sessionBus: declaration.sessionBus, unixSockets: declaration.sessionBus || !declaration.executables.isEmpty,
@@ -196,118 +209,39 @@ struct SandboxContext {
         return result
     }
 
-    // MARK: Declared files
-
-    struct Grant {
-        var path: String
-        var access: SandboxPolicy.Access
-        var what: String
-    }
-
-    /// The paths `manifest`'s declared files grant (a read-write file gives its folder), resolved
-    /// against the configuration and the user's folders. An unset setting without a default grants nothing.
-    func declaredFiles(_ manifest: PluginManifest) throws(AutofillError) -> [Grant] {
-        let settings = setup.map { $0.sandboxedSettings(for: manifest) } ?? [:]
-        var grants: [Grant] = []
-        for file in manifest.sandbox.files {
-            let value: String?
-            let what: String
-            if let name = file.setting {
-                if let set = settings[name], !set.isEmpty {
-                    value = set
-                } else {
-                    value = resolveDefault(of: file, in: manifest, settings: settings)
-                }
-                what = "its \(name) setting"
-            } else {
-                value = file.path.flatMap { expand($0, settings: settings) }
-                what = "its declared path \(file.path ?? "")"
-            }
-            guard let value, value.hasPrefix("/") else { continue }
-            let path = Self.standardized(value)
-            switch file.access {
-            case .read:
-                grants.append(Grant(path: path, access: .read, what: what))
-            case .readWrite:
-                grants.append(Grant(path: Self.isDirectory(path) ? path : Self.parent(of: path), access: [.read, .write],
-                                    what: "the folder of \(what)"))
-            case .readWriteFolder:
-                // The folder itself, never its parent: a missing folder grants nothing.
-                guard Self.isDirectory(path) else { continue }
-                grants.append(Grant(path: path, access: [.read, .write], what: "the folder named by \(what)"))
-            }
-        }
-        return grants
-    }
-
-    /// The first of `file`'s defaults that resolves, expanded; nil when none does.
-    func resolveDefault(of file: SandboxDeclaration.File, in manifest: PluginManifest, settings: [String: String]) -> String? {
-        for candidate in file.defaults {
-            if let value = expand(candidate, settings: settings, variables: manifest.sandbox.environment) { return value }
-        }
-        return nil
-    }
-
-    /// `~/…`, `$XDG_…/…`, `${Setting}` and `$NAME/…` of a declared variable (`variables`, read from the
-    /// user's environment) expanded; nil when a setting or variable it names is unset or a variable
-    /// is not an absolute path.
-    func expand(_ text: String, settings: [String: String], variables: [String] = []) -> String? {
-        var text = text
-        while let dollar = text.firstIndex(of: "$"), text[text.index(after: dollar)...].hasPrefix("{"),
-            let close = text[dollar...].firstIndex(of: "}")
-        {
-            let name = String(text[text.index(dollar, offsetBy: 2)..<close])
-            guard let value = settings[name], !value.isEmpty else { return nil }
-            text.replaceSubrange(dollar...close, with: value)
-        }
-        if text == "~" { return home }
-        if text.hasPrefix("~/") { return home + text.dropFirst() }
-        let declared = variables
-        let variables = ["$HOME": home, "$XDG_CONFIG_HOME": configHome, "$XDG_DATA_HOME": dataHome, "$XDG_STATE_HOME": stateHome,
-                         "$XDG_CACHE_HOME": cacheHome, "$XDG_RUNTIME_DIR": runtimeDirectory]
-        for (name, value) in variables where text == name || text.hasPrefix(name + "/") {
-            guard let value else { return nil }
-            return value + text.dropFirst(name.count)
-        }
-        if text.hasPrefix("$"), let name = text.dropFirst().split(separator: "/").first.map(String.init), declared.contains(name) {
-            guard let value = environment[name], value.hasPrefix("/") else { return nil }
-            return value + text.dropFirst(name.count + 1)
-        }
-        return text
-    }
-
     /// Other enabled providers' paths: their private folders and declared files, and whether each
     /// is theirs to change (two providers may read the same file; neither may reach what the other changes).
     func otherProvidersPaths(excluding id: String) -> [(id: String, path: String, changes: Bool)] {
         guard let setup else { return [] }
         var paths: [(String, String, Bool)] = []
         for other in setup.catalog.enabledIDs where other != id {
-            paths.append((other, dataFolder(other), true))
-            if let runtime = runtimeFolder(other) { paths.append((other, runtime, true)) }
+            for folder in [dataFolder(other), runtimeFolder(other)].compactMap({ $0 }).flatMap(Self.bothForms) { paths.append((other, folder, true)) }
             guard let manifest = try? setup.catalog.manifest(for: other), let grants = try? declaredFiles(manifest) else { continue }
             for grant in grants { paths.append((other, grant.path, grant.access.contains(.write))) }
         }
         return paths
     }
 
-    /// Refuses a grant that would reach what the host owns, the root or home folder, or another provider's files.
-    func check(_ path: String, access: SandboxPolicy.Access, of manifest: PluginManifest, what: String,
-               others: [(id: String, path: String, changes: Bool)]) throws(AutofillError) {
+    /// Refuses a grant (resolved) that would reach what the host owns, the root or home folder, the kernel's
+    /// files, the provider's own folders, or another provider's files; each compared as written and resolved.
+    func check(_ grant: Grant, of manifest: PluginManifest, others: [(id: String, path: String, changes: Bool)]) throws(AutofillError) {
         let named = "\(manifest.displayName) (\(manifest.identifier))"
+        let path = grant.path
+        let shown = grant.written == path ? path : "\(grant.written), which is \(path)"
         func refuse(_ why: String) -> AutofillError {
             AutofillError(.configuration,
-                          "\(named) would be given \(path) (\(what)), which \(why); autofill does not sandbox a provider that way. Keep the provider's file in a folder of its own (for example \(dataFolder(manifest.identifier))) and point the setting there (docs/SANDBOX.md)")
+                          "\(named) would be given \(shown) (\(grant.what)), which \(why); autofill does not sandbox a provider that way. Keep the provider's file in a folder of its own and point the setting there (docs/SANDBOX.md)")
         }
+        try checkResolved(grant, refuse: refuse, own: [dataFolder(manifest.identifier), runtimeFolder(manifest.identifier)].compactMap { $0 })
         if path == "/" { throw refuse("is the whole file system") }
-        if path == home { throw refuse("is your home folder") }
-        if Self.overlaps(path, home) && !Self.isInside(path, home) { throw refuse("holds your home folder") }
-        let own = [dataFolder(manifest.identifier), runtimeFolder(manifest.identifier)].compactMap { $0 }
-        if !own.contains(where: { Self.isInside(path, $0) || path == $0 }) {
-            for owned in hostOwned where Self.overlaps(path, owned) {
-                throw refuse("\(Self.isInside(owned, path) ? "holds" : "is part of") \(owned), which autofill keeps for itself")
-            }
+        for home in Self.bothForms(home) {
+            if path == home { throw refuse("is your home folder") }
+            if Self.overlaps(path, home) && !Self.isInside(path, home) { throw refuse("holds your home folder") }
         }
-        for (other, otherPath, changes) in others where Self.overlaps(path, otherPath) && (changes || access.contains(.write)) {
+        for owned in hostOwned.flatMap(Self.bothForms) where Self.overlaps(path, owned) {
+            throw refuse("\(Self.isInside(owned, path) ? "holds" : "is part of") \(owned), which autofill keeps for itself")
+        }
+        for (other, otherPath, changes) in others where Self.overlaps(path, otherPath) && (changes || grant.access.contains(.write)) {
             throw refuse("\(Self.isInside(otherPath, path) && otherPath != path ? "holds" : "is") \(otherPath), a file or folder of the provider \(other)")
         }
     }
@@ -390,5 +324,18 @@ struct SandboxContext {
         guard line.hasPrefix("#!") else { return nil }
         let interpreter = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).first.map(String.init)
         return interpreter.flatMap(realPath)
+    }
+}
+
+extension ProviderSetup {
+    /// The sandbox of `manifest`'s provider before the user approved it (`plugin validate` of a bundle
+    /// not enabled, or whose files or permissions changed): what every provider gets and its own
+    /// folders, none of what it declares. Nil `setup`: no configuration to read, only the environment.
+    public static func unapprovedSandboxPolicy(for manifest: PluginManifest, setup: ProviderSetup?) throws(AutofillError) -> SandboxPolicy {
+        var bare = manifest
+        bare.sandbox = SandboxDeclaration()
+        if let setup { return try SandboxContext(setup: setup).policy(for: bare) }
+        let environment = ClientContext.current.environment
+        return try SandboxContext(environment: environment, home: environment["HOME"] ?? "/", hostOwned: [], setup: nil).policy(for: bare)
     }
 }

@@ -103,6 +103,9 @@ public struct SandboxDeclaration: Hashable, Sendable {
             case .readWriteFolder: return "read and change the folder named by \(parts[1] == "setting" ? "its \(safe(parts[2])) setting" : safe(parts[2]))"
             default: return "read \(what)"
             }
+        case "grant" where parts.count >= 3:
+            let path = safe(parts[2...].joined(separator: ":"))
+            return parts[1] == "read-write" ? "read and change \(path)" : "read \(path)"
         case "net" where parts.count == 3: return "connect to the internet on TCP port \(safe(parts[2]))"
         case "bus": return "talk to your D-Bus session bus (where the Secret Service and desktop services live)"
         case "exec" where parts.count == 2: return "run the program \(safe(parts[1]))"

@@ -53,6 +53,9 @@ extension ProviderSetup {
             // record made before the sandbox approved nothing).
             let more = manifest.sandbox.asksMore(than: record.permissions ?? [])
             if !more.isEmpty { return .newPermissions(more, record: record) }
+            // Its settings may now name other files than those approved (`providers set`, an edited configuration).
+            let wider = grantsBeyond(record, of: manifest)
+            if !wider.isEmpty { return .newPermissions(wider, record: record) }
         }
         if let quarantine = try faultLedger.quarantine(for: manifest.identifier, bundle: manifest.bundlePath, fingerprint: fingerprint) {
             return .quarantined(quarantine)
@@ -65,15 +68,18 @@ extension ProviderSetup {
     /// provider enabled without a record (listed in the configuration by hand) is refused too, unless
     /// ``unapprovedProviders`` is `askAtTerminal` and the person at the terminal approves its files now.
     /// Called first thing by ``launch(_:store:userInterface:)``.
-    public func admit(_ manifest: PluginManifest) throws(AutofillError) {
+    /// Returns the fingerprint admitted: its ``PluginFingerprint/files`` are what the loader must find.
+    @discardableResult
+    public func admit(_ manifest: PluginManifest) throws(AutofillError) -> PluginFingerprint {
         try checkPermissions(manifest)
         let fingerprint = try currentFingerprint(of: manifest)
         let state = try trustState(of: manifest, fingerprint: fingerprint)
         guard case .notRecorded = state else {
             if let refusal = state.refusal(for: manifest) { throw refusal }
-            return
+            return fingerprint
         }
         try approveAtTheTerminal(manifest, fingerprint: fingerprint)
+        return fingerprint
     }
 
     /// Shows the person at the controlling terminal the files of a provider they never approved and asks
@@ -99,7 +105,7 @@ extension ProviderSetup {
                 "\(Self.name(manifest)) was not run: you did not approve its files; `autofill providers trust \(manifest.identifier)` approves them")
         }
         let record = TrustRecord(fingerprint: fingerprint, bundle: manifest.bundlePath, executable: manifest.executable,
-                                 recorded: .wholeSecondsNow, origin: .confirmed, permissions: manifest.sandbox.permissionKeys)
+                                 recorded: .wholeSecondsNow, origin: .confirmed, permissions: manifest.sandbox.permissionKeys, grants: grantKeys(of: manifest))
         let kept = try trustRecords.saveIfAbsent(record, for: manifest.identifier)
         guard kept != record else { return }
         // Another autofill recorded files in the meantime: those are the ones to compare with.
@@ -142,7 +148,7 @@ extension ProviderSetup {
         try checkPermissions(manifest)
         let fingerprint = try PluginFingerprint(of: manifest)
         let current = TrustRecord(fingerprint: fingerprint, bundle: manifest.bundlePath, executable: manifest.executable,
-                                  recorded: .wholeSecondsNow, origin: .trusted, permissions: manifest.sandbox.permissionKeys)
+                                  recorded: .wholeSecondsNow, origin: .trusted, permissions: manifest.sandbox.permissionKeys, grants: grantKeys(of: manifest))
         let previous = try trustRecords.record(for: id, bundle: manifest.bundlePath)
         // A quarantine of other files was lifted when they changed; report only one that applied.
         let lifted = try faultLedger.quarantine(for: id, bundle: manifest.bundlePath, fingerprint: fingerprint)
@@ -185,7 +191,7 @@ extension ProviderSetup {
         guard !isEnabled || previous == nil else { return (previous, false) }
         try trustRecords.save(
             TrustRecord(fingerprint: try PluginFingerprint(of: manifest), bundle: manifest.bundlePath, executable: manifest.executable,
-                        recorded: .wholeSecondsNow, origin: .enabled, permissions: manifest.sandbox.permissionKeys),
+                        recorded: .wholeSecondsNow, origin: .enabled, permissions: manifest.sandbox.permissionKeys, grants: grantKeys(of: manifest)),
             for: manifest.identifier)
         return (previous, true)
     }
@@ -211,8 +217,14 @@ extension ProviderSetup {
 extension PluginFingerprint {
     /// The bundle and each file's SHA-256, one line each, names aligned: what the approval question shows.
     public func lines(of manifest: PluginManifest) -> [String] {
-        let width = max(manifest.executable.count, "Info.plist".count, "bundle".count) + 2
+        let entries: [(String, String)] = files.map { files in
+            files.keys.sorted().map { path in
+                let value = files[path] ?? ""
+                return (path, value.hasPrefix("link:") ? "a symbolic link to \(value.dropFirst(5))" : value.hasPrefix("other:") ? "not a file" : "SHA-256 \(value)")
+            }
+        } ?? [(manifest.executable, "SHA-256 \(library)"), ("Info.plist", "SHA-256 \(plist)")]
+        let width = (entries.map(\.0.count) + ["bundle".count]).max()! + 2
         func pad(_ text: String) -> String { text + String(repeating: " ", count: max(width - text.count, 1)) }
-        return [pad("bundle") + manifest.bundlePath, pad(manifest.executable) + "SHA-256 \(library)", pad("Info.plist") + "SHA-256 \(plist)"]
+        return [pad("bundle") + manifest.bundlePath] + entries.map { pad(DisplayText.line($0.0, limit: 200)) + $0.1 }
     }
 }

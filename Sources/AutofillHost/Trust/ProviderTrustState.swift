@@ -57,7 +57,15 @@ public enum ProviderTrustState: Sendable, Equatable {
                 .refused,
                 "\(name) is enabled, but you have not approved its files (\(manifest.bundlePath)): run `autofill providers trust \(manifest.identifier)` to see their SHA-256 and approve them, or run autofill in a terminal to be asked\(earlier)")
         case .changed(let files, let record):
-            let differ = files.count == 1 ? "\(files[0]) differs" : "\(files.joined(separator: " and ")) differ"
+            // "libdep.so differs", "extra.so was added", "a.so and b.so differ".
+            var phrases: [String] = []
+            let differing = files.filter { !$0.hasSuffix(" (added)") && !$0.hasSuffix(" (removed)") }
+            if !differing.isEmpty { phrases.append(differing.count == 1 ? "\(differing[0]) differs" : "\(differing.joined(separator: " and ")) differ") }
+            for (suffix, verb) in [(" (added)", "added"), (" (removed)", "removed")] {
+                let named = files.filter { $0.hasSuffix(suffix) }.map { String($0.dropLast(suffix.count)) }
+                if !named.isEmpty { phrases.append("\(named.joined(separator: " and ")) \(named.count == 1 ? "was" : "were") \(verb)") }
+            }
+            let differ = phrases.joined(separator: "; ")
             return AutofillError(
                 .refused,
                 "\(name) changed \(record.sinceWhat): \(differ); run `autofill providers trust \(manifest.identifier)` after checking it")

@@ -26,16 +26,21 @@ public struct TrustRecord: Codable, Equatable, Sendable {
     /// The sandbox permissions approved with the files (``SandboxDeclaration/permissionKeys``); nil in a
     /// record made before autofill had a sandbox, which approves none.
     public var permissions: [String]?
+    /// What its declared files reached when approved, resolved (`grant:read:/home/u/.netrc`,
+    /// ``ProviderSetup/grantKeys(of:)``): a launch whose settings reach more is refused until approved.
+    /// Nil in a record made before autofill recorded them.
+    public var grants: [String]?
 
     /// Creates a record.
     public init(fingerprint: PluginFingerprint, bundle: String, executable: String, recorded: Date, origin: Origin,
-                permissions: [String]? = nil) {
+                permissions: [String]? = nil, grants: [String]? = nil) {
         self.fingerprint = fingerprint
         self.bundle = bundle
         self.executable = executable
         self.recorded = recorded
         self.origin = origin
         self.permissions = permissions
+        self.grants = grants
     }
 
     /// "since you enabled it", "since you trusted it", "since you approved it".

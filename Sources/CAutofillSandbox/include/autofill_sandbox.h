@@ -22,7 +22,7 @@
 #define AFS_EXECUTE 4u /* execve the file (or files beneath the folder) */
 
 typedef struct afs_rule {
-    const char *path; /* absolute; a missing path is skipped (reported in afs_report.skipped_rules) */
+    const char *path; /* absolute, resolved; a missing path, or one with a link in it, is skipped (afs_report.skipped_rules) */
     uint32_t access;  /* AFS_READ | AFS_WRITE | AFS_EXECUTE */
 } afs_rule;
 
@@ -43,8 +43,18 @@ typedef struct afs_policy {
 typedef struct afs_report {
     int landlock_abi;       /* the Landlock ABI used (the kernel's, capped at what this file knows), 0 if none */
     int seccomp_rules;      /* rules in the seccomp filter (allowed calls and argument checks) */
-    size_t skipped_rules;   /* rules whose path did not exist */
+    size_t skipped_rules;   /* rules whose path did not exist or held a link */
 } afs_report;
+
+/*
+ * Opens `path` (absolute) as an O_PATH descriptor without following any symbolic link or /proc magic
+ * link on the way (openat2 with RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS; one component at a time
+ * with O_NOFOLLOW where openat2 is missing). Every Landlock rule is added on such a descriptor: the
+ * host resolved the path before checking it, so a link there now was swapped in after the check, and
+ * its rule is skipped (counted in afs_report.skipped_rules). The descriptor, or -1 with errno (ELOOP
+ * for a link).
+ */
+int afs_open_grant(const char *path);
 
 /* The kernel's Landlock ABI version, 0 when Landlock is missing or disabled. */
 int afs_landlock_abi(void);

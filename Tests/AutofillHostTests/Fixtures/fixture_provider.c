@@ -10,6 +10,9 @@
  *   FIXTURE_CRASH_IN_ENTRY       crash (SIGSEGV) in the entry function
  *   FIXTURE_HANG_IN_ENTRY        never return from the entry function
  *   FIXTURE_PRINT_AT_LOAD        print to stdout and stderr in the entry function
+ *   FIXTURE_DEPENDENCY           name itself (FixtureName) by fixture_dependency(), from a library it links
+ *   FIXTURE_REFUSE_IF_READABLE   refuse to load (NULL) when the file its FixtureRead setting names can be
+ *                                read: a visible sign that its sandbox granted that file
  *   FIXTURE_IDENTITIES=N         at load, replace the store's contents with N identities
  *                                ("<FixtureName>-<i>.test", user "u<i>") in one store_replace
  *   FIXTURE_IOS26                put the iOS 26 entry points (save, generate, report) in the table
@@ -339,6 +342,10 @@ static af_provider table = {
 #endif
 };
 
+#ifdef FIXTURE_DEPENDENCY
+extern const char *fixture_dependency(void);
+#endif
+
 AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, const af_host_services *services) {
     if (host_abi_version != AF_ABI_VERSION || services == NULL) return NULL;
     host = services;
@@ -358,6 +365,20 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
     return NULL;
 #endif
     size_t length = 0;
+#ifdef FIXTURE_REFUSE_IF_READABLE
+    {
+        char path[512];
+        if (host->get_setting("FixtureRead", 11, path, sizeof path - 1, &length) == AF_OK) {
+            path[length] = '\0';
+            FILE *file = fopen(path, "r");
+            if (file) {
+                fclose(file);
+                say("could read the file FixtureRead names");
+                return NULL;
+            }
+        }
+    }
+#endif
     if (host->get_setting("FixtureName", 11, fixture_name, sizeof fixture_name - 1, &length) == AF_OK) {
         fixture_name[length] = '\0';
     }
@@ -365,6 +386,9 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
     if (host->get_setting("FixtureTogether", 15, together, sizeof together - 1, &length) == AF_OK && atoi(together) > 0) {
         together_target = atoi(together);
     }
+#ifdef FIXTURE_DEPENDENCY
+    snprintf(fixture_name, sizeof fixture_name, "%s", fixture_dependency());
+#endif
     char service[160];
     snprintf(service, sizeof service, "%s.test", fixture_name);
     af_identity identity = {0};

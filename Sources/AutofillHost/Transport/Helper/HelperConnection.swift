@@ -23,6 +23,9 @@ public final class HelperConnection: ProviderConnection {
     public let session: ProviderSession
     /// The limits each helper of this provider runs under.
     public let options: HelperOptions
+    /// The approved SHA-256 of each file of the bundle, admitted at launch: a helper started again after
+    /// a fault loads only those bytes (a file swapped while the provider was warm is refused).
+    private let pins: [String: String]?
     private let logger: Logger
     private let onFault: @Sendable (PluginManifest, ProviderFault) -> Void
     private let current = Mutex<RunningHelper?>(nil)
@@ -38,11 +41,12 @@ public final class HelperConnection: ProviderConnection {
     }
 
     private init(manifest: PluginManifest, entryPoints: EntryPoints, session: ProviderSession, options: HelperOptions,
-                 logger: Logger, onFault: @escaping @Sendable (PluginManifest, ProviderFault) -> Void) {
+                 pins: [String: String]?, logger: Logger, onFault: @escaping @Sendable (PluginManifest, ProviderFault) -> Void) {
         self.manifest = manifest
         self.entryPoints = entryPoints
         self.session = session
         self.options = options
+        self.pins = pins
         self.logger = logger
         self.onFault = onFault
         self.lifecycle = DispatchQueue(label: "autofill.helper.\(manifest.identifier)")
@@ -61,11 +65,13 @@ public final class HelperConnection: ProviderConnection {
     /// `beforeLoading` runs while the helper process starts up (its runtime takes a few
     /// milliseconds), before the helper learns which plugin to load: nothing of the plugin is read
     /// or run until it returns. If it throws, the helper is stopped and the error rethrown.
-    /// `ProviderSetup.launch` admits the provider there (trust and quarantine).
+    /// `ProviderSetup.launch` admits the provider there (trust and quarantine); it returns the approved
+    /// SHA-256 of each file of the bundle, which the helper checks each library against as it loads it
+    /// (nil: nothing compared).
     public static func launch(
         manifest: PluginManifest, services: ProviderServices, options: HelperOptions = HelperOptions(),
         onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil,
-        beforeLoading: () throws(AutofillError) -> Void = {}
+        beforeLoading: () throws(AutofillError) -> [String: String]? = { nil }
     ) throws(AutofillError) -> HelperConnection {
         var logger = services.logger
         logger[metadataKey: "provider"] = "\(manifest.identifier)"
@@ -84,20 +90,21 @@ public final class HelperConnection: ProviderConnection {
                     }
                 })
         }
+        let pins: [String: String]?
         do {
-            try beforeLoading()
+            pins = try beforeLoading()
         } catch {
             if case .success(let helper) = spawned { helper.stop(.released) }
             throw error
         }
         let helper = try spawned.get()
-        let load = helper.load()
+        let load = helper.load(pins: pins)
         guard let entryPoints = load.entryPoints, !load.problems.contains(where: { $0.severity == .error }) else {
             helper.stop(.released)
             throw AutofillError(.invalidPlugin, "the plugin \(manifest.identifier) cannot be loaded:",
                                 problems: load.problems.filter { $0.severity == .error })
         }
-        let connection = HelperConnection(manifest: manifest, entryPoints: entryPoints, session: session, options: options,
+        let connection = HelperConnection(manifest: manifest, entryPoints: entryPoints, session: session, options: options, pins: pins,
                                           logger: logger, onFault: onFault)
         connection.current.withLock { $0 = helper }
         box.connection = connection
@@ -108,7 +115,7 @@ public final class HelperConnection: ProviderConnection {
     public static func launch(
         bundle: String, services: ProviderServices, options: HelperOptions = HelperOptions(),
         onFault: (@Sendable (PluginManifest, ProviderFault) -> Void)? = nil,
-        beforeLoading: () throws(AutofillError) -> Void = {}
+        beforeLoading: () throws(AutofillError) -> [String: String]? = { nil }
     ) throws(AutofillError) -> HelperConnection {
         let (manifest, problems) = ManifestReader.read(bundle: bundle)
         guard let manifest else {
@@ -227,7 +234,7 @@ public final class HelperConnection: ProviderConnection {
         let manifest = self.manifest, onFault = self.onFault
         do {
             let (helper, load) = try RunningHelper.start(
-                manifest: manifest, options: options, handler: session, logger: logger,
+                manifest: manifest, options: options, pins: pins, handler: session, logger: logger,
                 onEnd: { [weak self] helper, ending, inFlight in
                     if let self {
                         self.ended(helper, ending, inFlight)

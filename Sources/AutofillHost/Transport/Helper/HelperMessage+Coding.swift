@@ -48,12 +48,18 @@ extension HelperMessage {
             var w = FrameWriter(tag: Tag.returned.rawValue)
             w.u64(id)
             return w.frame
-        case .load(let version, let abi, let bundlePath, let sandbox):
+        case .load(let version, let abi, let bundlePath, let sandbox, let pins):
             var w = FrameWriter(tag: Tag.load.rawValue)
             w.u32(version)
             w.u32(abi)
             w.string(bundlePath)
             w.optional(sandbox) { $0.sandboxPolicy($1) }
+            w.optional(pins.map { $0.sorted { $0.key < $1.key } }) { w, pins in
+                w.array(pins) { w, pin in
+                    w.string(pin.key)
+                    w.string(pin.value)
+                }
+            }
             return w.frame
         case .sandboxed(let report):
             var w = FrameWriter(tag: Tag.sandboxed.rawValue)
@@ -102,7 +108,14 @@ extension HelperMessage {
         case .load:
             self = .load(protocolVersion: try r.u32("load.protocolVersion"), abiVersion: try r.u32("load.abiVersion"),
                          bundlePath: try r.text("load.bundlePath"),
-                         sandbox: try r.optional("load.sandbox") { r throws(FrameError) in try r.sandboxPolicy() })
+                         sandbox: try r.optional("load.sandbox") { r throws(FrameError) in try r.sandboxPolicy() },
+                         pins: try r.optional("load.pins") { r throws(FrameError) in
+                             var pins: [String: String] = [:]
+                             for (path, digest) in try r.array("load.pins", minimumElementSize: 8, { r throws(FrameError) in
+                                 (try r.text("load.pins.path"), try r.text("load.pins.digest"))
+                             }) { pins[path] = digest }
+                             return pins
+                         })
         case .sandboxed:
             self = .sandboxed(try r.sandboxReport())
         case .request:

@@ -14,7 +14,7 @@ internal import AutofillWire
 /// Version 2 added `returned`.
 public enum HelperProtocol {
     /// The version this build speaks; both sides refuse any other.
-    public static let version: UInt32 = 3
+    public static let version: UInt32 = 4
     /// The largest frame either side accepts (a `store_replace` of many identities is the big one).
     public static let maximumFrameBytes = Wire.maximumFrameBytes
     /// The largest string or byte field (the C ABI's own limit for byte buffers, `AF_MAX_BYTES_LENGTH`).
@@ -93,8 +93,9 @@ enum HelperMessage: Sendable, Equatable {
     /// The entry point called for this request returned (sent for UI entry points only).
     case returned(UInt64)
     // Host → helper.
-    /// Load the plugin at `bundlePath`, first applying `sandbox` (nil: none, for `unsandboxed`).
-    case load(protocolVersion: UInt32, abiVersion: UInt32, bundlePath: String, sandbox: SandboxPolicy?)
+    /// Load the plugin at `bundlePath`, first applying `sandbox` (nil: none, for `unsandboxed`); each
+    /// library loaded must have the SHA-256 `pins` gives for its path in the bundle (nil: not compared).
+    case load(protocolVersion: UInt32, abiVersion: UInt32, bundlePath: String, sandbox: SandboxPolicy?, pins: [String: String]?)
     case request(UInt64, ProviderRequest)
     case reply(UInt64, HostReply)
 }

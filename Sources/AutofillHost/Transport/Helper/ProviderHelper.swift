@@ -49,7 +49,7 @@ public enum ProviderHelper {
         // only the thread that enters it on this kernel): the host's `load` is read here, on the main
         // thread, before anything starts a thread (the provider's queue, the host-service forwarding).
         var assembler = FrameAssembler()
-        let (bundlePath, sandbox) = awaitLoad(&assembler)
+        let (bundlePath, sandbox, pins) = awaitLoad(&assembler)
         if let sandbox {
             switch SandboxEntry.enter(sandbox) {
             case .success(let report):
@@ -62,21 +62,21 @@ public enum ProviderHelper {
                 waitForHostToClose(&assembler)
             }
         }
-        Serving(channel: channel).run(loading: bundlePath, assembler: assembler)
+        Serving(channel: channel).run(loading: bundlePath, pins: pins, assembler: assembler)
     }
 
     /// Reads frames on this thread until the host's `load`: its bundle path and sandbox. Anything else
     /// first, or another version, is a protocol error; the host closing the channel ends the helper.
-    private static func awaitLoad(_ assembler: inout FrameAssembler) -> (String, SandboxPolicy?) {
+    private static func awaitLoad(_ assembler: inout FrameAssembler) -> (String, SandboxPolicy?, [String: String]?) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
         defer { buffer.deallocate() }
         while true {
             do {
                 if let body = try assembler.next() {
-                    guard case .load(let version, let abi, let bundlePath, let sandbox) = try HelperMessage(body: body),
+                    guard case .load(let version, let abi, let bundlePath, let sandbox, let pins) = try HelperMessage(body: body),
                         version == HelperProtocol.version, abi == providerABIVersion
                     else { _exit(ExitStatus.protocolError) }
-                    return (bundlePath, sandbox)
+                    return (bundlePath, sandbox, pins)
                 }
             } catch {
                 _exit(ExitStatus.protocolError)
@@ -114,8 +114,8 @@ public enum ProviderHelper {
 
         /// Loads the plugin at `bundlePath` (the host's `load`, already read) and serves until the host
         /// closes the channel; `assembler` holds whatever the host sent after `load`.
-        func run(loading bundlePath: String, assembler: consuming FrameAssembler) -> Never {
-            queue.async { self.load(bundlePath) }
+        func run(loading bundlePath: String, pins: [String: String]?, assembler: consuming FrameAssembler) -> Never {
+            queue.async { self.load(bundlePath, pins: pins) }
             var assembler = assembler
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
             while true {
@@ -151,8 +151,8 @@ public enum ProviderHelper {
             }
         }
 
-        private func load(_ bundlePath: String) {
-            let (problems, bound) = PluginLoader.checkAndBind(bundle: bundlePath, handler: services) { stage in
+        private func load(_ bundlePath: String, pins: [String: String]?) {
+            let (problems, bound) = PluginLoader.checkAndBind(bundle: bundlePath, handler: services, pins: pins) { stage in
                 self.send(.loading(stage))
             }
             self.bound.withLock { $0 = bound }

@@ -56,6 +56,8 @@ final class RunningHelper: Sendable {
         var helloSeen = false
         /// The host allowed the load (``load()``); `load` goes out once this and the hello are both in.
         var approved = false
+        /// The approved SHA-256 of each file of the bundle, sent with `load` (nil: nothing compared).
+        var pins: [String: String]?
         var loadSent = false
         /// The helper's report that its sandbox is in force (before it opened the plugin).
         var sandbox: SandboxReport?
@@ -105,12 +107,13 @@ final class RunningHelper: Sendable {
     /// Spawns a helper for `manifest`'s bundle and waits, up to the load deadline, for the handshake
     /// and the plugin's load. A plugin that cannot be loaded (invalid, crashed, hung) is reported as
     /// problems, exactly like in-process loading; only a helper that cannot be started at all throws.
+    /// `pins`: the approved SHA-256 of each file of the bundle (nil: nothing compared).
     static func start(
-        manifest: PluginManifest, options: HelperOptions, handler: any HostServicesHandler, logger: Logger,
+        manifest: PluginManifest, options: HelperOptions, pins: [String: String]? = nil, handler: any HostServicesHandler, logger: Logger,
         onEnd: @escaping @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
     ) throws(AutofillError) -> (helper: RunningHelper, load: LoadResult) {
         let helper = try spawn(manifest: manifest, options: options, handler: handler, logger: logger, onEnd: onEnd)
-        return (helper, helper.load())
+        return (helper, helper.load(pins: pins))
     }
 
     /// Spawns a helper for `manifest` and returns at once: the helper starts its runtime and says
@@ -138,9 +141,13 @@ final class RunningHelper: Sendable {
     }
 
     /// Tells the helper to load its plugin (as soon as its hello is in) and waits, up to the load
-    /// deadline, for the result.
-    func load() -> LoadResult {
-        sendLoadIfReady { $0.approved = true }
+    /// deadline, for the result. `pins`: the approved SHA-256 of each file of the bundle, which each
+    /// library the helper loads must match.
+    func load(pins: [String: String]? = nil) -> LoadResult {
+        sendLoadIfReady {
+            $0.approved = true
+            $0.pins = pins
+        }
         if settled.wait(timeout: .now() + options.loadDeadline.dispatchInterval) == .timedOut {
             stop(.loadDeadline)
         }
@@ -151,16 +158,16 @@ final class RunningHelper: Sendable {
     /// Marks one of the two conditions of `load` (the hello, the host's approval) and sends `load`
     /// when both hold, exactly once.
     private func sendLoadIfReady(_ mark: (inout State) -> Void) {
-        let ready = state.withLock { state -> Bool in
+        let ready = state.withLock { state -> [String: String]?? in
             mark(&state)
-            guard state.helloSeen, state.approved, !state.loadSent else { return false }
+            guard state.helloSeen, state.approved, !state.loadSent else { return nil }
             state.loadSent = true
-            return true
+            return .some(state.pins)
         }
-        guard ready else { return }
+        guard let pins = ready else { return }
         do {
             try channel.send(.load(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion, bundlePath: manifest.bundlePath,
-                                   sandbox: options.sandbox))
+                                   sandbox: options.sandbox, pins: pins))
         } catch {
             stop(.violation(error.message))
         }
