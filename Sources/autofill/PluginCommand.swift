@@ -60,7 +60,14 @@ struct PluginCommand: ParsableCommand {
                                           records: HostRecords(environment: environment), logger: Logger(label: "autofill.plugin"))
                 permissions = setup.sandboxSummary(for: manifest)
                 switch Result(catching: { () throws(AutofillError) in try setup.sandboxPolicy(for: manifest) }) {
-                case .success(let policy): options.sandbox = policy
+                case .success(let policy):
+                    options.sandbox = policy
+                    do throws(AutofillError) {
+                        try setup.confine(&options, for: manifest)
+                    } catch {
+                        refused = PluginProblem(.loadFailed, file: "\(manifest.bundlePath)/Info.plist", keyPath: SandboxDeclaration.key,
+                                                message: "cannot be sandboxed here: \(error.message)", fix: "see docs/SANDBOX.md; nothing of the plugin ran")
+                    }
                 case .failure(let error):
                     refused = PluginProblem(.loadFailed, file: "\(manifest.bundlePath)/Info.plist", keyPath: SandboxDeclaration.key,
                                             message: "cannot be sandboxed as configured: \(error.message)",

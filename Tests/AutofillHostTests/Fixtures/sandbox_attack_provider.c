@@ -20,6 +20,9 @@
  *                   reports "ok fork <child pid> setsid <the child's result>"
  *   connect         TCP connect to 127.0.0.1:Target
  *   exec            fork + execv(Target) with no arguments; reports the child's exit status
+ *   run             fork + /bin/sh -c Target; reports "ok ran, status N: <the first line of its output>"
+ *   connect-unix    connect to the Unix socket at the path Target
+ *   count-processes count the processes /proc lists: "ok N processes"
  */
 #define _GNU_SOURCE
 #include "autofill_provider.h"
@@ -35,6 +38,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,6 +159,52 @@ static void run_attack(char *out, size_t size) {
             return denied(out, size, "execv");
         }
         snprintf(out, size, "ok ran, status %d", code);
+    } else if (strcmp(attack, "run") == 0) {
+        int output[2];
+        if (pipe2(output, O_CLOEXEC) != 0) return denied(out, size, "pipe");
+        pid_t child = fork();
+        if (child < 0) return denied(out, size, "fork");
+        if (child == 0) {
+            dup2(output[1], 1);
+            dup2(output[1], 2);
+            char *const argv[] = {"sh", "-c", target, NULL};
+            execv("/bin/sh", argv);
+            _exit(errno == EACCES ? 126 : 127);
+        }
+        close(output[1]);
+        char text[256] = {0};
+        size_t used = 0;
+        ssize_t count;
+        while (used < sizeof text - 1 && (count = read(output[0], text + used, sizeof text - 1 - used)) > 0) used += (size_t)count;
+        close(output[0]);
+        int status = 0;
+        waitpid(child, &status, 0);
+        text[strcspn(text, "\n")] = '\0';
+        snprintf(out, size, "ok ran, status %d: %s", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), text);
+    } else if (strcmp(attack, "connect-unix") == 0) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) return denied(out, size, "socket");
+        struct sockaddr_un address = {.sun_family = AF_UNIX};
+        if (strlen(target) >= sizeof address.sun_path) {
+            close(fd);
+            errno = ENAMETOOLONG;
+            return denied(out, size, "connect");
+        }
+        memcpy(address.sun_path, target, strlen(target) + 1);
+        int status = connect(fd, (struct sockaddr *)&address, sizeof address);
+        int code = errno;
+        close(fd);
+        errno = code;
+        if (status != 0) return denied(out, size, "connect");
+        snprintf(out, size, "ok connected");
+    } else if (strcmp(attack, "count-processes") == 0) {
+        DIR *proc = opendir("/proc");
+        if (!proc) return denied(out, size, "opendir");
+        int processes = 0;
+        struct dirent *entry;
+        while ((entry = readdir(proc))) processes += entry->d_name[0] >= '1' && entry->d_name[0] <= '9';
+        closedir(proc);
+        snprintf(out, size, "ok %d processes", processes);
     } else {
         snprintf(out, size, "unknown attack %s", attack);
     }

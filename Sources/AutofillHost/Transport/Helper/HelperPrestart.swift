@@ -8,7 +8,9 @@ internal import Synchronization
 /// helper as soon as it has read its configuration, so that start overlaps reading the stores and
 /// ranking the suggestions; the first launch of a provider in a helper then takes it and only sends
 /// it the plugin to load. The helper knows nothing until then: no plugin, no request, no secret.
-/// An unused one dies with the host (`PR_SET_PDEATHSIG`), like every helper.
+/// An unused one dies with the host (`PR_SET_PDEATHSIG`), like every helper. A helper in namespaces
+/// of its own (bubblewrap, docs/SANDBOX.md) is made for its provider's sandbox, so it is never taken
+/// from here: starting one ahead of need serves providers without namespaces only.
 public enum HelperPrestart {
     private struct Started: Sendable {
         let spawned: SpawnedHelper
