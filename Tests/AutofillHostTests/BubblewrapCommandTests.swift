@@ -124,8 +124,9 @@ struct BubblewrapCommandTests {
         #expect(!Self.mounts(Self.command(Self.policy())).contains { $0.2 == BubblewrapCommand.busFolder })
     }
 
-    @Test func theProxyTalksOnlyToTheDeclaredNames() {
-        #expect(DBusProxy.arguments(upstream: "unix:path=/run/user/1/bus", socket: "/x/bus", names: ["org.freedesktop.secrets"], lifeline: 3)
-            == ["--fd=3", "unix:path=/run/user/1/bus", "/x/bus", "--filter", "--talk=org.freedesktop.secrets"])
+    @Test func theProxyTalksOnlyToTheDeclaredNamesAndSeesTheVisibleOnes() {
+        #expect(DBusProxy.arguments(upstream: "unix:path=/run/user/1/bus", socket: "/x/bus", names: ["org.freedesktop.secrets"],
+                                    visibleNames: ["org.gnome.keyring"], lifeline: 3)
+            == ["--fd=3", "unix:path=/run/user/1/bus", "/x/bus", "--filter", "--talk=org.freedesktop.secrets", "--see=org.gnome.keyring"])
     }
 }

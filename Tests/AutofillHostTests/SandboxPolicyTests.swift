@@ -29,12 +29,13 @@ struct SandboxPolicyTests {
             "Files": [["Setting": "VaultFile", "Access": "read-write"], ["Path": "~/.password-store", "Access": "read"],
                       ["Setting": "StateFile", "Default": "${OTPAuthFile}.state.json", "Access": "read-write"]],
             "OutboundTCPPorts": [443, 443, 8443], "SessionBus": true, "SessionBusNames": ["org.freedesktop.secrets", "org.example.Notes"],
+            "SessionBusVisibleNames": ["org.gnome.keyring"],
             "Executables": ["gpg"], "Environment": ["PASSWORD_STORE_DIR"],
         ])
         #expect(problems.isEmpty, "\(problems)")
         #expect(declaration.permissionKeys == [
             "file:setting:VaultFile:read-write", "file:path:~/.password-store:read", "file:setting:StateFile:read-write",
-            "net:tcp:443", "net:tcp:8443", "bus:name:org.freedesktop.secrets", "bus:name:org.example.Notes", "exec:gpg",
+            "net:tcp:443", "net:tcp:8443", "bus:name:org.freedesktop.secrets", "bus:name:org.example.Notes", "bus:see:org.gnome.keyring", "exec:gpg",
             "env:PASSWORD_STORE_DIR",
         ])
         // What the session bus grants, in plain words: the Secret Service's consequence, a generic one for other names.
@@ -42,6 +43,7 @@ struct SandboxPolicyTests {
             .hasPrefix("read and change the items of your unlocked keyrings, including other applications' passwords"))
         #expect(SandboxDeclaration.describe(permissionKey: "bus:name:org.example.Notes")
             == "talk to org.example.Notes on your session bus, and do whatever that service lets any program of yours do")
+        #expect(SandboxDeclaration.describe(permissionKey: "bus:see:org.gnome.keyring") == "see whether org.gnome.keyring is on your session bus (not call it)")
         #expect(SandboxDeclaration.describe(permissionKey: "exec:gpg") == "run the program gpg inside its sandbox")
         #expect(declaration.asksMore(than: ["net:tcp:443", "exec:gpg"]).contains("net:tcp:8443"))
         #expect(SandboxDeclaration.describe(permissionKey: "net:tcp:443") == "connect to the internet on TCP port 443")

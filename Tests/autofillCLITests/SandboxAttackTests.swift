@@ -181,14 +181,19 @@ struct SandboxAttackTests {
     }
 
     /// The process (as this machine numbers it) that a forked helper numbers `innerPID` in its own pid
-    /// namespace: a copy of the helper (its name) whose innermost pid is that.
+    /// namespace: in a pid namespace below this one, its innermost pid that, its parent's 2 (the helper).
     static func process(innerPID: Int32) -> Int32? {
+        func field(_ status: String, _ name: String) -> [Substring] {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("\(name):") }) else { return [] }
+            return Array(line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst())
+        }
+        func status(_ pid: Substring) -> String? { try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) }
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry), let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
-                status.hasPrefix("Name:\tautofill-provid"),
-                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("NSpid:") }) else { continue }
-            let pids = line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst()
-            if pids.count > 1, pids.last == Substring("\(innerPID)") { return pid }
+            guard let pid = Int32(entry), let mine = status(Substring(entry)) else { continue }
+            let pids = field(mine, "NSpid")
+            guard pids.count > 1, pids.last == Substring("\(innerPID)"), let parent = field(mine, "PPid").first,
+                let parentStatus = status(parent), field(parentStatus, "NSpid").last == "2" else { continue }
+            return pid
         }
         return nil
     }

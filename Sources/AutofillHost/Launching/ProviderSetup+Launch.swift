@@ -80,7 +80,8 @@ extension ProviderSetup {
         policy.sessionBus = false
         if declaration.sessionBus {
             if let upstream = DBusProxy.upstream(environment: ClientContext.current.environment) {
-                options.sessionBus = SessionBusFilter(upstream: upstream, names: declaration.sessionBusNames)
+                options.sessionBus = SessionBusFilter(upstream: upstream, names: declaration.sessionBusNames,
+                                                      visibleNames: declaration.sessionBusVisibleNames)
                 policy.environment["DBUS_SESSION_BUS_ADDRESS"] = BubblewrapCommand.busAddress
             } else {
                 policy.environment["DBUS_SESSION_BUS_ADDRESS"] = nil

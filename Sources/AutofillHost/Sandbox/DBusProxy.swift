@@ -10,10 +10,13 @@ public struct SessionBusFilter: Sendable, Equatable {
     public var upstream: String
     /// The well-known names the provider declared (`SessionBusNames`).
     public var names: [String]
+    /// The names it may only see (`SessionBusVisibleNames`).
+    public var visibleNames: [String]
 
-    public init(upstream: String, names: [String]) {
+    public init(upstream: String, names: [String], visibleNames: [String] = []) {
         self.upstream = upstream
         self.names = names
+        self.visibleNames = visibleNames
     }
 }
 
@@ -43,14 +46,14 @@ final class DBusProxy: Sendable {
         self.lifeline.withLock { $0 = lifeline }
     }
 
-    /// The proxy's arguments (pure): the upstream bus, its socket, and one `--talk` per name.
-    static func arguments(upstream: String, socket: String, names: [String], lifeline: Int32) -> [String] {
-        ["--fd=\(lifeline)", upstream, socket, "--filter"] + names.map { "--talk=\($0)" }
+    /// The proxy's arguments (pure): the upstream bus, its socket, one `--talk` per name and one `--see` per visible name.
+    static func arguments(upstream: String, socket: String, names: [String], visibleNames: [String] = [], lifeline: Int32) -> [String] {
+        ["--fd=\(lifeline)", upstream, socket, "--filter"] + names.map { "--talk=\($0)" } + visibleNames.map { "--see=\($0)" }
     }
 
     /// Starts a proxy to `upstream` for `names` in a new private folder under `runtimeDirectory`
     /// (else `/tmp`); ``waitUntilListening(for:)`` then waits until it listens.
-    static func start(upstream: String, names: [String], runtimeDirectory: String?, for named: String) throws(AutofillError) -> DBusProxy {
+    static func start(_ filter: SessionBusFilter, runtimeDirectory: String?, for named: String) throws(AutofillError) -> DBusProxy {
         guard let executable else {
             throw AutofillError(.notFound, "\(named) talks to the session bus, which autofill filters through xdg-dbus-proxy, and it is not installed; install it (Debian: apt install xdg-dbus-proxy)")
         }
@@ -68,7 +71,8 @@ final class DBusProxy: Sendable {
         }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         var pid: pid_t = 0
-        let arguments = [executable] + Self.arguments(upstream: upstream, socket: socket, names: names, lifeline: 3)
+        let arguments = [executable] + Self.arguments(upstream: filter.upstream, socket: socket, names: filter.names,
+                                                      visibleNames: filter.visibleNames, lifeline: 3)
         let status = withCStrings(arguments) { argv in
             withCStrings(["PATH=/usr/bin:/bin"]) { envp in afh_spawn_program(executable, argv, envp, null, null, null, pipe[1], &pid) }
         }

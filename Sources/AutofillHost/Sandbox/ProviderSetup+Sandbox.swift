@@ -34,6 +34,7 @@ extension ProviderSetup {
         }
         if declaration.sessionBus {
             for name in declaration.sessionBusNames { lines.append(SandboxDeclaration.describe(busName: DisplayText.line(name, limit: 255))) }
+            for name in declaration.sessionBusVisibleNames { lines.append(SandboxDeclaration.describe(permissionKey: "bus:see:\(name)")) }
         }
         for name in declaration.executables {
             let found = SandboxContext.resolveProgram(name).map { " (\($0))" } ?? " (not found: it cannot run it)"

@@ -19,6 +19,7 @@ internal import AutofillCore
 ///   <key>OutboundTCPPorts</key><array><integer>443</integer></array>
 ///   <key>SessionBus</key><true/>
 ///   <key>SessionBusNames</key><array><string>org.freedesktop.secrets</string></array>
+///   <key>SessionBusVisibleNames</key><array><string>org.gnome.keyring</string></array>
 ///   <key>Executables</key><array><string>gpg</string></array>
 ///   <key>Environment</key><array><string>PASSWORD_STORE_DIR</string><string>GNUPGHOME</string></array>
 /// </dict>
@@ -66,15 +67,18 @@ public struct SandboxDeclaration: Hashable, Sendable {
     public var sessionBus: Bool
     /// The bus names it may talk to on the session bus (`--talk` of the filtering proxy); required with `sessionBus`.
     public var sessionBusNames: [String]
+    /// Names it may see on the session bus (whether they are there: `--see` of the proxy), not call.
+    public var sessionBusVisibleNames: [String]
     public var executables: [String]
     public var environment: [String]
 
     public init(files: [File] = [], outboundTCPPorts: [UInt16] = [], sessionBus: Bool = false, sessionBusNames: [String] = [],
-                executables: [String] = [], environment: [String] = []) {
+                sessionBusVisibleNames: [String] = [], executables: [String] = [], environment: [String] = []) {
         self.files = files
         self.outboundTCPPorts = outboundTCPPorts
         self.sessionBus = sessionBus
         self.sessionBusNames = sessionBusNames
+        self.sessionBusVisibleNames = sessionBusVisibleNames
         self.executables = executables
         self.environment = environment
     }
@@ -83,7 +87,10 @@ public struct SandboxDeclaration: Hashable, Sendable {
     public var permissionKeys: [String] {
         var keys = files.map(\.permissionKey)
         keys += outboundTCPPorts.map { "net:tcp:\($0)" }
-        if sessionBus { keys += sessionBusNames.map { "bus:name:\($0)" } }
+        if sessionBus {
+            keys += sessionBusNames.map { "bus:name:\($0)" }
+            keys += sessionBusVisibleNames.map { "bus:see:\($0)" }
+        }
         keys += executables.map { "exec:\($0)" }
         keys += environment.map { "env:\($0)" }
         return keys
@@ -109,6 +116,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
             }
         case "net" where parts.count == 3: return "connect to the internet on TCP port \(safe(parts[2]))"
         case "bus" where parts.count == 3 && parts[1] == "name": return describe(busName: safe(parts[2]))
+        case "bus" where parts.count == 3 && parts[1] == "see": return "see whether \(safe(parts[2])) is on your session bus (not call it)"
         case "bus": return "talk to your D-Bus session bus"
         case "exec" where parts.count == 2: return "run the program \(safe(parts[1])) inside its sandbox"
         case "env" where parts.count == 2: return "see the environment variable \(safe(parts[1]))"
@@ -158,7 +166,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
             problem(key, "expected a Dictionary, found \(value.typeNameWithArticle)", "see docs/SANDBOX.md for its keys")
             return declaration
         }
-        let known = ["Files", "OutboundTCPPorts", "SessionBus", "SessionBusNames", "Executables", "Environment"]
+        let known = ["Files", "OutboundTCPPorts", "SessionBus", "SessionBusNames", "SessionBusVisibleNames", "Executables", "Environment"]
         for name in top.keys.sorted() where !known.contains(name) {
             problem("\(key).\(DisplayText.line(name, limit: 100))", "is not a sandbox key",
                     "use only \(known.joined(separator: ", ")) (docs/SANDBOX.md)")
@@ -201,8 +209,10 @@ public struct SandboxDeclaration: Hashable, Sendable {
             problem("\(key).SessionBus", "names no bus name to talk to: the session bus reaches a provider only through a filter that lets through the names it declares",
                     "add SessionBusNames, an <array> of the names it talks to (the Secret Service: <string>org.freedesktop.secrets</string>)")
         }
-        if !declaration.sessionBus && !declaration.sessionBusNames.isEmpty {
-            problem("\(key).SessionBusNames", "names bus names without SessionBus", "add <key>SessionBus</key><true/>, or remove SessionBusNames")
+        declaration.sessionBusVisibleNames = strings(top["SessionBusVisibleNames"], path: "\(key).SessionBusVisibleNames", problem: problem,
+                                                     check: busNameProblem).filter { !declaration.sessionBusNames.contains($0) }
+        if !declaration.sessionBus && !(declaration.sessionBusNames.isEmpty && declaration.sessionBusVisibleNames.isEmpty) {
+            problem("\(key).SessionBusNames", "names bus names without SessionBus", "add <key>SessionBus</key><true/>, or remove the names")
         }
         declaration.executables = strings(top["Executables"], path: "\(key).Executables", problem: problem) { name in
             if name.hasPrefix("/") { return name.contains("/../") || name.hasSuffix("/..") ? "is not a plain absolute path" : nil }

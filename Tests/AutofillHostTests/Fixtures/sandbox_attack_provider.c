@@ -22,7 +22,6 @@
  *   exec            fork + execv(Target) with no arguments; reports the child's exit status
  *   run             fork + /bin/sh -c Target; reports "ok ran, status N: <the first line of its output>"
  *   connect-unix    connect to the Unix socket at the path Target
- *   count-processes count the processes /proc lists: "ok N processes"
  */
 #define _GNU_SOURCE
 #include "autofill_provider.h"
@@ -197,14 +196,6 @@ static void run_attack(char *out, size_t size) {
         errno = code;
         if (status != 0) return denied(out, size, "connect");
         snprintf(out, size, "ok connected");
-    } else if (strcmp(attack, "count-processes") == 0) {
-        DIR *proc = opendir("/proc");
-        if (!proc) return denied(out, size, "opendir");
-        int processes = 0;
-        struct dirent *entry;
-        while ((entry = readdir(proc))) processes += entry->d_name[0] >= '1' && entry->d_name[0] <= '9';
-        closedir(proc);
-        snprintf(out, size, "ok %d processes", processes);
     } else {
         snprintf(out, size, "unknown attack %s", attack);
     }

@@ -96,7 +96,7 @@ enum HelperSpawn {
             do throws(AutofillError) {
                 proxy = try namespaces.sessionBus.map { bus throws(AutofillError) in
                     let runtime = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
-                    return try DBusProxy.start(upstream: bus.upstream, names: bus.names, runtimeDirectory: runtime, for: namespaces.named)
+                    return try DBusProxy.start(bus, runtimeDirectory: runtime, for: namespaces.named)
                 }
             } catch {
                 for descriptor in opened { close(descriptor) }
