@@ -124,6 +124,13 @@ struct BubblewrapCommandTests {
         #expect(!Self.mounts(Self.command(Self.policy())).contains { $0.2 == BubblewrapCommand.busFolder })
     }
 
+    @Test func theLoadersTraceFolderIsBoundOnlyWhenTheUserAskedForATrace() {
+        let traced = BubblewrapCommand(policy: Self.policy(), helper: "/bin/helper", helperArguments: [], busFolder: nil,
+                                       loaderTrace: "/home/u/vault", fileSystem: Self.files).arguments
+        #expect(Self.mounts(traced).contains { $0 == ("--bind", "/home/u/vault", "/home/u/vault") })
+        #expect(!Self.mounts(Self.command(Self.policy())).contains { $0.2 == "/home/u/vault" })
+    }
+
     @Test func theProxyTalksOnlyToTheDeclaredNamesAndSeesTheVisibleOnes() {
         #expect(DBusProxy.arguments(upstream: "unix:path=/run/user/1/bus", socket: "/x/bus", names: ["org.freedesktop.secrets"],
                                     visibleNames: ["org.gnome.keyring"], lifeline: 3)

@@ -40,8 +40,11 @@ struct BubblewrapCommand: Equatable, Sendable {
     let arguments: [String]
 
     /// The command line for `helper` (an absolute path) with `helperArguments` under `policy`;
-    /// `busFolder` is the proxy's folder outside the sandbox (its socket is `bus`), nil without a session bus.
-    init(policy: SandboxPolicy, helper: String, helperArguments: [String], busFolder: String?, fileSystem: FileSystem = .live) {
+    /// `busFolder` is the proxy's folder outside the sandbox (its socket is `bus`), nil without a session bus;
+    /// `loaderTrace` the folder of `LD_DEBUG_OUTPUT` when the user set it (the dynamic loader opens its
+    /// trace file there as the helper starts, before Landlock closes the folder to the plugin).
+    init(policy: SandboxPolicy, helper: String, helperArguments: [String], busFolder: String?, loaderTrace: String? = nil,
+         fileSystem: FileSystem = .live) {
         var arguments = [
             "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
         ]
@@ -51,6 +54,9 @@ struct BubblewrapCommand: Equatable, Sendable {
         let helperReal = fileSystem.realPath(helper) ?? helper
         var binds = Self.binds(policy.rules, fileSystem: fileSystem)
         binds.append(Bind(path: helperReal, writable: false, device: false))
+        if let loaderTrace, let real = fileSystem.realPath(loaderTrace), Self.isAllowed(real) {
+            binds.append(Bind(path: real, writable: true, device: false))
+        }
         for bind in Self.minimal(binds) {
             arguments += [bind.device ? "--dev-bind" : bind.writable ? "--bind" : "--ro-bind", bind.path, bind.path]
         }

@@ -103,8 +103,10 @@ enum HelperSpawn {
                 throw error
             }
             // Inside its own pid namespace the helper's parent is bubblewrap's init, pid 1.
+            let trace = getenv("LD_DEBUG_OUTPUT").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? SandboxContext.parent(of: $0) : nil }
             let command = BubblewrapCommand(policy: namespaces.policy, helper: executable,
-                                            helperArguments: ["--parent", "1", "--memory-limit", "\(memoryLimit)"], busFolder: proxy?.folder)
+                                            helperArguments: ["--parent", "1", "--memory-limit", "\(memoryLimit)"], busFolder: proxy?.folder,
+                                            loaderTrace: trace)
             program = bubblewrap
             arguments = [bubblewrap] + command.arguments
         }
