@@ -92,12 +92,23 @@ extension ProviderSetup {
 
     /// Starts one helper process ahead of need (``HelperPrestart``) when any enabled provider runs in a
     /// helper: for commands that will most likely launch one, right after reading the configuration.
-    /// In namespaces a helper is made for its provider, so one is started ahead of need only when an
-    /// enabled provider would run without them (`unsandboxed`, or no user namespaces here).
+    /// In namespaces a helper is made for its provider, so one is started ahead of need in namespaces
+    /// only when a single enabled provider runs in a helper (the one a launch can be for), and without
+    /// them when an enabled provider would run so (`unsandboxed`, or no user namespaces here).
     public func prestartHelper() {
         let configuration = catalog.file.configuration
-        let isolations = catalog.enabledIDs.map { configuration.isolation(for: $0) }.filter { $0 != .inProcess }
-        guard !isolations.isEmpty, isolations.contains(.unsandboxed) || !BubblewrapSupport.available else { return }
+        let helpers = catalog.enabledIDs.filter { configuration.isolation(for: $0) != .inProcess }
+        guard !helpers.isEmpty else { return }
+        if BubblewrapSupport.available {
+            if helpers.count == 1, configuration.isolation(for: helpers[0]) == .helperProcess,
+                let manifest = try? catalog.manifest(for: helpers[0]), let options = try? helperOptions(for: manifest),
+                options.namespaces, let policy = options.sandbox
+            {
+                let named = "\(manifest.displayName) (\(manifest.identifier))"
+                HelperPrestart.start(options: options, namespaces: HelperNamespaces(policy: policy, sessionBus: options.sessionBus, named: named))
+            }
+            guard helpers.contains(where: { configuration.isolation(for: $0) == .unsandboxed }) else { return }
+        }
         HelperPrestart.start(options: configuration.helperOptions)
     }
 

@@ -39,6 +39,7 @@ final class DBusProxy: Sendable {
     private var socket: String { "\(folder)/bus" }
     private let pid: pid_t
     private let lifeline = Mutex<Int32>(-1)
+    private let listening = Mutex(false)
 
     private init(folder: String, pid: pid_t, lifeline: Int32) {
         self.folder = folder
@@ -89,12 +90,14 @@ final class DBusProxy: Sendable {
     /// Waits (10 s at most) until the proxy listens: it writes one byte on its lifeline then;
     /// end-of-file means it ended first.
     func waitUntilListening(for named: String) throws(AutofillError) {
+        if listening.withLock({ $0 }) { return }
         let descriptor = lifeline.withLock { $0 }
         var byte: UInt8 = 0
         guard descriptor >= 0, afa_wait_readable(descriptor, 10_000) == 1, read(descriptor, &byte, 1) == 1 else {
             stop()
             throw AutofillError(.internal, "cannot start the session bus filter for \(named): xdg-dbus-proxy ended or did not listen within 10 s (is your session bus running?)")
         }
+        listening.withLock { $0 = true }
     }
 
     /// Ends the proxy (closing its lifeline, then SIGKILL), reaps it and removes its folder. Again: nothing.

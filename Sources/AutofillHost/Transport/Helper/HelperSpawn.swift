@@ -20,7 +20,7 @@ struct SpawnedHelper {
 }
 
 /// What a helper in namespaces of its own is spawned with.
-struct HelperNamespaces {
+struct HelperNamespaces: Equatable, Sendable {
     var policy: SandboxPolicy
     var sessionBus: SessionBusFilter?
     /// The provider's name and id, for errors.
@@ -138,18 +138,10 @@ enum HelperSpawn {
             proxy?.stop()
             throw AutofillError(.internal, "cannot start the provider helper \(program): posix_spawn failed (\(String(cString: strerror(status))))")
         }
-        let spawned = SpawnedHelper(pid: pid, channel: socket[0], fault: fault[0], output: output[0], errorOutput: errorOutput[0],
-                                    namespaced: namespaces != nil, busProxy: proxy)
-        // The helper starts its runtime meanwhile; it connects to the bus only once its plugin loads.
-        if let proxy, let namespaces {
-            do throws(AutofillError) {
-                try proxy.waitUntilListening(for: namespaces.named)
-            } catch {
-                discard(spawned)
-                throw error
-            }
-        }
-        return spawned
+        // The helper starts its runtime meanwhile; it connects to the bus only once its plugin loads
+        // (``RunningHelper/load()`` waits until the filter listens).
+        return SpawnedHelper(pid: pid, channel: socket[0], fault: fault[0], output: output[0], errorOutput: errorOutput[0],
+                             namespaced: namespaces != nil, busProxy: proxy)
     }
 
     /// The helper's own process in a namespaced spawn, as this process sees it: the one child of

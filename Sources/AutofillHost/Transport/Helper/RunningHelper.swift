@@ -125,10 +125,13 @@ final class RunningHelper: Sendable {
         let executable = try HelperSpawn.executable(options)
         let spawned: SpawnedHelper
         if options.namespaces, let policy = options.sandbox {
-            // Its namespaces are made for this provider, so no helper started ahead of need will do.
-            let named = "\(manifest.displayName) (\(manifest.identifier))"
-            spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes,
-                                            namespaces: HelperNamespaces(policy: policy, sessionBus: options.sessionBus, named: named))
+            // Its namespaces are made for this provider: only one started ahead for the same will do.
+            let namespaces = HelperNamespaces(policy: policy, sessionBus: options.sessionBus, named: "\(manifest.displayName) (\(manifest.identifier))")
+            if let waiting = HelperPrestart.take(executable: executable, memoryLimit: options.memoryLimitBytes, namespaces: namespaces) {
+                spawned = waiting
+            } else {
+                spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes, namespaces: namespaces)
+            }
         } else if let waiting = HelperPrestart.take(executable: executable, memoryLimit: options.memoryLimitBytes) {
             spawned = waiting
         } else {
@@ -147,6 +150,17 @@ final class RunningHelper: Sendable {
     /// Tells the helper to load its plugin (as soon as its hello is in) and waits, up to the load
     /// deadline, for the result.
     func load() -> LoadResult {
+        if let proxy = spawned.busProxy {
+            do throws(AutofillError) {
+                try proxy.waitUntilListening(for: "\(manifest.displayName) (\(manifest.identifier))")
+            } catch {
+                stop(.released)
+                reapedIfEnding()
+                return LoadResult(problems: [PluginProblem(.loadFailed, file: manifest.bundlePath, message: error.message,
+                                                           fix: "nothing of the provider ran; check that your session bus runs (docs/SANDBOX.md)")],
+                                  entryPoints: nil)
+            }
+        }
         sendLoadIfReady { $0.approved = true }
         if settled.wait(timeout: .now() + options.loadDeadline.dispatchInterval) == .timedOut {
             stop(.loadDeadline)
