@@ -94,6 +94,18 @@ struct BubblewrapCommandTests {
         #expect(!mounts.contains { $0.0 != "--symlink" && $0.2 == "/home/u/notes" }, "never bound at the link's own path")
     }
 
+    @Test func aPathThroughALinkAboveItIsAlsoThereByItsOwnName() {
+        let files = Self.fileSystem(["/usr": "/usr", "/home/u/.local/share/autofill/providers/v": "/data/home/u/.local/share/autofill/providers/v",
+                                     "/bin/helper": "/bin/helper"])
+        let policy = SandboxPolicy(rules: [.init(path: "/usr", access: .read, reason: "system"),
+                                           .init(path: "/home/u/.local/share/autofill/providers/v", access: [.read, .write], reason: "data")],
+                                   dataFolder: "/home/u/.local/share/autofill/providers/v")
+        let mounts = Self.mounts(BubblewrapCommand(policy: policy, helper: "/bin/helper", helperArguments: [], busFolder: nil, fileSystem: files).arguments)
+        let real = "/data/home/u/.local/share/autofill/providers/v"
+        #expect(mounts.contains { $0 == ("--bind", real, real) })
+        #expect(mounts.contains { $0 == ("--bind", real, "/home/u/.local/share/autofill/providers/v") }, "\(mounts)")
+    }
+
     @Test(arguments: ["/proc/self/root", "/home/u/escape", "/home/u/sys"])
     func theRootProcAndSysAreNeverBoundWhateverAPathResolvesTo(path: String) {
         let mounts = Self.mounts(Self.command(Self.policy([.init(path: path, access: [.read, .write], reason: "hostile")])))

@@ -73,6 +73,21 @@ struct BubblewrapCommand: Equatable, Sendable {
             links.append(path)
             arguments += ["--symlink", target, path]
         }
+        // A rule whose path runs through a link above it (a home under a linked /home): its real path
+        // bound again at the rule's own path, so the names the policy and the provider's settings use
+        // are there too (where bubblewrap can make them: not in a bound folder, not through a link).
+        var aliases: [Bind] = []
+        var sources: [String: String] = [:]
+        for rule in policy.rules where !fileSystem.isSymbolicLink(rule.path) && !aliases.contains(where: { $0.path == rule.path }) {
+            guard let real = fileSystem.realPath(rule.path), real != rule.path, Self.isAllowed(real), Self.isAllowed(rule.path),
+                !(bound + links).contains(where: { SandboxContext.isInside(rule.path, $0) || rule.path == $0 })
+            else { continue }
+            aliases.append(Bind(path: rule.path, writable: rule.access.contains(.write), device: false))
+            sources[rule.path] = real
+        }
+        for alias in Self.minimal(aliases) {
+            arguments += [alias.writable ? "--bind" : "--ro-bind", sources[alias.path] ?? alias.path, alias.path]
+        }
         if let busFolder { arguments += ["--ro-bind", busFolder, Self.busFolder] }
         arguments += ["--", helperReal] + helperArguments
         self.arguments = arguments
