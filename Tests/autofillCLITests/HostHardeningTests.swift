@@ -54,7 +54,18 @@ struct HostHardeningTests {
                 let ended = host.wait()
                 throw ChildProcessError("no helper started (autofill exited \(ended.status): \(ended.stderr))")
             }
-            self.helper = helper
+            // In namespaces of its own, the host's child is bubblewrap: the helper is below its init.
+            var found = helper
+            while HostHardeningTests.name(of: found) == "bwrap" {
+                var next: Int32?
+                repeat {
+                    next = HostHardeningTests.children(of: found).first
+                    if next == nil { try await Task.sleep(for: .milliseconds(20)) }
+                } while next == nil && host.isRunning && ContinuousClock.now < deadline
+                guard let next else { throw ChildProcessError("no helper under bubblewrap \(found)") }
+                found = next
+            }
+            self.helper = found
             try await Task.sleep(for: .milliseconds(300))  // into the plugin's entry function
         }
 
@@ -95,6 +106,11 @@ struct HostHardeningTests {
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })
         else { return nil }
         return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { uid_t($0) }
+    }
+
+    /// The process's name (its executable's, 15 characters at most).
+    static func name(of pid: Int32) -> String? {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func children(of parent: Int32) -> [Int32] {
