@@ -3,10 +3,11 @@ import Foundation
 import Testing
 
 /// The host's own hardening (docs/SANDBOX.md): a running `autofill` and its sandboxed helper are not
-/// dumpable, so another process of the same user cannot ptrace them or read their memory through
-/// /proc (the kernel shows it in who owns /proc/PID: root, not the process's user; run as an
-/// unprivileged user, since root owns everything under /proc of a root process anyway); and a helper
-/// starts with none of the host's other environment variables.
+/// dumpable, so another process of the same user cannot read their memory through /proc (the kernel
+/// shows it in who owns /proc/PID: root, not the process's user; run as an unprivileged user, since
+/// root owns everything under /proc of a root process anyway), nor ptrace autofill (a helper in
+/// bubblewrap's user namespace can be attached to by its owner without Yama: docs/SANDBOX.md); and a
+/// helper starts with none of the host's other environment variables.
 struct HostHardeningTests {
     static let nobody: uid_t = 65534
 
