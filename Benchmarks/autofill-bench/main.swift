@@ -108,6 +108,20 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--isolation"
     }
 }
 
+// `--helper-start [RUNS]`: only issue M's figures (HelperStartBenchmark): helper start and warm fill
+// with and without bubblewrap's namespaces.
+if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--helper-start" {
+    let executableFolder = URL(fileURLWithPath: MemoryProbe.selfExecutable()).deletingLastPathComponent().path
+    let runs = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 30 : 30
+    do {
+        print(try waitFor { try await HelperStartBenchmark(bin: executableFolder, runs: runs).run() })
+        exit(0)
+    } catch {
+        progress("error: \(error)")
+        exit(1)
+    }
+}
+
 // `--agent [RUNS] [options]`: only issue H's figures (AgentBenchmark).
 if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--agent" {
     let executableFolder = URL(fileURLWithPath: MemoryProbe.selfExecutable()).deletingLastPathComponent().path

@@ -78,7 +78,17 @@ struct PluginCommand: ParsableCommand {
                     if approved, let setup { return try setup.sandboxPolicy(for: manifest) }
                     return try ProviderSetup.unapprovedSandboxPolicy(for: manifest, setup: setup)
                 }) {
-                case .success(let policy): options.sandbox = policy
+                case .success(let policy):
+                    options.sandbox = policy
+                    do throws(AutofillError) {
+                        // Unapproved, it declares nothing: its namespaces hold no bus and no program.
+                        var declared = manifest
+                        if !approved { declared.sandbox = SandboxDeclaration() }
+                        try ProviderSetup.confine(&options, for: declared)
+                    } catch {
+                        refused = PluginProblem(.loadFailed, file: "\(manifest.bundlePath)/Info.plist", keyPath: SandboxDeclaration.key,
+                                                message: "cannot be sandboxed here: \(error.message)", fix: "see docs/SANDBOX.md; nothing of the plugin ran")
+                    }
                 case .failure(let error):
                     refused = PluginProblem(.loadFailed, file: "\(manifest.bundlePath)/Info.plist", keyPath: SandboxDeclaration.key,
                                             message: "cannot be sandboxed as configured: \(error.message)",

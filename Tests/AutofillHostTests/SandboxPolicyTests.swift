@@ -28,13 +28,23 @@ struct SandboxPolicyTests {
         let (declaration, problems) = declaration([
             "Files": [["Setting": "VaultFile", "Access": "read-write"], ["Path": "~/.password-store", "Access": "read"],
                       ["Setting": "StateFile", "Default": "${OTPAuthFile}.state.json", "Access": "read-write"]],
-            "OutboundTCPPorts": [443, 443, 8443], "SessionBus": true, "Executables": ["gpg"], "Environment": ["PASSWORD_STORE_DIR"],
+            "OutboundTCPPorts": [443, 443, 8443], "SessionBus": true, "SessionBusNames": ["org.freedesktop.secrets", "org.example.Notes"],
+            "SessionBusVisibleNames": ["org.gnome.keyring"],
+            "Executables": ["gpg"], "Environment": ["PASSWORD_STORE_DIR"],
         ])
         #expect(problems.isEmpty, "\(problems)")
         #expect(declaration.permissionKeys == [
             "file:setting:VaultFile:read-write", "file:path:~/.password-store:read", "file:setting:StateFile:read-write",
-            "net:tcp:443", "net:tcp:8443", "bus:session", "exec:gpg", "env:PASSWORD_STORE_DIR",
+            "net:tcp:443", "net:tcp:8443", "bus:name:org.freedesktop.secrets", "bus:name:org.example.Notes", "bus:see:org.gnome.keyring", "exec:gpg",
+            "env:PASSWORD_STORE_DIR",
         ])
+        // What the session bus grants, in plain words: the Secret Service's consequence, a generic one for other names.
+        #expect(SandboxDeclaration.describe(permissionKey: "bus:name:org.freedesktop.secrets")
+            .hasPrefix("read and change the items of your unlocked keyrings, including other applications' passwords"))
+        #expect(SandboxDeclaration.describe(permissionKey: "bus:name:org.example.Notes")
+            == "talk to org.example.Notes on your session bus, and do whatever that service lets any program of yours do")
+        #expect(SandboxDeclaration.describe(permissionKey: "bus:see:org.gnome.keyring") == "see whether org.gnome.keyring is on your session bus (not call it)")
+        #expect(SandboxDeclaration.describe(permissionKey: "exec:gpg") == "run the program gpg inside its sandbox")
         #expect(declaration.asksMore(than: ["net:tcp:443", "exec:gpg"]).contains("net:tcp:8443"))
         #expect(SandboxDeclaration.describe(permissionKey: "net:tcp:443") == "connect to the internet on TCP port 443")
         #expect(SandboxDeclaration.describe(permissionKey: "file:setting:VaultFile:read-write")
@@ -51,6 +61,12 @@ struct SandboxPolicyTests {
         ("<key>OutboundTCPPorts</key><array><integer>0</integer></array>", "is not a TCP port"),
         ("<key>OutboundTCPPorts</key><array><integer>70000</integer></array>", "is not a TCP port"),
         ("<key>SessionBus</key><string>yes</string>", "expected a Boolean"),
+        ("<key>SessionBus</key><true/>", "SessionBus: names no bus name to talk to"),
+        ("<key>SessionBus</key><true/><key>SessionBusNames</key><array/>", "SessionBus: names no bus name to talk to"),
+        ("<key>SessionBusNames</key><array><string>org.freedesktop.secrets</string></array>", "names bus names without SessionBus"),
+        ("<key>SessionBus</key><true/><key>SessionBusNames</key><array><string>org.freedesktop.DBus</string></array>", "is the bus itself"),
+        ("<key>SessionBus</key><true/><key>SessionBusNames</key><array><string>secrets</string></array>", "is not a well-known D-Bus name"),
+        ("<key>SessionBus</key><true/><key>SessionBusNames</key><array><string>org.*</string></array>", "is not a well-known D-Bus name"),
         ("<key>Executables</key><array><string>bin/gpg</string></array>", "is neither a program name nor an absolute path"),
         ("<key>Environment</key><array><string>LD_PRELOAD</string></array>", "is not a variable a provider may see"),
         ("<key>Environment</key><array><string>SSH_AUTH_SOCK</string></array>", "is not a variable a provider may see"),
@@ -202,7 +218,8 @@ struct SandboxPolicyTests {
     @Test func aDeclaredProgramIsGrantedWithTheLoaderAndAPortBringsNameResolution() throws {
         let setup = try setup(settings: [:])
         var manifest = try setup.catalog.manifest(for: "org.autofill.vault")
-        manifest.sandbox = SandboxDeclaration(outboundTCPPorts: [443], sessionBus: true, executables: ["true"], environment: ["SECRET_TOKEN"])
+        manifest.sandbox = SandboxDeclaration(outboundTCPPorts: [443], sessionBus: true, sessionBusNames: ["org.freedesktop.secrets"],
+                                              executables: ["true"], environment: ["SECRET_TOKEN"])
         let policy = try context(setup, ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/bus"]).policy(for: manifest)
         let program = try #require(SandboxContext.resolveProgram("true"))
         #expect(policy.rules.contains { $0.path == program && $0.access == [.read, .execute] })

@@ -21,8 +21,9 @@ public final class PrivateDBusDaemon: Sendable {
     /// Writes a configuration for a bus of `type` listening at `address` into `folder`, starts
     /// `dbus-daemon` with it, and waits (10 s at most) until the bus answers a call: its socket file
     /// exists from bind(), a moment before it listens, and a connection in between is refused (a
-    /// loaded machine made that happen).
-    public init(_ type: BusType, address: String, configurationIn folder: TemporaryFolder) throws {
+    /// loaded machine made that happen). With `serviceDirectory`, the bus starts the services whose
+    /// `.service` files are there when asked (D-Bus activation, as a desktop's bus does).
+    public init(_ type: BusType, address: String, configurationIn folder: TemporaryFolder, serviceDirectory: String? = nil) throws {
         self.address = address
         let configuration = try folder.file("\(type.rawValue).conf", """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -30,7 +31,7 @@ public final class PrivateDBusDaemon: Sendable {
             <busconfig>
               <type>\(type.rawValue)</type>
               <listen>\(address)</listen>
-              <auth>EXTERNAL</auth>
+              <auth>EXTERNAL</auth>\(serviceDirectory.map { "\n  <servicedir>\($0)</servicedir>" } ?? "")
               <policy context="default">
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>

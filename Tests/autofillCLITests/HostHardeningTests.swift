@@ -3,10 +3,11 @@ import Foundation
 import Testing
 
 /// The host's own hardening (docs/SANDBOX.md): a running `autofill` and its sandboxed helper are not
-/// dumpable, so another process of the same user cannot ptrace them or read their memory through
-/// /proc (the kernel shows it in who owns /proc/PID: root, not the process's user; run as an
-/// unprivileged user, since root owns everything under /proc of a root process anyway); and a helper
-/// starts with none of the host's other environment variables.
+/// dumpable, so another process of the same user cannot read their memory through /proc (the kernel
+/// shows it in who owns /proc/PID: root, not the process's user; run as an unprivileged user, since
+/// root owns everything under /proc of a root process anyway), nor ptrace autofill (a helper in
+/// bubblewrap's user namespace can be attached to by its owner without Yama: docs/SANDBOX.md); and a
+/// helper starts with none of the host's other environment variables.
 struct HostHardeningTests {
     static let nobody: uid_t = 65534
 
@@ -56,7 +57,18 @@ struct HostHardeningTests {
                 let ended = host.wait()
                 throw ChildProcessError("no helper started (autofill exited \(ended.status): \(ended.stderr))")
             }
-            self.helper = helper
+            // In namespaces of its own, the host's child is bubblewrap: the helper is below its init.
+            var found = helper
+            while HostHardeningTests.name(of: found) == "bwrap" {
+                var next: Int32?
+                repeat {
+                    next = HostHardeningTests.children(of: found).first
+                    if next == nil { try await Task.sleep(for: .milliseconds(20)) }
+                } while next == nil && host.isRunning && ContinuousClock.now < deadline
+                guard let next else { throw ChildProcessError("no helper under bubblewrap \(found)") }
+                found = next
+            }
+            self.helper = found
             try await Task.sleep(for: .milliseconds(300))  // into the plugin's entry function
         }
 
@@ -97,6 +109,11 @@ struct HostHardeningTests {
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })
         else { return nil }
         return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { uid_t($0) }
+    }
+
+    /// The process's name (its executable's, 15 characters at most).
+    static func name(of pid: Int32) -> String? {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func children(of parent: Int32) -> [Int32] {

@@ -21,7 +21,9 @@ struct SandboxAttackTests {
     /// (org.t.netrc, whose file is `home/netrc/netrc`), a configuration, approves both and runs
     /// `autofill fill attack.test`. Returns what the attack reported, and the whole result.
     func attack(_ name: String, target: String = "", sandbox: [String: Any]? = nil, unsandboxed: Bool = false,
-                neighbourUnsandboxed: Bool = false, environment: [String: String] = [:]) throws -> (outcome: String, result: CLI.Result) {
+                neighbourUnsandboxed: Bool = false, environment: [String: String] = [:], verbose: Bool = false)
+        throws -> (outcome: String, result: CLI.Result)
+    {
         let bundle = "\(home.path)/plugins/Attacker.afprovider"
         if !FileManager.default.fileExists(atPath: bundle) {
             try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
@@ -52,10 +54,18 @@ struct SandboxAttackTests {
         try PropertyListSerialization.data(fromPropertyList: configuration, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
         try home.trust([Self.id, "org.t.netrc"], config: config)
         // The attacker publishes its identity when it loads.
-        let synced = try CLI.run(["providers", "sync", "--config", config], home: home.path, environment: environment)
+        // With `verbose`, both commands log (the agent launches the helper for the first) and the result's stderr holds both.
+        let synced = try CLI.run(["providers", "sync", "--config", config] + (verbose ? ["-v"] : []), home: home.path, environment: environment)
         guard synced.status == 0 else { return ("", synced) }
-        let result = try CLI.run(["fill", "attack.test", "--pick", "1", "--config", config], home: home.path, environment: environment)
+        var result = try CLI.run(["fill", "attack.test", "--pick", "1", "--config", config] + (verbose ? ["-v"] : []), home: home.path,
+                                 environment: environment)
+        if verbose { result = CLI.Result(status: result.status, stdout: result.stdout, stderr: synced.stderr + result.stderr) }
         return (result.stdout.trimmingCharacters(in: .whitespacesAndNewlines), result)
+    }
+
+    /// An open the sandbox stopped: Landlock's EACCES, or in namespaces of its own ENOENT (the path is not there).
+    static func isDeniedOpen(_ outcome: String) -> Bool {
+        outcome == "denied EACCES open" || (NamespaceSandboxTests.userNamespaces && outcome == "denied ENOENT open")
     }
 
     static func files(_ entries: [(String, String, String)]) -> [String: Any] {
@@ -68,7 +78,7 @@ struct SandboxAttackTests {
         let netrc = "\(home.path)/netrc/netrc"
         var (outcome, result) = try attack("read-file", target: netrc)
         #expect(result.status == 0, "the host finishes: \(result.stderr)")
-        #expect(outcome == "denied EACCES open")
+        #expect(Self.isDeniedOpen(outcome), "\(outcome)")
         #expect(!result.stdout.contains("netrc-secret-pw") && !result.stderr.contains("netrc-secret-pw"))
         // Control: a file of its own, declared by path, reads.
         try FileManager.default.createDirectory(atPath: "\(home.path)/mine", withIntermediateDirectories: true)
@@ -103,7 +113,7 @@ struct SandboxAttackTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: runtime)) ?? []).isEmpty, "no file holds the unlocked vault")
         for file in ["mem", "environ"] {
             let (outcome, result) = try attack("read-file", target: "/proc/\(vault)/\(file)")
-            #expect(outcome == "denied EACCES open", "\(file): \(outcome) \(result.stderr)")
+            #expect(Self.isDeniedOpen(outcome), "\(file): \(outcome) \(result.stderr)")
         }
         // Control: outside the sandbox this user (root here) can open the helper's environment.
         #expect(try attack("read-file", target: "/proc/\(vault)/environ", unsandboxed: true).outcome.hasPrefix("ok read"))
@@ -119,7 +129,7 @@ struct SandboxAttackTests {
             }
         let (outcome, result) = try attack("write-file", target: target)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(outcome == "denied EACCES open")
+        #expect(Self.isDeniedOpen(outcome), "\(outcome)")
         if let contents = FileManager.default.contents(atPath: target) {
             #expect(!String(decoding: contents, as: UTF8.self).contains("attacked"))
         }
@@ -160,7 +170,17 @@ struct SandboxAttackTests {
         let parts = outcome.split(separator: " ")
         try #require(parts.count == 5 && parts[0] == "ok", "\(outcome)")
         #expect(parts[4] == "EPERM", "setsid is denied")
-        let child = try #require(Int32(parts[2]))
+        let inner = try #require(Int32(parts[2]))
+        // In namespaces of its own, the pid it reports is its pid there: find it among this machine's.
+        var child = inner
+        if NamespaceSandboxTests.userNamespaces {
+            guard let found = Self.process(innerPID: inner) else {
+                // Without the agent the helper ended with the command, and its pid namespace with it.
+                #expect(!CLI.usesAgent, "its child runs while the agent keeps its helper")
+                return
+            }
+            child = found
+        }
         // The agent keeps the helper running between commands: locking ends it (without the agent it
         // ended with the command).
         let locked = try CLI.run(["lock"], home: home.path)
@@ -168,6 +188,24 @@ struct SandboxAttackTests {
         let deadline = Date().addingTimeInterval(10)
         while Self.isRunning(child) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(!Self.isRunning(child), "the provider's child outlived its helper")
+    }
+
+    /// The process (as this machine numbers it) that a forked helper numbers `innerPID` in its own pid
+    /// namespace: in a pid namespace below this one, its innermost pid that, its parent's 2 (the helper).
+    static func process(innerPID: Int32) -> Int32? {
+        func field(_ status: String, _ name: String) -> [Substring] {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("\(name):") }) else { return [] }
+            return Array(line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst())
+        }
+        func status(_ pid: Substring) -> String? { try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) }
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let mine = status(Substring(entry)) else { continue }
+            let pids = field(mine, "NSpid")
+            guard pids.count > 1, pids.last == Substring("\(innerPID)"), let parent = field(mine, "PPid").first,
+                let parentStatus = status(parent), field(parentStatus, "NSpid").last == "2" else { continue }
+            return pid
+        }
+        return nil
     }
 
     static func isRunning(_ pid: Int32) -> Bool {

@@ -49,14 +49,66 @@ extension ProviderSetup {
                 "this kernel has no Landlock, so autofill cannot sandbox \(named), and it never runs a provider unsandboxed on its own; enable Landlock (a kernel built with CONFIG_SECURITY_LANDLOCK and lsm=landlock,…), or, if you trust this provider with everything you can reach, set ProviderIsolation.Providers.\(manifest.identifier) to unsandboxed in the configuration (docs/SANDBOX.md)")
         }
         options.sandbox = try sandboxPolicy(for: manifest)
+        try Self.confine(&options, for: manifest)
         return options
+    }
+
+    /// Puts the sandbox in `options` (``HelperOptions/sandbox``) into namespaces of its own, made by
+    /// bubblewrap, with the session bus through a filter of the names `manifest` declares
+    /// (``SessionBusFilter``). Where this system allows no user namespaces, a provider that declares
+    /// only files keeps Landlock and seccomp alone; one that talks to the session bus or runs programs
+    /// is refused (without namespaces it would reach every socket of the user), naming the setting
+    /// that opts it out.
+    public static func confine(_ options: inout HelperOptions, for manifest: PluginManifest) throws(AutofillError) {
+        guard var policy = options.sandbox else { return }
+        let declaration = manifest.sandbox
+        guard BubblewrapSupport.available else {
+            options.namespaces = false
+            options.sessionBus = nil
+            guard !declaration.sessionBus && declaration.executables.isEmpty else {
+                let needs = declaration.sessionBus ? "talks to the session bus" : "runs programs"
+                throw AutofillError(
+                    .refused,
+                    "\(manifest.displayName) (\(manifest.identifier)) \(needs), which autofill allows only in namespaces of its own, and this system lets autofill make none (bubblewrap is missing, or user namespaces are closed to users: kernel.unprivileged_userns_clone, user.max_user_namespaces, AppArmor's restrict_unprivileged_userns); install bubblewrap and open user namespaces, or, if you trust this provider with every socket and program you can reach, set ProviderIsolation.Providers.\(manifest.identifier) to unsandboxed in the configuration (docs/SANDBOX.md)")
+            }
+            return
+        }
+        options.namespaces = true
+        options.sessionBus = nil
+        // The bus is the proxy's path socket: Unix sockets stay allowed, abstract ones outside the
+        // sandbox do not (with a network namespace shared for its ports, they would be the host's).
+        policy.sessionBus = false
+        if declaration.sessionBus {
+            if let upstream = DBusProxy.upstream(environment: ClientContext.current.environment) {
+                options.sessionBus = SessionBusFilter(upstream: upstream, names: declaration.sessionBusNames,
+                                                      visibleNames: declaration.sessionBusVisibleNames)
+                policy.environment["DBUS_SESSION_BUS_ADDRESS"] = BubblewrapCommand.busAddress
+            } else {
+                policy.environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+            }
+        }
+        options.sandbox = policy
     }
 
     /// Starts one helper process ahead of need (``HelperPrestart``) when any enabled provider runs in a
     /// helper: for commands that will most likely launch one, right after reading the configuration.
+    /// In namespaces a helper is made for its provider, so one is started ahead of need in namespaces
+    /// only when a single enabled provider runs in a helper (the one a launch can be for), and without
+    /// them when an enabled provider would run so (`unsandboxed`, or no user namespaces here).
     public func prestartHelper() {
         let configuration = catalog.file.configuration
-        guard catalog.enabledIDs.contains(where: { configuration.isolation(for: $0) != .inProcess }) else { return }
+        let helpers = catalog.enabledIDs.filter { configuration.isolation(for: $0) != .inProcess }
+        guard !helpers.isEmpty else { return }
+        if BubblewrapSupport.available {
+            if helpers.count == 1, configuration.isolation(for: helpers[0]) == .helperProcess,
+                let manifest = try? catalog.manifest(for: helpers[0]), let options = try? helperOptions(for: manifest),
+                options.namespaces, let policy = options.sandbox
+            {
+                let named = "\(manifest.displayName) (\(manifest.identifier))"
+                HelperPrestart.start(options: options, namespaces: HelperNamespaces(policy: policy, sessionBus: options.sessionBus, named: named))
+            }
+            guard helpers.contains(where: { configuration.isolation(for: $0) == .unsandboxed }) else { return }
+        }
         HelperPrestart.start(options: configuration.helperOptions)
     }
 

@@ -43,10 +43,13 @@ extension ProviderSetup {
         if !declaration.outboundTCPPorts.isEmpty {
             lines.append("connect to the internet on TCP port\(declaration.outboundTCPPorts.count == 1 ? "" : "s") \(declaration.outboundTCPPorts.map(String.init).joined(separator: ", "))")
         }
-        if declaration.sessionBus { lines.append(SandboxDeclaration.describe(permissionKey: "bus:session")) }
+        if declaration.sessionBus {
+            for name in declaration.sessionBusNames { lines.append(SandboxDeclaration.describe(busName: DisplayText.line(name, limit: 255))) }
+            for name in declaration.sessionBusVisibleNames { lines.append(SandboxDeclaration.describe(permissionKey: "bus:see:\(name)")) }
+        }
         for name in declaration.executables {
             let found = SandboxContext.resolveProgram(name).map { " (\($0))" } ?? " (not found: it cannot run it)"
-            lines.append("run the program \(DisplayText.line(name, limit: 200))\(found)")
+            lines.append("run the program \(DisplayText.line(name, limit: 200))\(found) inside its sandbox")
         }
         if !declaration.environment.isEmpty {
             lines.append("see the environment variable\(declaration.environment.count == 1 ? "" : "s") \(declaration.environment.joined(separator: ", "))")

@@ -18,6 +18,8 @@ internal import AutofillCore
 ///   </array>
 ///   <key>OutboundTCPPorts</key><array><integer>443</integer></array>
 ///   <key>SessionBus</key><true/>
+///   <key>SessionBusNames</key><array><string>org.freedesktop.secrets</string></array>
+///   <key>SessionBusVisibleNames</key><array><string>org.gnome.keyring</string></array>
 ///   <key>Executables</key><array><string>gpg</string></array>
 ///   <key>Environment</key><array><string>PASSWORD_STORE_DIR</string><string>GNUPGHOME</string></array>
 /// </dict>
@@ -63,14 +65,20 @@ public struct SandboxDeclaration: Hashable, Sendable {
     public var files: [File]
     public var outboundTCPPorts: [UInt16]
     public var sessionBus: Bool
+    /// The bus names it may talk to on the session bus (`--talk` of the filtering proxy); required with `sessionBus`.
+    public var sessionBusNames: [String]
+    /// Names it may see on the session bus (whether they are there: `--see` of the proxy), not call.
+    public var sessionBusVisibleNames: [String]
     public var executables: [String]
     public var environment: [String]
 
-    public init(files: [File] = [], outboundTCPPorts: [UInt16] = [], sessionBus: Bool = false, executables: [String] = [],
-                environment: [String] = []) {
+    public init(files: [File] = [], outboundTCPPorts: [UInt16] = [], sessionBus: Bool = false, sessionBusNames: [String] = [],
+                sessionBusVisibleNames: [String] = [], executables: [String] = [], environment: [String] = []) {
         self.files = files
         self.outboundTCPPorts = outboundTCPPorts
         self.sessionBus = sessionBus
+        self.sessionBusNames = sessionBusNames
+        self.sessionBusVisibleNames = sessionBusVisibleNames
         self.executables = executables
         self.environment = environment
     }
@@ -79,7 +87,10 @@ public struct SandboxDeclaration: Hashable, Sendable {
     public var permissionKeys: [String] {
         var keys = files.map(\.permissionKey)
         keys += outboundTCPPorts.map { "net:tcp:\($0)" }
-        if sessionBus { keys.append("bus:session") }
+        if sessionBus {
+            keys += sessionBusNames.map { "bus:name:\($0)" }
+            keys += sessionBusVisibleNames.map { "bus:see:\($0)" }
+        }
         keys += executables.map { "exec:\($0)" }
         keys += environment.map { "env:\($0)" }
         return keys
@@ -107,11 +118,38 @@ public struct SandboxDeclaration: Hashable, Sendable {
             let path = safe(parts[2...].joined(separator: ":"))
             return parts[1] == "read-write" ? "read and change \(path)" : "read \(path)"
         case "net" where parts.count == 3: return "connect to the internet on TCP port \(safe(parts[2]))"
-        case "bus": return "talk to your D-Bus session bus (where the Secret Service and desktop services live)"
-        case "exec" where parts.count == 2: return "run the program \(safe(parts[1]))"
+        case "bus" where parts.count == 3 && parts[1] == "name": return describe(busName: safe(parts[2]))
+        case "bus" where parts.count == 3 && parts[1] == "see": return "see whether \(safe(parts[2])) is on your session bus (not call it)"
+        case "bus": return "talk to your D-Bus session bus"
+        case "exec" where parts.count == 2: return "run the program \(safe(parts[1])) inside its sandbox"
         case "env" where parts.count == 2: return "see the environment variable \(safe(parts[1]))"
         default: return safe(key)
         }
+    }
+
+    /// What talking to `name` on the session bus lets a provider do, in plain words.
+    static func describe(busName name: String) -> String {
+        switch name {
+        case "org.freedesktop.secrets":
+            return "read and change the items of your unlocked keyrings, including other applications' passwords (the Secret Service, org.freedesktop.secrets on your session bus)"
+        case "org.freedesktop.systemd1":
+            return "start any program as you, outside its sandbox (systemd, org.freedesktop.systemd1 on your session bus)"
+        default:
+            return "talk to \(name) on your session bus, and do whatever that service lets any program of yours do"
+        }
+    }
+
+    /// Why `name` is not a bus name a provider may declare, or nil: a well-known name (two or more
+    /// dot-separated elements of letters, digits, `_` and `-`, not starting with a digit), never the
+    /// bus itself (`org.freedesktop.DBus`: its activation calls would run programs outside the sandbox).
+    static func busNameProblem(_ name: String) -> String? {
+        let elements = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard name.utf8.count <= 255, elements.count >= 2, elements.allSatisfy({ element in
+            guard let first = element.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+            return element.unicodeScalars.allSatisfy { $0 == "_" || $0 == "-" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+        }) else { return "is not a well-known D-Bus name (such as org.freedesktop.secrets)" }
+        if name == "org.freedesktop.DBus" { return "is the bus itself, which the filter answers for the few harmless calls every client needs" }
+        return nil
     }
 
     /// Environment variables a provider may never ask for: they would change how programs load, leak
@@ -131,7 +169,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
             problem(key, "expected a Dictionary, found \(value.typeNameWithArticle)", "see docs/SANDBOX.md for its keys")
             return declaration
         }
-        let known = ["Files", "OutboundTCPPorts", "SessionBus", "Executables", "Environment"]
+        let known = ["Files", "OutboundTCPPorts", "SessionBus", "SessionBusNames", "SessionBusVisibleNames", "Executables", "Environment"]
         for name in top.keys.sorted() where !known.contains(name) {
             problem("\(key).\(DisplayText.line(name, limit: 100))", "is not a sandbox key",
                     "use only \(known.joined(separator: ", ")) (docs/SANDBOX.md)")
@@ -168,6 +206,16 @@ public struct SandboxDeclaration: Hashable, Sendable {
         case .bool(let value): declaration.sessionBus = value
         case .none: break
         case .some(let other): problem("\(key).SessionBus", "expected a Boolean, found \(other.typeNameWithArticle)", "write <true/> or <false/>")
+        }
+        declaration.sessionBusNames = strings(top["SessionBusNames"], path: "\(key).SessionBusNames", problem: problem, check: busNameProblem)
+        if declaration.sessionBus && declaration.sessionBusNames.isEmpty {
+            problem("\(key).SessionBus", "names no bus name to talk to: the session bus reaches a provider only through a filter that lets through the names it declares",
+                    "add SessionBusNames, an <array> of the names it talks to (the Secret Service: <string>org.freedesktop.secrets</string>)")
+        }
+        declaration.sessionBusVisibleNames = strings(top["SessionBusVisibleNames"], path: "\(key).SessionBusVisibleNames", problem: problem,
+                                                     check: busNameProblem).filter { !declaration.sessionBusNames.contains($0) }
+        if !declaration.sessionBus && !(declaration.sessionBusNames.isEmpty && declaration.sessionBusVisibleNames.isEmpty) {
+            problem("\(key).SessionBusNames", "names bus names without SessionBus", "add <key>SessionBus</key><true/>, or remove the names")
         }
         declaration.executables = strings(top["Executables"], path: "\(key).Executables", problem: problem) { name in
             if name.hasPrefix("/") { return name.contains("/../") || name.hasSuffix("/..") ? "is not a plain absolute path" : nil }

@@ -23,9 +23,12 @@ public struct SandboxReport: Hashable, Sendable {
     }
 
     /// One line for `-v`.
-    public var summary: String {
+    public var summary: String { summary(kind: nil) }
+
+    /// One line for `-v`, naming the `kind` of sandbox ("bubblewrap + Landlock + seccomp").
+    public func summary(kind: String?) -> String {
         let landlock = landlockABI > 0 ? "Landlock ABI \(landlockABI) (the kernel offers \(kernelLandlockABI))" : "no Landlock"
         let skipped = skippedPathRules > 0 ? ", \(skippedPathRules) of them absent" : ""
-        return "sandboxed: \(landlock), \(pathRules) path rules\(skipped), a seccomp filter of \(seccompRules) rules (entered in \(microseconds) µs)"
+        return "sandboxed\(kind.map { " (\($0))" } ?? ""): \(landlock), \(pathRules) path rules\(skipped), a seccomp filter of \(seccompRules) rules (entered in \(microseconds) µs)"
     }
 }

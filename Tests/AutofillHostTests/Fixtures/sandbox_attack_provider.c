@@ -35,6 +35,8 @@
  *   syscall         the raw system call numbered Target, with zero arguments
  *   io_uring        io_uring_setup with one entry
  *   chmod           chmod(Target, 0644): a file's mode by path (Landlock does not check it)
+ *   run             fork + /bin/sh -c Target; reports "ok ran, status N: <the first line of its output>"
+ *   connect-unix    connect to the Unix socket at the path Target
  */
 #define _GNU_SOURCE
 #include "autofill_provider.h"
@@ -317,6 +319,44 @@ static void run_attack(char *out, size_t size) {
     } else if (strcmp(attack, "chmod") == 0) {
         if (chmod(target, 0644) != 0) return denied(out, size, "chmod");
         snprintf(out, size, "ok changed");
+    } else if (strcmp(attack, "run") == 0) {
+        int output[2];
+        if (pipe2(output, O_CLOEXEC) != 0) return denied(out, size, "pipe");
+        pid_t child = fork();
+        if (child < 0) return denied(out, size, "fork");
+        if (child == 0) {
+            dup2(output[1], 1);
+            dup2(output[1], 2);
+            char *const argv[] = {"sh", "-c", target, NULL};
+            execv("/bin/sh", argv);
+            _exit(errno == EACCES ? 126 : 127);
+        }
+        close(output[1]);
+        char text[256] = {0};
+        size_t used = 0;
+        ssize_t count;
+        while (used < sizeof text - 1 && (count = read(output[0], text + used, sizeof text - 1 - used)) > 0) used += (size_t)count;
+        close(output[0]);
+        int status = 0;
+        waitpid(child, &status, 0);
+        text[strcspn(text, "\n")] = '\0';
+        snprintf(out, size, "ok ran, status %d: %s", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), text);
+    } else if (strcmp(attack, "connect-unix") == 0) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) return denied(out, size, "socket");
+        struct sockaddr_un address = {.sun_family = AF_UNIX};
+        if (strlen(target) >= sizeof address.sun_path) {
+            close(fd);
+            errno = ENAMETOOLONG;
+            return denied(out, size, "connect");
+        }
+        memcpy(address.sun_path, target, strlen(target) + 1);
+        int status = connect(fd, (struct sockaddr *)&address, sizeof address);
+        int code = errno;
+        close(fd);
+        errno = code;
+        if (status != 0) return denied(out, size, "connect");
+        snprintf(out, size, "ok connected");
     } else {
         snprintf(out, size, "unknown attack %s", attack);
     }

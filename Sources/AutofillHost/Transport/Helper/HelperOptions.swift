@@ -14,6 +14,11 @@ public struct HelperOptions: Sendable, Equatable {
     /// What the plugin may reach (docs/SANDBOX.md): applied by the helper before it opens the plugin.
     /// nil runs it unsandboxed (`ProviderIsolation` `unsandboxed`, and tests of the transport itself).
     public var sandbox: SandboxPolicy?
+    /// Runs the helper in namespaces of its own made by bubblewrap around `sandbox`
+    /// (``BubblewrapCommand``), Landlock and seccomp inside; false: Landlock and seccomp alone.
+    public var namespaces = false
+    /// The session bus through a filter (with `namespaces`): nil gives the helper no bus.
+    public var sessionBus: SessionBusFilter?
 
     /// Creates options.
     public init(memoryLimitMegabytes: Int = HelperOptions.defaultMemoryLimitMegabytes,

@@ -66,6 +66,8 @@ final class RunningHelper: Sendable {
         var stopReason: StopReason?
         /// The helper's address space when its fault reporter last sent a note, as the host read it from /proc.
         var addressSpaceAtFault: UInt64?
+        /// In namespaces: the helper's own process (bubblewrap's grandchild), found at its hello.
+        var namespacedHelper: pid_t?
         /// The reader is ending it: it takes no more requests.
         var reaping = false
         /// Its pid is released (reaped): nothing may signal it any more.
@@ -125,7 +127,15 @@ final class RunningHelper: Sendable {
     ) throws(AutofillError) -> RunningHelper {
         let executable = try HelperSpawn.executable(options)
         let spawned: SpawnedHelper
-        if let waiting = HelperPrestart.take(executable: executable, memoryLimit: options.memoryLimitBytes) {
+        if options.namespaces, let policy = options.sandbox {
+            // Its namespaces are made for this provider: only one started ahead for the same will do.
+            let namespaces = HelperNamespaces(policy: policy, sessionBus: options.sessionBus, named: "\(manifest.displayName) (\(manifest.identifier))")
+            if let waiting = HelperPrestart.take(executable: executable, memoryLimit: options.memoryLimitBytes, namespaces: namespaces) {
+                spawned = waiting
+            } else {
+                spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes, namespaces: namespaces)
+            }
+        } else if let waiting = HelperPrestart.take(executable: executable, memoryLimit: options.memoryLimitBytes) {
             spawned = waiting
         } else {
             spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes)
@@ -144,6 +154,17 @@ final class RunningHelper: Sendable {
     /// deadline, for the result. `pins`: the approved SHA-256 of each file of the bundle, which each
     /// library the helper loads must match.
     func load(pins: [String: String]? = nil) -> LoadResult {
+        if let proxy = spawned.busProxy {
+            do throws(AutofillError) {
+                try proxy.waitUntilListening(for: "\(manifest.displayName) (\(manifest.identifier))")
+            } catch {
+                stop(.released)
+                reapedIfEnding()
+                return LoadResult(problems: [PluginProblem(.loadFailed, file: manifest.bundlePath, message: error.message,
+                                                           fix: "nothing of the provider ran; check that your session bus runs (docs/SANDBOX.md)")],
+                                  entryPoints: nil)
+            }
+        }
         sendLoadIfReady {
             $0.approved = true
             $0.pins = pins
@@ -261,6 +282,7 @@ final class RunningHelper: Sendable {
             if state.reaped || state.ending != nil || state.reaping || afh_has_ended(pid, 0) == 1 { return true }
             if state.stopReason == nil { state.stopReason = .released }
             afh_kill_group(pid)  // under the lock, not reaped: the group id is still the helper's
+            spawned.busProxy?.stop()  // its folder too, which nothing else would remove
             return false
         }
     }
@@ -332,7 +354,7 @@ final class RunningHelper: Sendable {
         guard count > 0 else { return true }  // EAGAIN
         state.withLock { state in
             guard !state.reaped else { return }
-            state.addressSpaceAtFault = afh_address_space(pid)
+            state.addressSpaceAtFault = afh_address_space(state.namespacedHelper ?? pid)
         }
         _ = afh_answer_fault(spawned.fault)
         return true
@@ -409,7 +431,7 @@ final class RunningHelper: Sendable {
                 stop(.violation("a sandbox report out of turn"))
                 return false
             }
-            logger.info("\(manifest.displayName) (\(manifest.identifier)) \(report.summary)")
+            logger.info("\(manifest.displayName) (\(manifest.identifier)) \(report.summary(kind: BubblewrapSupport.kind(namespaces: spawned.namespaced)))")
         case .loaded(let problems, let entryPoints):
             enum Verdict { case first, second, unsandboxed }
             let verdict = state.withLock { state -> Verdict in
@@ -452,7 +474,12 @@ final class RunningHelper: Sendable {
             stop(.versionMismatch(problem))
             return false
         }
-        sendLoadIfReady { $0.helloSeen = true }
+        // Before the plugin runs, the helper is the only process in its namespaces: find it now.
+        let inner = spawned.namespaced ? HelperSpawn.namespacedHelper(of: pid) : nil
+        sendLoadIfReady { state in
+            state.helloSeen = true
+            state.namespacedHelper = inner
+        }
         return true
     }
 
@@ -542,6 +569,7 @@ final class RunningHelper: Sendable {
         }
         output.finish()
         close(spawned.fault)
+        spawned.busProxy?.stop()
 
         let (ending, inFlight) = state.withLock { state -> (Ending, [UInt64: EntryPoint]) in
             let ending = classify(status: status, state: state)
@@ -610,8 +638,11 @@ final class RunningHelper: Sendable {
         case nil:
             break
         }
-        if afh_signaled(status) != 0 {
-            let signal = afh_term_signal(status)
+        // bubblewrap exits with its child's status, a signal N as 128 + N (a provider's own exit(128 + N)
+        // reads as that signal too: it could as well raise it).
+        let namespacedSignal = spawned.namespaced && afh_exited(status) != 0 && (129...192).contains(afh_exit_status(status))
+        if afh_signaled(status) != 0 || namespacedSignal {
+            let signal = namespacedSignal ? afh_exit_status(status) - 128 : afh_term_signal(status)
             // At its ceiling: less than 1/16 of it (at least 16 MB) of address space left when the fault
             // reporter asked the host to look. The figure is the kernel's (/proc, read by the host);
             // the helper's note only made the host look, so a forged one can at most make the host read
