@@ -11,12 +11,6 @@ struct KDBXFuzzTests {
     let folder: TemporaryFolder
     init() throws { folder = try TemporaryFolder("kdbx-fuzz") }
 
-    static let root: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }  // KDBXTests, Tests, repo
-        return url.path
-    }()
-
     /// A corpus of KeePassXC's own files: a KDBX 3.1 database (password "fuzz"), its XML export, key files.
     func corpus() throws -> String {
         let corpus = "\(folder.path)/corpus"
@@ -33,7 +27,7 @@ struct KDBXFuzzTests {
     }
 
     @Test func twentyThousandMutatedDatabasesDocumentsPayloadsAndKeyFilesEndInAnErrorOrAreReadNeverInACrash() throws {
-        let fuzz = "\(Self.root)/.build/debug/kdbx-fuzz"
+        let fuzz = "\(Repository.root)/.build/debug/kdbx-fuzz"
         try #require(FileManager.default.isExecutableFile(atPath: fuzz), "build kdbx-fuzz first (swift build)")
         let last = "\(folder.path)/last-input"
         let run = try ChildProcess.run(fuzz, ["--seed", "23", "--iterations", "20000", "--corpus", try corpus(), "--last", last])

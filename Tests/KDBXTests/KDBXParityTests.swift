@@ -11,12 +11,6 @@ struct KDBXParityTests {
     let folder: TemporaryFolder
     init() throws { folder = try TemporaryFolder("kdbx-parity") }
 
-    static let root: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }  // KDBXTests, Tests, repo
-        return url.path
-    }()
-
     func python(_ script: String, _ arguments: [String], input: String = "") throws -> ChildProcess.Result {
         try ChildProcess.run("/usr/bin/env", ["python3", "-c", script] + arguments, input: input)
     }
@@ -85,7 +79,7 @@ struct KDBXParityTests {
 
     @Test func aGzipBombEndsAtTheReadersCapWithAClearError() throws {
         let path = "\(folder.path)/bomb.kdbx"
-        let made = try ChildProcess.run("/usr/bin/env", ["python3", "\(Self.root)/Tests/KDBXTests/Support/make_gzip_bomb.py", path, "\(2 << 30)"], input: "pw\n")
+        let made = try ChildProcess.run("/usr/bin/env", ["python3", "\(Repository.root)/Tests/KDBXTests/Support/make_gzip_bomb.py", path, "\(2 << 30)"], input: "pw\n")
         try #require(made.status == 0, "\(made.stderr)")
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         #expect(size < 16 << 20)
