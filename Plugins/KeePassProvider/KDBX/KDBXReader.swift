@@ -28,12 +28,24 @@ public enum KDBXReader {
     /// Opens the database held in `file` with `key`.
     public static func open(_ file: [UInt8], key: CompositeKey) throws(KDBXError) -> KDBXDatabase {
         let header = try KDBXHeader(reading: file)
-        if case .argon2(let argon2) = header.keyDerivation {
-            try MemoryCeiling.checkArgon2(memoryKiB: UInt64(argon2.memoryKiB), fileSize: file.count)
+        var argon2: (memoryKiB: UInt64, lanes: UInt64)?
+        if case .argon2(let parameters) = header.keyDerivation {
+            argon2 = (UInt64(parameters.memoryKiB), UInt64(parameters.parallelism))
+            try MemoryCeiling.checkArgon2(memoryKiB: UInt64(parameters.memoryKiB), lanes: UInt64(parameters.parallelism))
         }
         var composite = key.hash
         defer { for index in composite.indices { composite[index] = 0 } }
-        var transformed = try header.keyDerivation.transform(composite)
+        var transformed: [UInt8]
+        do {
+            transformed = try header.keyDerivation.transform(composite)
+        } catch {
+            // libargon2 could not allocate: under the helper's ceiling, that is the ceiling's doing.
+            if let argon2, error.message.contains("Memory allocation"),
+               let named = MemoryCeiling.allocationFailed(memoryKiB: argon2.memoryKiB, lanes: argon2.lanes) {
+                throw named
+            }
+            throw error
+        }
         defer { for index in transformed.indices { transformed[index] = 0 } }
         let cipherKey = Array(SHA256.hash(data: header.masterSeed + transformed))
         return header.isVersion4
