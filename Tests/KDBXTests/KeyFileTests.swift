@@ -18,6 +18,8 @@ struct KeyFileTests {
         /// Files keepassxc-cli accepts (hashed) that trapped Foundation's XML parser and killed the helper:
         /// a processing instruction without data, an element name that is not UTF-8.
         case processingInstruction, nonUTF8ElementName
+        /// A KeyFile document without <Key><Data>: keepassxc-cli hashes it.
+        case keyFileWithoutData
     }
 
     /// Writes a key file of `kind` (none for generatedXML2: keepassxc-cli makes it); its path.
@@ -38,6 +40,9 @@ struct KeyFileTests {
         case .hex64WithSpaces: bytes = Array((random.prefix(21).map { String(format: "%02x", $0) }.joined(separator: " ") + " a").utf8)
         case .processingInstruction: bytes = Array("<?x?>".utf8) + random
         case .nonUTF8ElementName: bytes = [0x3C, 0x61, 0xFF, 0xFE, 0x2F, 0x3E] + random
+        case .keyFileWithoutData:
+            let note = random.map { String(format: "%02x", $0) }.joined()
+            bytes = Array("<?xml version=\"1.0\"?><KeyFile><Meta><Version>2.0</Version><Note>\(note)</Note></Meta></KeyFile>".utf8)
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path

@@ -3,8 +3,8 @@ internal import Crypto
 
 /// The XML key file formats (KeePass 2.x: version 1.0 base64, version 2.0 hex with a hash).
 enum KeyFileXML {
-    /// The key in `bytes` when they are an XML key file; nil when they are not one (malformed XML
-    /// included: KeePassXC then hashes the file like any other).
+    /// The key in `bytes` when they are an XML key file; nil when they are not one (malformed XML, or
+    /// a KeyFile without <Key><Data>, included: KeePassXC then hashes the file like any other).
     static func key(in bytes: [UInt8], path: String) throws(KDBXError) -> [UInt8]? {
         let start = bytes.drop { $0 == 0xEF || $0 == 0xBB || $0 == 0xBF || $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         guard start.first == UInt8(ascii: "<") else { return nil }
@@ -14,10 +14,8 @@ enum KeyFileXML {
         } catch {
             return nil
         }
-        guard reader.sawKeyFile else { return nil }  // not a key file: hashed like any file
-        guard let data = reader.data else {
-            throw KDBXError(.keyFile, "the key file \(path) is KeePass XML without a <Key><Data> element: it is damaged")
-        }
+        // Not a key file, or one without <Key><Data>: hashed like any file, as KeePassXC does.
+        guard reader.sawKeyFile, let data = reader.data else { return nil }
         if reader.version.hasPrefix("2.") {
             // KeePassXC removes every space and line break from the hex.
             guard let key = KeyFile.hex(Array(data.utf8).filter { !Self.isSpace($0) }), key.count == 32 else {
