@@ -35,7 +35,7 @@ enum Seeds {
     static let keyXML1 = "<?xml version=\"1.0\"?><KeyFile><Meta><Version>1.00</Version></Meta><Key><Data>AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=</Data></Key></KeyFile>"
     static let keyXML2 = """
         <?xml version="1.0" encoding="UTF-8"?>
-        <KeyFile><Meta><Version>2.0</Version></Meta><Key><Data Hash="630B7C1A">
+        <KeyFile><Meta><Version>2.0</Version></Meta><Key><Data Hash="630DCD29">
         000102030405060708090A0B0C0D0E0F 101112131415161718191A1B1C1D1E1F
         </Data></Key></KeyFile>
         """

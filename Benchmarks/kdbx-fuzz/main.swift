@@ -5,15 +5,21 @@ import KDBX
 // reader"). Deterministic: the same seed and count give the same inputs. A crash ends the process
 // (the tests run it as a child and fail on it); --last names a file each input is written to first,
 // so a crash leaves the input behind.
-//   kdbx-fuzz [--seed N] [--iterations N | --seconds S] [--corpus DIR] [--last FILE]
+//   kdbx-fuzz [--seed N] [--iterations N | --seconds S] [--corpus DIR] [--last FILE] [--verbose]
+// --verbose says how each seed, unmutated, was read (a seed that fails reaches little).
 
 var seed: UInt64 = 1
 var iterations = 10_000
 var seconds: Double?
 var corpus: String?
 var last: String?
+var verbose = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
+    if argument == "--verbose" {
+        verbose = true
+        continue
+    }
     let value = arguments.next() ?? ""
     switch argument {
     case "--seed": seed = UInt64(value) ?? seed
@@ -22,7 +28,7 @@ while let argument = arguments.next() {
     case "--corpus": corpus = value
     case "--last": last = value
     default:
-        FileHandle.standardError.write(Data("kdbx-fuzz: unknown option \(argument)\nusage: kdbx-fuzz [--seed N] [--iterations N | --seconds S] [--corpus DIR] [--last FILE]\n".utf8))
+        FileHandle.standardError.write(Data("kdbx-fuzz: unknown option \(argument)\nusage: kdbx-fuzz [--seed N] [--iterations N | --seconds S] [--corpus DIR] [--last FILE] [--verbose]\n".utf8))
         exit(64)
     }
 }
@@ -58,6 +64,7 @@ while seconds.map({ Date().timeIntervalSince(start) < $0 }) ?? (done < iteration
     case .database: KDBXFuzzing.database(input, password: "fuzz")
     }
     if failure != nil { errors += 1 }
+    if verbose && done < seeds.count { print("seed \(original.name): \(failure.map { "error: \($0.message)" } ?? "read")") }
     counts[original.kind, default: 0] += 1
     done += 1
 }

@@ -18,19 +18,25 @@ public enum KDBXFuzzing {
         }
     }
 
-    /// Reads `payload` as what decryption yields: KDBX 4's inner header then the document, or KDBX
-    /// 3.1's hashed blocks of the document; gzip-inflated first when `compressed`.
+    /// Reads `payload` as what decryption yields: KDBX 4's inner header then the document (the two
+    /// gzip-compressed when `compressed`), or KDBX 3.1's hashed blocks of the document (of its gzip).
     public static func payload(_ payload: [UInt8], version4: Bool, compressed: Bool) -> KDBXError? {
         catching { () throws(KDBXError) in
+            // KDBX 4: inflate, then the inner header and the document; KDBX 3.1: hashed blocks, then inflate.
             var document: KDBXDocument?
-            let end: any PayloadSink = version4
-                ? InnerHeaderSink { stream throws(KDBXError) in
+            let sink: any PayloadSink
+            if version4 {
+                let header = InnerHeaderSink { stream throws(KDBXError) in
                     let made = KDBXDocument(stream: stream, binaryTimes: true)
                     document = made
                     return made
                 }
-                : HashedBlockSink(next: KDBXDocument(stream: try InnerStream(try .init(id: 3, key: innerStreamKey)), binaryTimes: false))
-            let sink: any PayloadSink = compressed ? try InflatingSink(next: end, limit: 64 << 20) : end
+                sink = compressed ? try InflatingSink(next: header, limit: 64 << 20) : header
+            } else {
+                let made = KDBXDocument(stream: try InnerStream(try .init(id: 3, key: innerStreamKey)), binaryTimes: false)
+                document = made
+                sink = HashedBlockSink(next: compressed ? try InflatingSink(next: made, limit: 64 << 20) : made)
+            }
             // In pieces, as decryption hands them on.
             var offset = 0
             while offset < payload.count {

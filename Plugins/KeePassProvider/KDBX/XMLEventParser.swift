@@ -72,9 +72,17 @@ final class XMLEventParser {
         }
     }
 
+    /// libxml2 initialized once per process before any parser is made (its first initialization is not
+    /// thread-safe in 2.9; a Swift static is initialized once, atomically).
+    private static let initialized: Bool = {
+        xmlInitParser()
+        return true
+    }()
+
     /// The parser context, made on first use.
     private func parser() throws(KDBXError) -> xmlParserCtxtPtr {
         if let context { return context }
+        _ = Self.initialized
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         sax.startElementNs = { user, localName, _, _, _, _, count, _, attributes in
