@@ -11,6 +11,7 @@
 //   CFFI                 libffi shim (system library): per-plugin host-service closures
 //   CArgon2              libargon2 (system library): Argon2 key derivation for the Vault and KeePass databases
 //   CGcrypt, CZlib       libgcrypt and zlib (system libraries): KeePass databases' ciphers and gzip
+//   CLibXML2             libxml2 (system library): the push parser for KeePass databases' XML and key files
 //   AutofillHost         discovers, validates and loads plugins; configuration; transport
 //   CAutofillHelper      libc calls of helper processes Swift cannot make (spawn, prctl, signals)
 //   CAutofillSandbox     the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl
@@ -78,6 +79,7 @@ let package = Package(
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "AutofillMatching", dependencies: ["AutofillCore", "CPSL", "CIDN2"]),
         .target(name: "AutofillStore", dependencies: ["AutofillCore", "AutofillMatching", "CSQLite"]),
         .target(name: "AutofillABI", dependencies: ["AutofillCore", "CAutofillProvider"]),
@@ -112,6 +114,11 @@ let package = Package(
             dependencies: ["AutofillHost", "AutofillStore", "AutofillMatching", "AutofillCore"],
             path: "Benchmarks/autofill-bench"
         ),
+        .executableTarget(
+            name: "kdbx-fuzz",
+            dependencies: ["KDBX", "AutofillTestSupport", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Benchmarks/kdbx-fuzz"
+        ),
         .target(
             name: "VaultCore",
             dependencies: [
@@ -139,12 +146,15 @@ let package = Package(
         ),
         .target(
             name: "KDBX",
-            dependencies: ["AutofillCore", "CArgon2", "CGcrypt", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["AutofillCore", "CArgon2", "CGcrypt", "CZlib", "CLibXML2", .product(name: "Crypto", package: "swift-crypto")],
             path: "Plugins/KeePassProvider/KDBX"
         ),
         .target(
             name: "KeePassProvider",
-            dependencies: ["AutofillProviderKit", "AutofillOTP", "AutofillWebAuthn", "KDBX", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "AutofillProviderKit", "AutofillOTP", "AutofillWebAuthn", "KDBX",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             path: "Plugins/KeePassProvider/Provider"
         ),
         .target(name: "AutofillTestSupport", path: "Tests/AutofillTestSupport"),
@@ -162,7 +172,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "KDBXTests", dependencies: ["KDBX", "AutofillCore", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "KDBXTests", dependencies: ["KDBX", "AutofillCore", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            exclude: ["Support/make_gzip_bomb.py"]
+        ),
         .testTarget(name: "AutofillMatchingTests", dependencies: ["AutofillMatching", "AutofillCore"]),
         .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore", "AutofillCompanion", "AutofillTestSupport"]),
         .testTarget(

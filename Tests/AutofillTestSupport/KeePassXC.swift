@@ -61,12 +61,23 @@ public enum KeePassXC {
             .trimmingCharacters(in: .newlines)
     }
 
-    /// A KDBX 4 database with Argon2 (`argon2d` or `argon2id`) and `cipher` (`aes256` or `chacha20`)
-    /// holding one entry. keepassxc-cli cannot choose a KDF or cipher, so pykeepass seeds an empty
-    /// database with them (light parameters: 1 MiB, 2 iterations) and keepassxc-cli `add` writes the
-    /// file, keeping them: every byte read by the tests is KeePassXC's.
+    /// `attachment-import`: the file at `file` attached to an entry as `name`.
+    public static func importAttachment(_ path: String, key: Key, title: String, name: String, file: String) throws {
+        try run(["attachment-import", "-q"] + key.openOptions + [path, title, name, file], input: key.typed)
+    }
+
+    /// `export -f xml`: the database as KeePass XML (protected values in clear).
+    public static func exportXML(_ path: String, key: Key) throws -> String {
+        try run(["export", "-q", "-f", "xml"] + key.openOptions + [path], input: key.typed)
+    }
+
+    /// A KDBX 4 database with Argon2 (`argon2d` or `argon2id`) and `cipher` (`aes256`, `chacha20` or
+    /// `twofish`) holding one entry. keepassxc-cli cannot choose a KDF or cipher, so pykeepass seeds an
+    /// empty database with them (light parameters: `memoryMiB`, 1 MiB unless given, and 2 iterations)
+    /// and keepassxc-cli `add` writes the file, keeping them: every byte read by the tests is KeePassXC's.
     public static func createArgon2(
-        _ path: String, password: String, variant: String, cipher: String, title: String, user: String, url: String, entryPassword: String
+        _ path: String, password: String, variant: String, cipher: String, title: String, user: String, url: String, entryPassword: String,
+        memoryMiB: Int = 1
     ) throws {
         let uuid = variant == "argon2id" ? "9e298b1956db4773b23dfc3ec6f0a1e6" : "ef636ddf8c29444b91f7a9a403e30a0c"
         let script = """
@@ -77,11 +88,11 @@ public enum KeePassXC {
             header.cipher_id.data = sys.argv[2]
             kdf = header.kdf_parameters.data.dict
             kdf["$UUID"].value = bytes.fromhex(sys.argv[3])
-            kdf["M"].value = 1024 * 1024
+            kdf["M"].value = int(sys.argv[4]) * 1024 * 1024
             kdf["I"].value = 2
             db.save()
             """
-        let result = try ChildProcess.run("/usr/bin/env", ["python3", "-c", script, path, cipher, uuid], input: "\(password)\n")
+        let result = try ChildProcess.run("/usr/bin/env", ["python3", "-c", script, path, cipher, uuid, "\(memoryMiB)"], input: "\(password)\n")
         guard result.status == 0 else { throw Failure(description: "pykeepass could not seed \(path): \(result.stderr)") }
         try add(path, key: Key(password: password), title: title, user: user, url: url, password: entryPassword)
     }

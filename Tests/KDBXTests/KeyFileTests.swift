@@ -13,6 +13,13 @@ struct KeyFileTests {
     /// The kinds of key file, by how each is made.
     enum Kind: String, CaseIterable {
         case generatedXML2, xml1, raw32, hex64, otherFileHashed
+        /// 64 characters, hex digits and spaces: not hex, so hashed (KeePass and KeePassXC).
+        case hex64WithSpaces
+        /// Files keepassxc-cli accepts (hashed) that trapped Foundation's XML parser and killed the helper:
+        /// a processing instruction without data, an element name that is not UTF-8.
+        case processingInstruction, nonUTF8ElementName
+        /// A KeyFile document without <Key><Data>: keepassxc-cli hashes it.
+        case keyFileWithoutData
     }
 
     /// Writes a key file of `kind` (none for generatedXML2: keepassxc-cli makes it); its path.
@@ -30,6 +37,12 @@ struct KeyFileTests {
         case .raw32: bytes = random
         case .hex64: bytes = Array(random.map { String(format: "%02x", $0) }.joined().utf8)
         case .otherFileHashed: bytes = Array("any file at all: a photo, a song\n".utf8) + random
+        case .hex64WithSpaces: bytes = Array((random.prefix(21).map { String(format: "%02x", $0) }.joined(separator: " ") + " a").utf8)
+        case .processingInstruction: bytes = Array("<?x?>".utf8) + random
+        case .nonUTF8ElementName: bytes = [0x3C, 0x61, 0xFF, 0xFE, 0x2F, 0x3E] + random
+        case .keyFileWithoutData:
+            let note = random.map { String(format: "%02x", $0) }.joined()
+            bytes = Array("<?xml version=\"1.0\"?><KeyFile><Meta><Version>2.0</Version><Note>\(note)</Note></Meta></KeyFile>".utf8)
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path

@@ -17,11 +17,16 @@ struct ByteReader {
     var remaining: Int { bytes.count - offset }
 
     mutating func read(_ count: Int) throws(KDBXError) -> [UInt8] {
+        Array(try slice(count))
+    }
+
+    /// The next `count` bytes, without copying them.
+    mutating func slice(_ count: Int) throws(KDBXError) -> ArraySlice<UInt8> {
         guard count >= 0, count <= remaining else {
             throw KDBXError(.corrupt, "the \(what) ends early: the file is truncated or damaged (restore it from a backup)")
         }
         defer { offset += count }
-        return Array(bytes[offset..<offset + count])
+        return bytes[offset..<offset + count]
     }
 
     mutating func uint8() throws(KDBXError) -> UInt8 { try read(1)[0] }

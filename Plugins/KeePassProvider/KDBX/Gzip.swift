@@ -1,40 +1,60 @@
 internal import CZlib
 
-/// Gzip inflation (zlib), with a ceiling on the output so a hostile file cannot exhaust memory.
-enum Gzip {
-    /// The largest XML this reader inflates: 512 MiB.
-    static let maximumSize = 512 << 20
+/// Gzip inflation (zlib), piece by piece, with a ceiling on the output so a hostile file (a
+/// compression bomb) ends in an error instead of exhausting memory or time.
+final class InflatingSink: PayloadSink {
+    /// The most XML this reader inflates: 1 GiB (about twenty times a 100,000-entry database's).
+    static let maximumSize = 1 << 30
 
-    static func inflate(_ input: [UInt8]) throws(KDBXError) -> [UInt8] {
-        var stream = z_stream()
+    private let next: any PayloadSink
+    private let limit: Int
+    private var stream = z_stream()
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    private var produced = 0
+    private var ended = false
+
+    init(next: any PayloadSink, limit: Int = InflatingSink.maximumSize) throws(KDBXError) {
+        self.next = next
+        self.limit = limit
         // 16 + MAX_WBITS: a gzip header, not a zlib one.
         guard inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw KDBXError(.unsupported, "zlib could not be initialized")
         }
-        defer { inflateEnd(&stream) }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var input = input
-        let status: Int32 = input.withUnsafeMutableBufferPointer { source in
-            stream.next_in = source.baseAddress
-            stream.avail_in = UInt32(source.count)
-            while true {
-                let result: Int32 = chunk.withUnsafeMutableBufferPointer { buffer in
-                    stream.next_out = buffer.baseAddress
-                    stream.avail_out = UInt32(buffer.count)
-                    return CZlib.inflate(&stream, Z_NO_FLUSH)
-                }
-                output += chunk[0..<(chunk.count - Int(stream.avail_out))]
-                if result == Z_STREAM_END { return Z_OK }
-                if result != Z_OK { return result }
-                if output.count > maximumSize { return Z_MEM_ERROR }
-                if stream.avail_in == 0 && stream.avail_out != 0 { return Z_BUF_ERROR }
+    }
+
+    deinit { inflateEnd(&stream) }
+
+    func write(_ bytes: UnsafeBufferPointer<UInt8>) throws(KDBXError) {
+        guard !ended, let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        stream.next_in = UnsafeMutablePointer(mutating: base)
+        stream.avail_in = UInt32(bytes.count)
+        defer { stream.next_in = nil; stream.avail_in = 0 }
+        while !ended {
+            let (result, made) = chunk.withUnsafeMutableBufferPointer { buffer in
+                stream.next_out = buffer.baseAddress
+                stream.avail_out = UInt32(buffer.count)
+                let result = inflate(&stream, Z_NO_FLUSH)
+                return (result, buffer.count - Int(stream.avail_out))
             }
+            guard result == Z_OK || result == Z_STREAM_END || result == Z_BUF_ERROR else {
+                throw KDBXError(.corrupt, "the database's compressed contents are damaged (zlib error \(result))")
+            }
+            produced += made
+            guard produced <= limit else {
+                throw KDBXError(.unsupported, """
+                    the database's contents inflate to more than \(limit >> 20) MiB, where this reader stops (a compression \
+                    bomb, or a database far larger than KeePassXC writes): the file is not read
+                    """)
+            }
+            try next.write(chunk[0..<made])
+            ended = result == Z_STREAM_END
+            // Z_BUF_ERROR: no progress possible; else all input used and nothing more held back.
+            if result == Z_BUF_ERROR || (stream.avail_in == 0 && made < chunk.count) { break }
         }
-        switch status {
-        case Z_OK: return output
-        case Z_MEM_ERROR: throw KDBXError(.unsupported, "the database's contents inflate to more than \(maximumSize >> 20) MiB; this reader stops there")
-        default: throw KDBXError(.corrupt, "the database's compressed contents are damaged (zlib error \(status))")
-        }
+    }
+
+    func finish() throws(KDBXError) {
+        guard ended else { throw KDBXError(.corrupt, "the database's compressed contents end early: the file is truncated or damaged") }
+        try next.finish()
     }
 }

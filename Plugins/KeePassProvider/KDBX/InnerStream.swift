@@ -23,34 +23,35 @@ final class InnerStream {
     /// Salsa20's fixed nonce in KeePass.
     static let salsa20Nonce: [UInt8] = [0xE8, 0x30, 0x09, 0x4B, 0x97, 0x20, 0x5D, 0x2A]
 
-    private let parameters: Parameters
-    private let cipherKey: [UInt8]
-    private let nonce: [UInt8]
-    /// Keystream bytes made so far, and how many were used.
-    private var keystream: [UInt8] = []
-    private var used = 0
+    /// The cipher, its position where the last value ended.
+    private let cipher: Gcrypt.Cipher
 
-    init(_ parameters: Parameters) {
-        self.parameters = parameters
+    init(_ parameters: Parameters) throws(KDBXError) {
         switch parameters.cipher {
         case .chaCha20:
             let hash = Array(SHA512.hash(data: parameters.key))
-            cipherKey = Array(hash[0..<32])
-            nonce = Array(hash[32..<44])
+            cipher = try Gcrypt.Cipher(.chaCha20, key: Array(hash[0..<32]), nonce: Array(hash[32..<44]))
         case .salsa20:
-            cipherKey = Array(SHA256.hash(data: parameters.key))
-            nonce = Self.salsa20Nonce
+            cipher = try Gcrypt.Cipher(.salsa20, key: Array(SHA256.hash(data: parameters.key)), nonce: Self.salsa20Nonce)
         }
     }
 
     /// `ciphertext` XORed with the next `ciphertext.count` keystream bytes.
     func reveal(_ ciphertext: [UInt8]) throws(KDBXError) -> [UInt8] {
-        if used + ciphertext.count > keystream.count {
-            // Made again from the start, twice as long, each time it runs out (no cipher handle is kept).
-            let size = (max(used + ciphertext.count, 2 * keystream.count, 4096) + 63) / 64 * 64
-            keystream = try Gcrypt.stream(parameters.cipher, key: cipherKey, nonce: nonce, [UInt8](repeating: 0, count: size))
+        var plain = ciphertext
+        try cipher.transform(&plain)
+        return plain
+    }
+
+    /// Moves past `count` keystream bytes: a protected value that is not needed (an attachment),
+    /// without holding it.
+    func skip(_ count: Int) throws(KDBXError) {
+        var left = count
+        var zeros = [UInt8](repeating: 0, count: min(count, 1 << 16))
+        while left > 0 {
+            let step = min(left, zeros.count)
+            try cipher.transform(&zeros, count: step)
+            left -= step
         }
-        defer { used += ciphertext.count }
-        return zip(ciphertext, keystream[used..<used + ciphertext.count]).map { $0 ^ $1 }
     }
 }

@@ -1,3 +1,5 @@
+internal import CGcrypt
+
 /// The outer, unencrypted header of a KDBX file (versions 3.1 and 4.x): which cipher, key derivation
 /// and compression the payload uses, and the seeds. Nothing in it is trusted until its hash (KDBX 3.1:
 /// the XML's HeaderHash) or HMAC (KDBX 4) is checked by ``KDBXReader``.
@@ -82,9 +84,10 @@ struct KDBXHeader: Sendable {
     }
 }
 
-/// The cipher of the payload.
+/// The cipher of the payload: AES-256-CBC, Twofish-CBC (256-bit key) or ChaCha20, as KeePassXC offers.
 enum OuterCipher: Sendable, Equatable {
     case aes256CBC
+    case twofishCBC
     case chaCha20
 
     static let aesUUID: [UInt8] = [0x31, 0xC1, 0xF2, 0xE6, 0xBF, 0x71, 0x43, 0x50, 0xBE, 0x58, 0x05, 0x21, 0x6A, 0xFC, 0x5A, 0xFF]
@@ -94,13 +97,22 @@ enum OuterCipher: Sendable, Equatable {
     init(uuid: [UInt8]) throws(KDBXError) {
         switch uuid {
         case Self.aesUUID: self = .aes256CBC
+        case Self.twofishUUID: self = .twofishCBC
         case Self.chaCha20UUID: self = .chaCha20
-        case Self.twofishUUID:
-            throw KDBXError(.unsupported, "the database is encrypted with Twofish, which this reader does not support; choose AES-256 or ChaCha20 in KeePassXC's database settings")
         default:
-            throw KDBXError(.unsupported, "the database uses an unknown cipher; choose AES-256 or ChaCha20 in KeePassXC's database settings")
+            throw KDBXError(.unsupported, "the database uses an unknown cipher; choose AES-256, Twofish or ChaCha20 in KeePassXC's database settings")
         }
     }
 
-    var ivSize: Int { self == .aes256CBC ? 16 : 12 }
+    var ivSize: Int { self == .chaCha20 ? 12 : 16 }
+    var isBlockCipher: Bool { self != .chaCha20 }
+
+    /// The cipher keyed for decrypting a payload.
+    func open(key: [UInt8], iv: [UInt8]) throws(KDBXError) -> Gcrypt.Cipher {
+        switch self {
+        case .aes256CBC: try Gcrypt.Cipher(Int32(GCRY_CIPHER_AES256.rawValue), Int32(GCRY_CIPHER_MODE_CBC.rawValue), key: key, iv: iv)
+        case .twofishCBC: try Gcrypt.Cipher(Int32(GCRY_CIPHER_TWOFISH.rawValue), Int32(GCRY_CIPHER_MODE_CBC.rawValue), key: key, iv: iv)
+        case .chaCha20: try Gcrypt.Cipher(.chaCha20, key: key, nonce: iv)
+        }
+    }
 }

@@ -4,10 +4,12 @@ internal import Crypto
 
 /// Opens KeePass databases (KDBX 3.1 and 4.x) read-only.
 ///
-/// The order of checks: the header is parsed; the key is derived; then, before any payload byte is
-/// used, KDBX 4 checks the header's SHA-256 and its HMAC (a wrong key fails here) and every block's
-/// HMAC; KDBX 3.1 checks the decrypted start bytes (a wrong key fails here), every block's SHA-256,
-/// and the header's SHA-256 against the XML's HeaderHash. The file is never written.
+/// The order of checks: the header is parsed; the key is derived; KDBX 4 checks the header's SHA-256
+/// and its HMAC (a wrong key fails here) and each block's HMAC before its bytes are used; KDBX 3.1
+/// checks the decrypted start bytes (a wrong key fails here), each block's SHA-256 before its bytes
+/// are used, and the header's SHA-256 against the XML's HeaderHash when the XML has one. The payload
+/// streams from the file through decryption, inflation and the XML parser in pieces (see
+/// ``PayloadSink``): only the file and the entries read are held whole. The file is never written.
 ///
 /// The key derivation's parameters come from the unchecked header, so its cost is estimated first
 /// (``KeyDerivationCost``), and one over `kdfLimit` (10 s by default) is refused without running.
@@ -33,9 +35,24 @@ public enum KDBXReader {
                             name: String = "the database") throws(KDBXError) -> KDBXDatabase {
         let header = try KDBXHeader(reading: file)
         try KeyDerivationCost.check(header.keyDerivation, limit: kdfLimit, database: name)
+        var argon2: (memoryKiB: UInt64, lanes: UInt64)?
+        if case .argon2(let parameters) = header.keyDerivation {
+            argon2 = (UInt64(parameters.memoryKiB), UInt64(parameters.parallelism))
+            try MemoryCeiling.checkArgon2(memoryKiB: UInt64(parameters.memoryKiB), lanes: UInt64(parameters.parallelism))
+        }
         var composite = key.hash
         defer { for index in composite.indices { composite[index] = 0 } }
-        var transformed = try header.keyDerivation.transform(composite)
+        var transformed: [UInt8]
+        do {
+            transformed = try header.keyDerivation.transform(composite)
+        } catch {
+            // libargon2 could not allocate: under the helper's ceiling, that is the ceiling's doing.
+            if let argon2, error.message.contains("Memory allocation"),
+               let named = MemoryCeiling.allocationFailed(memoryKiB: argon2.memoryKiB, lanes: argon2.lanes) {
+                throw named
+            }
+            throw error
+        }
         defer { for index in transformed.indices { transformed[index] = 0 } }
         let cipherKey = Array(SHA256.hash(data: header.masterSeed + transformed))
         return header.isVersion4
@@ -54,66 +71,40 @@ public enum KDBXReader {
         guard constantTimeEqual(Array(HMAC<SHA256>.authenticationCode(for: header.bytes, using: headerKey)), mac) else {
             throw KDBXError(.wrongKey, "wrong master password or key file (the database header's HMAC does not match)")
         }
-        let encrypted = try BlockStreams.hmacBlocks(file, from: reader.offset, hmacBase: hmacBase)
-        var payload = try decrypt(encrypted, header: header, cipherKey: cipherKey)
-        if header.isCompressed { payload = try Gzip.inflate(payload) }
-        let (stream, xmlStart) = try innerHeader(payload)
-        let document = KDBXDocument(stream: InnerStream(stream), binaryTimes: true)
-        let entries = try document.read(Array(payload[xmlStart...]))
-        return KDBXDatabase(formatVersion: "4.\(header.minorVersion)", name: document.name, entries: entries)
+        var document: KDBXDocument?
+        let innerHeader = InnerHeaderSink { stream throws(KDBXError) in
+            let made = KDBXDocument(stream: stream, binaryTimes: true)
+            document = made
+            return made
+        }
+        let plain: any PayloadSink = header.isCompressed ? try InflatingSink(next: innerHeader) : innerHeader
+        try BlockStreams.hmacBlocks(file, from: reader.offset, hmacBase: hmacBase,
+                                    to: try DecryptingSink(header.cipher, key: cipherKey, iv: header.encryptionIV, next: plain))
+        guard let document else { throw KDBXError(.corrupt, "the inner header ends early: the file is truncated or damaged") }
+        return KDBXDatabase(formatVersion: "4.\(header.minorVersion)", name: document.name, entries: document.entries())
     }
 
+    /// KDBX 3.1. The header is not covered by a MAC: its seeds and IV make the key (a change fails as a
+    /// wrong key), and the XML's Meta/HeaderHash, when there, is checked against it. A file without
+    /// HeaderHash (pykeepass writes none) opens, as in KeePassXC.
     private static func openVersion3(_ file: [UInt8], header: KDBXHeader, cipherKey: [UInt8]) throws(KDBXError) -> KDBXDatabase {
-        let encrypted = Array(file[header.bytes.count...])
-        let payload = try decrypt(encrypted, header: header, cipherKey: cipherKey)
-        guard let start = header.streamStartBytes, payload.count >= 32, constantTimeEqual(Array(payload[0..<32]), start) else {
-            throw KDBXError(.wrongKey, "wrong master password or key file (the decrypted start bytes do not match)")
+        guard let parameters = header.innerStream, let start = header.streamStartBytes else {
+            throw KDBXError(.corrupt, "the database header has no inner stream: the file is damaged")
         }
-        var xml = try BlockStreams.hashedBlocks(payload, from: 32)
-        if header.isCompressed { xml = try Gzip.inflate(xml) }
-        guard let parameters = header.innerStream else { throw KDBXError(.corrupt, "the database header has no inner stream") }
-        let document = KDBXDocument(stream: InnerStream(parameters), binaryTimes: false)
-        let entries = try document.read(xml)
-        guard let headerHash = document.headerHash else {
-            throw KDBXError(.tampered, "the database has no header checksum (Meta/HeaderHash), so its header cannot be checked; save it again in KeePassXC")
+        let document = KDBXDocument(stream: try InnerStream(parameters), binaryTimes: false)
+        let xml: any PayloadSink = header.isCompressed ? try InflatingSink(next: document) : document
+        let decrypting = try DecryptingSink(header.cipher, key: cipherKey, iv: header.encryptionIV,
+                                            next: StartBytesSink(expected: start, next: HashedBlockSink(next: xml)))
+        var offset = header.bytes.count
+        while offset < file.count {
+            let end = min(offset + (1 << 20), file.count)
+            try decrypting.write(file[offset..<end])
+            offset = end
         }
-        guard constantTimeEqual(Array(SHA256.hash(data: header.bytes)), headerHash) else {
+        try decrypting.finish()
+        if let headerHash = document.headerHash, !constantTimeEqual(Array(SHA256.hash(data: header.bytes)), headerHash) {
             throw KDBXError(.tampered, "the database header fails its checksum: the file was changed or damaged (restore it from a backup)")
         }
-        return KDBXDatabase(formatVersion: "3.\(header.minorVersion)", name: document.name, entries: entries)
-    }
-
-    /// The payload decrypted (padding removed: KDBX 3.1 checks its start bytes first, so a wrong key
-    /// is told apart from a truncated file).
-    private static func decrypt(_ encrypted: [UInt8], header: KDBXHeader, cipherKey: [UInt8]) throws(KDBXError) -> [UInt8] {
-        switch header.cipher {
-        case .aes256CBC:
-            let plain = try Gcrypt.aesCBCDecrypt(key: cipherKey, iv: header.encryptionIV, encrypted)
-            if let start = header.streamStartBytes, plain.count < 32 || !constantTimeEqual(Array(plain[0..<32]), start) {
-                throw KDBXError(.wrongKey, "wrong master password or key file (the decrypted start bytes do not match)")
-            }
-            return try Gcrypt.removePadding(plain)
-        case .chaCha20:
-            return try Gcrypt.stream(.chaCha20, key: cipherKey, nonce: header.encryptionIV, encrypted)
-        }
-    }
-
-    /// KDBX 4's inner header: the inner stream's algorithm and key (binaries skipped); where the XML starts.
-    private static func innerHeader(_ payload: [UInt8]) throws(KDBXError) -> (InnerStream.Parameters, Int) {
-        var reader = ByteReader(payload, what: "inner header")
-        var id: UInt32?
-        var key: [UInt8]?
-        while true {
-            let field = try reader.uint8()
-            let data = try reader.read(Int(try reader.uint32()))
-            switch field {
-            case 0:
-                guard let id, let key else { throw KDBXError(.corrupt, "the inner header has no inner stream: the file is damaged") }
-                return (try InnerStream.Parameters(id: id, key: key), reader.offset)
-            case 1: id = UInt32(truncatingIfNeeded: data.littleEndianInteger)
-            case 2: key = data
-            default: continue  // 3: an attachment; not needed for filling
-            }
-        }
+        return KDBXDatabase(formatVersion: "3.\(header.minorVersion)", name: document.name, entries: document.entries())
     }
 }

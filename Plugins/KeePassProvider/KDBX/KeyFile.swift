@@ -6,7 +6,8 @@ internal import Crypto
 /// * XML, version 1.0 (`<Key><Data>` base64) or 2.0 (`<Data Hash="…">` hex, whose SHA-256 must start
 ///   with the 4-byte hash);
 /// * exactly 32 bytes: the key itself;
-/// * exactly 64 hexadecimal characters: the key, hex-encoded;
+/// * exactly 64 hexadecimal characters: the key, hex-encoded (a space or line break among them makes
+///   it "anything else", as in KeePass and KeePassXC);
 /// * anything else: the SHA-256 of the whole file.
 public struct KeyFile: Sendable, CustomStringConvertible {
     /// The key (32 bytes).
@@ -35,9 +36,8 @@ public struct KeyFile: Sendable, CustomStringConvertible {
         }
     }
 
-    /// `text`'s hexadecimal digits as bytes (whitespace skipped), or nil if it holds anything else.
-    static func hex(_ text: [UInt8]) -> [UInt8]? {
-        let digits = text.filter { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }
+    /// `digits` (hexadecimal) as bytes, or nil if they hold anything else.
+    static func hex(_ digits: [UInt8]) -> [UInt8]? {
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(digits.count / 2)

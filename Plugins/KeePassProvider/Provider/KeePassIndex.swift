@@ -17,8 +17,10 @@ struct KeePassIndex: Sendable {
     /// The suffix of a one-time-code identity's record identifier (a password's is the UUID alone).
     static let oneTimeCodeSuffix = "#otp"
 
+    /// The database's entries, placeholders and references resolved (``KeePassPlaceholders``).
     init(_ database: KDBXDatabase) {
-        ordered = database.entries.filter { !$0.isInRecycleBin }
+        let placeholders = KeePassPlaceholders(database.entries)
+        ordered = database.entries.filter { !$0.isInRecycleBin }.map(placeholders.resolved)
         entries = Dictionary(ordered.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
         passkeys = ordered.compactMap(KeePassPasskey.init)
     }

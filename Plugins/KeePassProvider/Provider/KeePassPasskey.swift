@@ -4,7 +4,10 @@ import Crypto
 import KDBX
 
 /// A passkey KeePassXC's browser integration stored in an entry: the `KPEX_PASSKEY_*` attributes
-/// (credential id and user handle base64url, the private key as PKCS#8 PEM).
+/// (credential id and user handle base64url, the private key as PKCS#8 PEM: ES256, EdDSA or RS256).
+/// As in KeePassXC, the credential id is `KPEX_PASSKEY_GENERATED_USER_ID` when the entry has one
+/// (KeePassXC 2.7.7 and Strongbox), else `KPEX_PASSKEY_CREDENTIAL_ID`; the user name
+/// `KPXC_PASSKEY_USERNAME`, else `KPEX_PASSKEY_USERNAME`.
 struct KeePassPasskey: Sendable {
     let entry: KDBXEntry
     let relyingParty: String
@@ -18,12 +21,13 @@ struct KeePassPasskey: Sendable {
     /// The entry's passkey; nil when it has none or its attributes are malformed (never naming the key).
     init?(_ entry: KDBXEntry) {
         guard let relyingParty = entry.fields["KPEX_PASSKEY_RELYING_PARTY"]?.revealed, !relyingParty.isEmpty,
-              let id = entry.fields["KPEX_PASSKEY_CREDENTIAL_ID"].flatMap({ Base64URL.decode($0.revealed) }), !id.isEmpty,
+              let id = (entry.fields["KPEX_PASSKEY_GENERATED_USER_ID"] ?? entry.fields["KPEX_PASSKEY_CREDENTIAL_ID"])
+                .flatMap({ Base64URL.decode($0.revealed) }), !id.isEmpty,
               entry.fields["KPEX_PASSKEY_PRIVATE_KEY_PEM"] != nil
         else { return nil }
         self.entry = entry
         self.relyingParty = relyingParty
-        userName = entry.fields["KPEX_PASSKEY_USERNAME"]?.revealed ?? entry.userName
+        userName = (entry.fields["KPXC_PASSKEY_USERNAME"] ?? entry.fields["KPEX_PASSKEY_USERNAME"])?.revealed ?? entry.userName
         credentialID = id
         userHandle = entry.fields["KPEX_PASSKEY_USER_HANDLE"].flatMap { Base64URL.decode($0.revealed) } ?? []
     }
@@ -34,10 +38,12 @@ struct KeePassPasskey: Sendable {
     }
 
     /// The signing key, or a message naming the entry (never the key).
-    func signingKey() throws(KeePassPasskeyError) -> P256.Signing.PrivateKey {
-        guard let pem = entry.fields["KPEX_PASSKEY_PRIVATE_KEY_PEM"]?.revealed,
-              let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) else {
-            throw KeePassPasskeyError(message: "the passkey of the entry \"\(entry.title)\" has a private key that is not a P-256 PEM key; register it again in KeePassXC")
+    func signingKey() throws(KeePassPasskeyError) -> KeePassPasskeyKey {
+        guard let pem = entry.fields["KPEX_PASSKEY_PRIVATE_KEY_PEM"]?.revealed, let key = KeePassPasskeyKey(pem: pem) else {
+            throw KeePassPasskeyError(message: """
+                the passkey of the entry "\(entry.title)" has a private key that is not a P-256, Ed25519 or RSA PEM key; \
+                register it again in KeePassXC
+                """)
         }
         return key
     }
@@ -46,9 +52,10 @@ struct KeePassPasskey: Sendable {
     /// (WebAuthn's "no counter"); BE is set (the database can be copied), BS never claimed.
     func assertion(_ parameters: PasskeyParameters, check: UserCheck) throws(KeePassPasskeyError) -> PasskeyAssertionCredential {
         let key = try signingKey()
+        let data = AuthenticatorData(relyingParty: relyingParty, flags: check.flags(backup: .backupEligible), signCount: 0).bytes
         do {
-            return try PasskeyAssertion.make(relyingParty: relyingParty, credentialID: credentialID, userHandle: userHandle, signCount: 0,
-                                             flags: check.flags(backup: .backupEligible), clientDataHash: parameters.clientDataHash, key: key)
+            return PasskeyAssertionCredential(relyingParty: relyingParty, credentialID: credentialID, userHandle: userHandle, authenticatorData: data,
+                                              signature: try key.sign(data + parameters.clientDataHash), clientDataHash: parameters.clientDataHash)
         } catch {
             throw KeePassPasskeyError(message: "the passkey of the entry \"\(entry.title)\" could not sign")
         }

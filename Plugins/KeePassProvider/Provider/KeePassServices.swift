@@ -1,7 +1,8 @@
 import AutofillCore
 
 /// The service identifiers of a KeePass URL as KeePassXC users write them: a web address
-/// (`https://example.com/login`), or a bare host (`example.com`). Other schemes (ssh://, cmd://,
+/// (`https://example.com/login`), a bare host (`example.com`), or a host and port without a scheme
+/// (`10.20.30.40:5001`, `intranet.example:8080`: suggested for that host). Other schemes (ssh://, cmd://,
 /// androidapp://) name no web service and are left out. User information before the host
 /// (`https://user:password@host/`) is dropped: the identifier is stored unencrypted.
 enum KeePassServices {
@@ -11,9 +12,16 @@ enum KeePassServices {
         guard let schemeEnd = text.range(of: "://") else {
             var domain = text.lowercased()
             if let end = domain.firstIndex(where: { "/?#".contains($0) }) { domain = String(domain[..<end]) }
+            var port = ""
+            if let colon = domain.lastIndex(of: ":"), domain.index(after: colon) < domain.endIndex,
+               domain[domain.index(after: colon)...].allSatisfy({ $0.isASCII && $0.isNumber }) {
+                port = String(domain[colon...])
+                domain = String(domain[..<colon])
+            }
             if domain.hasSuffix(".") { domain.removeLast() }
             guard !domain.isEmpty, !domain.contains(where: { ":@".contains($0) }) else { return nil }
-            return ServiceIdentifier(identifier: domain, type: .domain)
+            // A port makes it a URL without a scheme, which matching reads as host and port.
+            return port.isEmpty ? ServiceIdentifier(identifier: domain, type: .domain) : ServiceIdentifier(identifier: domain + port, type: .url)
         }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "https" || scheme == "http" else { return nil }

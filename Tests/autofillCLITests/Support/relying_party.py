@@ -11,10 +11,10 @@ Usage:
   relying_party.py registration-verify STATE --origin ORIGIN [--rp-id ID] [--conditional] < credential.json
   relying_party.py authentication-options STATE [--rp-id ID] [--allow-from STATE] [--uv PREF]
   relying_party.py authentication-verify STATE --origin ORIGIN [--rp-id ID] < credential.json
-  relying_party.py keepassxc-passkey STATE --rp-id ID --user NAME
+  relying_party.py keepassxc-passkey STATE --rp-id ID --user NAME [--alg es256|eddsa|rs256] [--legacy-id]
 
 keepassxc-passkey stands in for a registration done by KeePassXC's browser integration: it makes a
-P-256 key, records the credential as registered, and prints the KPEX_PASSKEY_* attributes KeePassXC
+P-256 key (or, with --alg, an Ed25519 or RSA-2048 key, the other two KeePassXC registers), records the credential as registered, and prints the KPEX_PASSKEY_* attributes KeePassXC
 would store (JSON), for a database the tests import.
 
 On success the verify commands print a JSON summary (flags, counter) and exit 0; on a rejection
@@ -188,14 +188,19 @@ def authentication_verify(args):
 
 def keepassxc_passkey(args):
     from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from fido2.cose import ES256 as CoseES256
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    from fido2.cose import ES256 as CoseES256, EdDSA as CoseEdDSA, RS256 as CoseRS256
     from fido2 import cbor
 
-    key = ec.generate_private_key(ec.SECP256R1())
+    if args.alg == "eddsa":
+        key, cose = ed25519.Ed25519PrivateKey.generate(), CoseEdDSA
+    elif args.alg == "rs256":
+        key, cose = rsa.generate_private_key(public_exponent=65537, key_size=2048), CoseRS256
+    else:
+        key, cose = ec.generate_private_key(ec.SECP256R1()), CoseES256
     credential_id = os.urandom(32)
     user_handle = os.urandom(16)
-    public_key = cbor.encode(dict(CoseES256.from_cryptography_key(key.public_key())))
+    public_key = cbor.encode(dict(cose.from_cryptography_key(key.public_key())))
     save(args.state, {
         "rpId": args.rp_id,
         "credentialId": bytes_to_base64url(credential_id),
@@ -204,8 +209,10 @@ def keepassxc_passkey(args):
         "userHandle": bytes_to_base64url(user_handle),
     })
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
+    # KeePassXC 2.7.7 (and Strongbox) kept the credential id under KPEX_PASSKEY_GENERATED_USER_ID.
+    id_key = "KPEX_PASSKEY_GENERATED_USER_ID" if args.legacy_id else "KPEX_PASSKEY_CREDENTIAL_ID"
     print(json.dumps({
-        "KPEX_PASSKEY_CREDENTIAL_ID": bytes_to_base64url(credential_id),
+        id_key: bytes_to_base64url(credential_id),
         "KPEX_PASSKEY_PRIVATE_KEY_PEM": pem,
         "KPEX_PASSKEY_RELYING_PARTY": args.rp_id,
         "KPEX_PASSKEY_USERNAME": args.user,
@@ -234,6 +241,8 @@ def main():
     p.add_argument("state")
     p.add_argument("--rp-id", required=True)
     p.add_argument("--user", required=True)
+    p.add_argument("--alg", default="es256", choices=["es256", "eddsa", "rs256"])
+    p.add_argument("--legacy-id", action="store_true")
     p.set_defaults(run=keepassxc_passkey)
     p = commands.add_parser("authentication-options")
     p.add_argument("state")
