@@ -30,7 +30,7 @@ struct InitCommand: AsyncParsableCommand {
               autofill init --force --provider org.autofill.pass
 
             Then give providers their settings, for example:
-              autofill providers set org.autofill.vault VaultFile ~/vault.afvault
+              autofill providers set org.autofill.netrc NetrcFile ~/.netrc-work
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -81,7 +81,7 @@ struct ProvidersCommand: ParsableCommand {
             // What it may reach, before any of its code runs: enabling approves it with its files.
             if let (candidate, _) = try? setup.catalog.resolve(provider), !setup.catalog.enabledIDs.contains(candidate.identifier) {
                 print("\(candidate.displayName) (\(candidate.identifier)) asks to:")
-                for line in setup.sandboxSummary(for: candidate) { print("  \(line)") }
+                for line in setup.sandboxSummary(for: candidate, problems: false) { print("  \(line)") }
             }
             let (manifest, isNew, _) = try setup.enable(provider, userInterface: router.userInterface)
             guard isNew else {

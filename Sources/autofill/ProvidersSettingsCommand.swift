@@ -16,7 +16,7 @@ extension ProvidersCommand {
                 key is set with a note. Values starting with ~/, ./ or ../ are paths (docs/CONFIGURATION.md).
 
                 Examples:
-                  autofill providers set org.autofill.vault VaultFile ~/vault.afvault
+                  autofill providers set org.autofill.vault VaultFile ~/vault/vault.afvault
                   autofill providers set org.autofill.netrc NetrcFile ~/.netrc-work
                   autofill providers set org.autofill.vault UnlockTimeoutSeconds 600
                 """)

@@ -16,7 +16,9 @@ extension ProviderSetup {
 
     /// What `manifest`'s provider may reach, in plain words, one line each (with the paths its settings
     /// name now): what `providers enable`, `providers trust`, `providers list` and `plugin validate` show.
-    public func sandboxSummary(for manifest: PluginManifest) -> [String] {
+    /// With `problems`, a last line says why it cannot be sandboxed as configured (`enable` leaves it
+    /// out: its refusal follows at once, and says the same).
+    public func sandboxSummary(for manifest: PluginManifest, problems: Bool = true) -> [String] {
         let context = SandboxContext(setup: self)
         var lines: [String] = []
         let settings = sandboxedSettings(for: manifest)
@@ -47,6 +49,7 @@ extension ProviderSetup {
         if declaration.outboundTCPPorts.isEmpty { none.append("no network") }
         if declaration.executables.isEmpty { none.append("no programs") }
         if !none.isEmpty { lines.append("nothing else: \(none.joined(separator: ", "))") }
+        guard problems else { return lines }
         do {
             _ = try context.policy(for: manifest, createFolders: false)
         } catch {
@@ -210,7 +213,7 @@ struct SandboxContext {
                 }
                 what = "its \(name) setting"
             } else {
-                value = file.path.flatMap { expand($0, settings: settings) }
+                value = file.path.flatMap { expand($0, settings: settings, own: dataFolder(manifest.identifier)) }
                 what = "its declared path \(file.path ?? "")"
             }
             guard let value, value.hasPrefix("/") else { continue }
@@ -233,15 +236,17 @@ struct SandboxContext {
     /// The first of `file`'s defaults that resolves, expanded; nil when none does.
     func resolveDefault(of file: SandboxDeclaration.File, in manifest: PluginManifest, settings: [String: String]) -> String? {
         for candidate in file.defaults {
-            if let value = expand(candidate, settings: settings, variables: manifest.sandbox.environment) { return value }
+            if let value = expand(candidate, settings: settings, variables: manifest.sandbox.environment, own: dataFolder(manifest.identifier)) {
+                return value
+            }
         }
         return nil
     }
 
-    /// `~/…`, `$XDG_…/…`, `${Setting}` and `$NAME/…` of a declared variable (`variables`, read from the
-    /// user's environment) expanded; nil when a setting or variable it names is unset or a variable
-    /// is not an absolute path.
-    func expand(_ text: String, settings: [String: String], variables: [String] = []) -> String? {
+    /// `~/…`, `$XDG_…/…`, `$AUTOFILL_PROVIDER_DATA_DIR/…` (`own`, the provider's data folder), `${Setting}`
+    /// and `$NAME/…` of a declared variable (`variables`, read from the user's environment) expanded; nil
+    /// when a setting or variable it names is unset or a variable is not an absolute path.
+    func expand(_ text: String, settings: [String: String], variables: [String] = [], own: String? = nil) -> String? {
         var text = text
         while let dollar = text.firstIndex(of: "$"), text[text.index(after: dollar)...].hasPrefix("{"),
             let close = text[dollar...].firstIndex(of: "}")
@@ -254,7 +259,7 @@ struct SandboxContext {
         if text.hasPrefix("~/") { return home + text.dropFirst() }
         let declared = variables
         let variables = ["$HOME": home, "$XDG_CONFIG_HOME": configHome, "$XDG_DATA_HOME": dataHome, "$XDG_STATE_HOME": stateHome,
-                         "$XDG_CACHE_HOME": cacheHome, "$XDG_RUNTIME_DIR": runtimeDirectory]
+                         "$XDG_CACHE_HOME": cacheHome, "$XDG_RUNTIME_DIR": runtimeDirectory, "$AUTOFILL_PROVIDER_DATA_DIR": own]
         for (name, value) in variables where text == name || text.hasPrefix(name + "/") {
             guard let value else { return nil }
             return value + text.dropFirst(name.count)

@@ -222,7 +222,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
         case (.some, nil):
             for candidate in defaults {
                 if let wrong = pathProblem(candidate, allowingSettings: true, environment: environment) {
-                    problem("\(path).Default", wrong, "write an absolute path, ~/…, $XDG_DATA_HOME/…, or $NAME/… of a variable your Environment declares (docs/SANDBOX.md)")
+                    problem("\(path).Default", wrong, "write an absolute path, ~/…, $XDG_DATA_HOME/…, $AUTOFILL_PROVIDER_DATA_DIR/…, or $NAME/… of a variable your Environment declares (docs/SANDBOX.md)")
                     return nil
                 }
             }
@@ -237,7 +237,9 @@ public struct SandboxDeclaration: Hashable, Sendable {
     }
 
     /// The variables a declared path may start with.
-    static let pathVariables = ["$HOME", "$XDG_CONFIG_HOME", "$XDG_DATA_HOME", "$XDG_STATE_HOME", "$XDG_CACHE_HOME", "$XDG_RUNTIME_DIR"]
+    /// `$AUTOFILL_PROVIDER_DATA_DIR` is the provider's own data folder (a default there needs no grant beyond it).
+    static let pathVariables = ["$HOME", "$XDG_CONFIG_HOME", "$XDG_DATA_HOME", "$XDG_STATE_HOME", "$XDG_CACHE_HOME", "$XDG_RUNTIME_DIR",
+                                "$AUTOFILL_PROVIDER_DATA_DIR"]
 
     /// Why `path` is not a declarable path, or nil. A default (`allowingSettings`) may also start with
     /// `${Setting}` or with `$NAME` of a variable in `environment` (the declaration's `Environment`).
