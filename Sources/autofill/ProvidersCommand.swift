@@ -92,9 +92,9 @@ struct ProvidersCommand: ParsableCommand {
                 do {
                     try await router.configure(manifest)
                 } catch {
+                    // One message: why it was not enabled is the provider's reason, with the failure's exit status.
                     _ = try? setup.disable(manifest.identifier)
-                    printError("autofill: \(manifest.displayName) was not enabled: its configuration did not complete.")
-                    throw error
+                    throw error.leading("\(manifest.displayName) was not enabled: ")
                 }
             }
             let enabled = setup.catalog.enabledIDs
@@ -252,5 +252,22 @@ extension ProviderServices {
             store: InMemoryIdentityStore(isEnabled: false),
             userInterface: UnavailableUserInterface(reason: "plugins show no UI while they are validated"),
             logger: .init(label: "autofill.plugin"))
+    }
+}
+
+extension FillFailure {
+    /// The same failure, with the same exit status, its message led by `lead`.
+    func leading(_ lead: String) -> FillFailure {
+        switch self {
+        case .nothingToFill(let message): .nothingToFill(lead + message)
+        case .canceled(let message): .canceled(lead + message)
+        case .userInterfaceUnavailable(let message): .userInterfaceUnavailable(lead + message)
+        case .authenticationFailed(let message): .authenticationFailed(lead + message)
+        case .authenticationUnavailable(let message): .authenticationUnavailable(lead + message)
+        case .excludedCredential(let message): .excludedCredential(lead + message)
+        case .providersFailed(let messages): .providersFailed([lead + (messages.first ?? "")] + messages.dropFirst())
+        case .declined(let messages): .declined([lead + (messages.first ?? "")] + messages.dropFirst())
+        case .providersRefused(let messages): .providersRefused([lead + (messages.first ?? "")] + messages.dropFirst())
+        }
     }
 }
