@@ -57,6 +57,21 @@ struct PassProviderCLITests {
         #expect(expected.contains(code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(code.stdout)")
     }
 
+    @Test func withoutARunningGpgAgentAutofillStartsItForTheStoresGnuPGHomeAsPassDoes() throws {
+        pass.stopAgent()
+        let socket = try ChildProcess.run("/usr/bin/gpgconf", ["--homedir", pass.gnupgHome, "--list-dirs", "agent-socket"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!FileManager.default.fileExists(atPath: socket), "no agent runs for \(pass.gnupgHome)")
+        let fill = try run(["fill", "github.com"], script: "secret \(PasswordStore.passphrase)\n")
+        #expect(fill.status == 0, "\(fill.stderr)")
+        #expect(fill.stdout == "s3cret-pass\n")
+        // The agent autofill started is the user's own, outside the sandbox: it outlives the command
+        // and keeps the passphrase it was given (the next fill asks nothing). The store's deinit stops it.
+        #expect(FileManager.default.fileExists(atPath: socket), "gpg-agent listens at \(socket)")
+        let again = try run(["fill", "github.com"])
+        #expect(again.status == 0 && again.stdout == "s3cret-pass\n", "\(again.stderr)")
+    }
+
     @Test func theListShowsEveryEntryAndAWrongPassphraseFillsNothing() throws {
         let listed = try run(["fill", "example.org", "--list", "--provider", "org.autofill.pass"],
                              script: "choose 1\nsecret \(PasswordStore.passphrase)\n")

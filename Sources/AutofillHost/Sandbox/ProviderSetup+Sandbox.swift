@@ -39,6 +39,9 @@ extension ProviderSetup {
             let found = SandboxContext.resolveProgram(name).map { " (\($0))" } ?? " (not found: it cannot run it)"
             lines.append("run the program \(DisplayText.line(name, limit: 200))\(found)")
         }
+        if let setting = declaration.gpgAgentHomeSetting {
+            lines.append(SandboxDeclaration.describe(permissionKey: "agent:gpg:\(setting)") + " (outside its sandbox, if it is not running)")
+        }
         if !declaration.environment.isEmpty {
             lines.append("see the environment variable\(declaration.environment.count == 1 ? "" : "s") \(declaration.environment.joined(separator: ", "))")
         }

@@ -20,7 +20,15 @@ internal import AutofillCore
 ///   <key>SessionBus</key><true/>
 ///   <key>Executables</key><array><string>gpg</string></array>
 ///   <key>Environment</key><array><string>PASSWORD_STORE_DIR</string><string>GNUPGHOME</string></array>
+///   <key>GPGAgent</key><string>GnuPGHome</string>
 /// </dict>
+/// ```
+///
+/// `GPGAgent` names the declared folder setting that is a GnuPG home: before running the provider, autofill
+/// starts your gpg-agent for that home (`gpgconf --homedir HOME --launch gpg-agent`) outside the sandbox,
+/// as `pass` or `gpg` would; a sandboxed provider cannot start a daemon itself.
+///
+/// ```xml
 /// ```
 public struct SandboxDeclaration: Hashable, Sendable {
     /// The plist key.
@@ -65,6 +73,8 @@ public struct SandboxDeclaration: Hashable, Sendable {
     public var sessionBus: Bool
     public var executables: [String]
     public var environment: [String]
+    /// The declared setting naming the GnuPG home whose gpg-agent autofill starts first (`GPGAgent`).
+    public var gpgAgentHomeSetting: String?
 
     public init(files: [File] = [], outboundTCPPorts: [UInt16] = [], sessionBus: Bool = false, executables: [String] = [],
                 environment: [String] = []) {
@@ -82,6 +92,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
         if sessionBus { keys.append("bus:session") }
         keys += executables.map { "exec:\($0)" }
         keys += environment.map { "env:\($0)" }
+        if let gpgAgentHomeSetting { keys.append("agent:gpg:\(gpgAgentHomeSetting)") }
         return keys
     }
 
@@ -107,6 +118,8 @@ public struct SandboxDeclaration: Hashable, Sendable {
         case "bus": return "talk to your D-Bus session bus (where the Secret Service and desktop services live)"
         case "exec" where parts.count == 2: return "run the program \(safe(parts[1]))"
         case "env" where parts.count == 2: return "see the environment variable \(safe(parts[1]))"
+        case "agent" where parts.count == 3 && parts[1] == "gpg":
+            return "have autofill start your gpg-agent for the GnuPG home named by its \(safe(parts[2])) setting"
         default: return safe(key)
         }
     }
@@ -128,7 +141,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
             problem(key, "expected a Dictionary, found \(value.typeNameWithArticle)", "see docs/SANDBOX.md for its keys")
             return declaration
         }
-        let known = ["Files", "OutboundTCPPorts", "SessionBus", "Executables", "Environment"]
+        let known = ["Files", "OutboundTCPPorts", "SessionBus", "Executables", "Environment", "GPGAgent"]
         for name in top.keys.sorted() where !known.contains(name) {
             problem("\(key).\(DisplayText.line(name, limit: 100))", "is not a sandbox key",
                     "use only \(known.joined(separator: ", ")) (docs/SANDBOX.md)")
@@ -169,6 +182,14 @@ public struct SandboxDeclaration: Hashable, Sendable {
         declaration.executables = strings(top["Executables"], path: "\(key).Executables", problem: problem) { name in
             if name.hasPrefix("/") { return name.contains("/../") || name.hasSuffix("/..") ? "is not a plain absolute path" : nil }
             return name.contains("/") || name == "." || name == ".." ? "is neither a program name nor an absolute path" : nil
+        }
+        switch top["GPGAgent"] {
+        case .none: break
+        case .string(let setting) where declaration.files.contains(where: { $0.setting == setting && $0.access == .readWriteFolder }):
+            declaration.gpgAgentHomeSetting = setting
+        default:
+            problem("\(key).GPGAgent", "does not name a declared read-write-folder Setting",
+                    "write <string>NAME</string> of the Files entry that is the GnuPG home (docs/SANDBOX.md)")
         }
         return declaration
     }
