@@ -19,10 +19,15 @@ struct Autofill: AsyncParsableCommand {
             stores without running any provider.
 
             Configuration lookup: --config PATH, then $AUTOFILL_CONFIG, then
-            $XDG_CONFIG_HOME/autofill/config.plist, then the demo configuration
-            built in (the repository's Config/). Changes are written to the file
-            that was read, or to $XDG_CONFIG_HOME/autofill/config.plist when the
-            built-in demo was read.
+            $XDG_CONFIG_HOME/autofill/config.plist. An installed autofill without
+            one asks you to write it (`autofill init`); one run from the checkout
+            it was built from falls back to that checkout's demo configuration
+            (Config/). Changes are written to the file that was read, or to
+            $XDG_CONFIG_HOME/autofill/config.plist when the demo was read.
+
+            The documents messages name (docs/CONFIGURATION.md, docs/SANDBOX.md, …)
+            are installed with autofill in PREFIX/share/doc/autofill (~/.local/share/doc/autofill
+            by default).
 
             fill, suggest, text, passkey, save, generate, report, unlock and
             lock run in the agent, a per-user daemon started on first use that
