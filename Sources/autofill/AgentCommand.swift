@@ -117,7 +117,7 @@ struct AgentCommand: ParsableCommand {
                 idleTimeoutSeconds: Int(status.idleTimeout.components.seconds), listensToLogind: server.listensToLogind,
                 providers: status.providers.map { .init(id: $0.id, helperPID: $0.pid) })
             if json { return try printJSON(report) }
-            print("The agent runs (pid \(status.pid)) on \(status.socket), for \(report.uptimeSeconds ?? 0) s; it exits after \(report.idleTimeoutSeconds ?? 0) s without a request.")
+            print("The agent runs (pid \(status.pid)) on \(status.socket), started \(report.uptimeSeconds ?? 0) s ago. It exits once \(report.idleTimeoutSeconds ?? 0) s pass with no request (this status counts as one).")
             print(server.listensToLogind
                 ? "It locks every provider when the session locks or the system sleeps (logind)."
                 : "It cannot hear logind (no system bus): it does not lock when the session locks or the system sleeps.")

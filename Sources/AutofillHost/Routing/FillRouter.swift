@@ -223,7 +223,9 @@ public final class FillRouter: Sendable {
         }
         let request: CredentialRequest
         var authenticatedFirst: UserAuthentication?
-        let reason = "\(suggestion.identity.displayUser)'s \(suggestion.identity.kind.label) for \(suggestion.service) from \(manifest.displayName)"
+        let user = suggestion.identity.displayUser
+        let whose = user.isEmpty ? "the" : "\(user)'s"  // an entry without a user: "fill the password for …"
+        let reason = "\(whose) \(suggestion.identity.kind.label) for \(suggestion.service) from \(manifest.displayName)"
         switch suggestion.identity {
         case .password(let identity) where manifest.capabilities.contains(.providesPasswords): request = .password(identity)
         case .oneTimeCode(let identity) where manifest.capabilities.contains(.providesOneTimeCodes): request = .oneTimeCode(identity)
