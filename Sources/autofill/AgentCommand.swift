@@ -13,8 +13,8 @@ struct AgentCommand: ParsableCommand {
         commandName: "agent",
         abstract: "Run, stop or inspect the agent that keeps providers unlocked in memory between commands.",
         discussion: """
-            fill, suggest, text, passkey, unlock and lock start the agent on first use and talk to it over
-            $XDG_RUNTIME_DIR/autofill/agent/socket; you rarely need these. AUTOFILL_AGENT=off (or --no-agent)
+            fill, suggest, text, passkey, unlock and lock start the agent on first use and talk to it over \
+            $XDG_RUNTIME_DIR/autofill/agent/socket; you rarely need these. AUTOFILL_AGENT=off (or --no-agent) \
             runs a command in its own process instead: then nothing stays unlocked between commands.
 
             Examples:

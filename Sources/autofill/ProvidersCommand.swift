@@ -49,8 +49,8 @@ struct ProvidersCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Enable a provider by bundle path or id (at most three).",
             discussion: """
-                Loads the plugin to check it first; nothing is changed if it is invalid. If the plugin declares
-                ShowsConfigurationUI, its configuration runs next (in this terminal or from --ui-script), and
+                Loads the plugin to check it first; nothing is changed if it is invalid. If the plugin declares \
+                ShowsConfigurationUI, its configuration runs next (in this terminal or from --ui-script), and \
                 the provider is enabled only when the provider completes it.
 
                 Examples:
@@ -150,9 +150,9 @@ struct ProvidersCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Load enabled providers so they write their identities to their stores.",
             discussion: """
-                What a provider's own app does on Apple platforms: each provider named
-                (all enabled ones by default) is loaded with its identity store and may
-                write its full list. Exits 69 if any failed (77 if every failure was a
+                What a provider's own app does on Apple platforms: each provider named \
+                (all enabled ones by default) is loaded with its identity store and may \
+                write its full list. Exits 69 if any failed (77 if every failure was a \
                 refusal: a changed, unsafe or quarantined provider).
 
                 Examples:
