@@ -14,6 +14,7 @@ enum GPGAgentLauncher {
     /// `environment` is the user's (the client's, through the agent): gpg-agent keeps what it needs of it
     /// (the display and terminal for pinentry).
     static func launch(home: String, environment: [String: String]) -> String? {
+        if let refusal = refusal(home: home) { return refusal }
         let candidates: [String] = folders.map { folder in folder + "/gpgconf" }
         guard let gpgconf = candidates.first(where: { path in Glibc.access(path, X_OK) == 0 }) else {
             return "gpgconf is not installed (Debian: gnupg)"
@@ -38,5 +39,35 @@ enum GPGAgentLauncher {
         // WIFEXITED and WEXITSTATUS, which Swift does not import.
         let code = exit & 0x7f == 0 ? (exit >> 8) & 0xff : -1
         return code == 0 ? nil : "`gpgconf --homedir \(home) --launch gpg-agent` failed (status \(code))"
+    }
+
+    /// The folders a program gpg-agent runs may be in: the system's, which no user can change.
+    static let systemFolders = ["/usr/", "/bin/", "/sbin/", "/lib/"]
+
+    /// Why gpg-agent must not be started for `home`, or nil. The provider may change files in its GnuPG
+    /// home (read-write-folder), so its gpg-agent.conf is the provider's to write: an agent started outside
+    /// the sandbox would run whatever program it names (`pinentry-program`, `scdaemon-program`, …) outside
+    /// it too. autofill starts one only when every program option names a file in a system folder.
+    static func refusal(home: String) -> String? {
+        let path = home + "/gpg-agent.conf"
+        guard let file = fopen(path, "r") else { return nil }  // no configuration: gpg-agent's defaults
+        defer { fclose(file) }
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        var lines = 0
+        while getline(&buffer, &capacity, file) > 0, let buffer {
+            lines += 1
+            guard lines <= 10_000 else { return "\(path) is too long to check" }
+            let line = String(cString: buffer).trimmed
+            let option = line.prefix { !$0.isWhitespace }
+            guard option.hasSuffix("-program") else { continue }
+            let value = String(line.dropFirst(option.count)).trimmed
+            let plain = value.hasPrefix("/") && !value.split(separator: "/").contains("..")
+            guard plain, systemFolders.contains(where: { value.hasPrefix($0) }) else {
+                return "\(path) sets \(option) to a program outside the system's folders, which gpg-agent would run outside the provider's sandbox; autofill does not start gpg-agent with it (check that file; start gpg-agent yourself if you wrote it)"
+            }
+        }
+        return nil
     }
 }
