@@ -169,7 +169,7 @@ decrypt_result decrypt(const store *s, const entry *e, af_request_id request, in
     if (!agent_running(home, &socket_path)) {
         afu_cancel(state.host, request, AF_ERROR_FAILED,
                "cannot decrypt %s: gpg-agent is not running for the GnuPG home %s%s%s; start it with "
-               "`gpgconf --launch gpg-agent` (a provider's sandbox cannot start it)",
+               "`gpgconf --launch gpg-agent` (a provider's sandbox cannot start it, and autofill could not: see autofill -v)",
                e->name, home, socket_path ? " (no agent at " : "", socket_path ? socket_path : "");
         goto done;
     }

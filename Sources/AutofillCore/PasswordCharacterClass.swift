@@ -51,7 +51,14 @@ public enum PasswordCharacterClass: Hashable, Sendable, CustomStringConvertible 
         case .special: "special"
         case .asciiPrintable: "ascii-printable"
         case .unicode: "unicode"
-        case .custom(let scalars): "[" + String(String.UnicodeScalarView(scalars.sorted { $0.value < $1.value })) + "]"
+        case .custom(let scalars): Self.setText(scalars)
         }
+    }
+
+    /// A `[…]` set as the syntax reads it back: `]` first (only right after `[` is it a character of
+    /// the set rather than its end), then the rest in code point order.
+    static func setText(_ scalars: Set<Unicode.Scalar>) -> String {
+        let rest = scalars.subtracting(["]"]).sorted { $0.value < $1.value }
+        return "[" + (scalars.contains("]") ? "]" : "") + String(String.UnicodeScalarView(rest)) + "]"
     }
 }

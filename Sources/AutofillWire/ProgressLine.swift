@@ -30,6 +30,11 @@ package final class ProgressLine: Sendable {
     private let write: @Sendable (String) -> Void
     private let state = Mutex(State())
 
+    /// The line of the work running now on this task (or thread), set by ``during(_:_:)``: a question
+    /// asked at the terminal from inside that work, by code that was never handed the line (a
+    /// provider's approval while `providers sync` runs), erases it through ``interacting(_:)`` too.
+    @TaskLocal package static var current: ProgressLine?
+
     /// A progress line that writes with `write` (to a terminal's stream).
     package init(write: @escaping @Sendable (String) -> Void) {
         self.write = write
@@ -40,14 +45,14 @@ package final class ProgressLine: Sendable {
     package func during<Result>(_ label: String, _ body: () throws -> Result) rethrows -> Result {
         let generation = begin(label)
         defer { end(generation) }
-        return try body()
+        return try Self.$current.withValue(self) { try body() }
     }
 
     /// ``during(_:_:)`` for async work.
     package func during<Result>(_ label: String, _ body: () async throws -> Result) async rethrows -> Result {
         let generation = begin(label)
         defer { end(generation) }
-        return try await body()
+        return try await Self.$current.withValue(self) { try await body() }
     }
 
     /// Runs `body`, which talks to the user at the same terminal, with the line erased; the half

@@ -13,8 +13,8 @@ struct AgentCommand: ParsableCommand {
         commandName: "agent",
         abstract: "Run, stop or inspect the agent that keeps providers unlocked in memory between commands.",
         discussion: """
-            fill, suggest, text, passkey, unlock and lock start the agent on first use and talk to it over
-            $XDG_RUNTIME_DIR/autofill/agent/socket; you rarely need these. AUTOFILL_AGENT=off (or --no-agent)
+            fill, suggest, text, passkey, unlock and lock start the agent on first use and talk to it over \
+            $XDG_RUNTIME_DIR/autofill/agent/socket; you rarely need these. AUTOFILL_AGENT=off (or --no-agent) \
             runs a command in its own process instead: then nothing stays unlocked between commands.
 
             Examples:
@@ -129,7 +129,7 @@ struct AgentCommand: ParsableCommand {
                 userAuthentication: server.pool.userPolicy.settings.policy.rawValue,
                 providers: status.providers.map { .init(id: $0.id, helperPID: $0.pid) })
             if json { return try printJSON(report) }
-            print("The agent runs (pid \(status.pid)) on \(status.socket), for \(report.uptimeSeconds ?? 0) s; it exits after \(report.idleTimeoutSeconds ?? 0) s without a request.")
+            print("The agent runs (pid \(status.pid)) on \(status.socket), started \(report.uptimeSeconds ?? 0) s ago. It exits once \(report.idleTimeoutSeconds ?? 0) s pass with no request (this status counts as one).")
             print("It holds the authentication policy \(server.pool.userPolicy) of \(server.pool.userPolicy.origin); no request may ask for less.")
             print(server.listensToLogind
                 ? "It locks every provider when the session locks or the system sleeps (logind)."

@@ -12,22 +12,27 @@ struct Autofill: AsyncParsableCommand {
         commandName: "autofill",
         abstract: "A multi-provider credential AutoFill host: password managers plug in as providers.",
         discussion: """
-            Providers are plugins (.afprovider bundles) that declare their
-            capabilities in an Info.plist. At most three are enabled at once, in
-            the order you choose. Each provider keeps a store of identities
-            (credentials without their secrets); autofill suggests from the
+            Providers are plugins (.afprovider bundles) that declare their \
+            capabilities in an Info.plist. At most three are enabled at once, in \
+            the order you choose. Each provider keeps a store of identities \
+            (credentials without their secrets); autofill suggests from the \
             stores without running any provider.
 
-            Configuration lookup: --config PATH, then $AUTOFILL_CONFIG, then
-            $XDG_CONFIG_HOME/autofill/config.plist, then the demo configuration
-            built in (the repository's Config/). Changes are written to the file
-            that was read, or to $XDG_CONFIG_HOME/autofill/config.plist when the
-            built-in demo was read.
+            Configuration lookup: --config PATH, then $AUTOFILL_CONFIG, then \
+            $XDG_CONFIG_HOME/autofill/config.plist. An installed autofill without \
+            one asks you to write it (`autofill init`); one run from the checkout \
+            it was built from falls back to that checkout's demo configuration \
+            (Config/). Changes are written to the file that was read, or to \
+            $XDG_CONFIG_HOME/autofill/config.plist when the demo was read.
 
-            fill, suggest, text, passkey, save, generate, report, unlock and
-            lock run in the agent, a per-user daemon started on first use that
-            keeps providers (and what they unlocked) in memory between
-            commands; AUTOFILL_AGENT=off or --no-agent runs them in this
+            The documents messages name (docs/CONFIGURATION.md, docs/SANDBOX.md, …) \
+            are installed with autofill in PREFIX/share/doc/autofill (~/.local/share/doc/autofill \
+            by default).
+
+            fill, suggest, text, passkey, save, generate, report, unlock and \
+            lock run in the agent, a per-user daemon started on first use that \
+            keeps providers (and what they unlocked) in memory between \
+            commands; AUTOFILL_AGENT=off or --no-agent runs them in this \
             process (`autofill agent --help`).
 
             Exit status (sysexits.h):

@@ -10,14 +10,14 @@ struct FillCommand: AsyncParsableCommand {
         commandName: "fill",
         abstract: "Fill a password or one-time code for a site: pick a suggestion, get the secret.",
         discussion: """
-            Suggestions come from the providers' identity stores (as `autofill suggest` shows them). The
-            picked one's provider is asked without UI first (deadline: NoUIDeadlineSeconds); if it needs
-            you (a locked vault), its own UI runs in this terminal or from --ui-script. When it answered
-            without UI, autofill authenticates you itself (UserAuthentication policy: pam, confirm or
+            Suggestions come from the providers' identity stores (as `autofill suggest` shows them). The \
+            picked one's provider is asked without UI first (deadline: NoUIDeadlineSeconds); if it needs \
+            you (a locked vault), its own UI runs in this terminal or from --ui-script. When it answered \
+            without UI, autofill authenticates you itself (UserAuthentication policy: pam, confirm or \
             none). The secret is printed on stdout only.
 
-            Exit status: 0 filled; 1 nothing to fill; 20 cancelled; 21 a UI was needed and there is no
-            terminal or UI script; 22 you were not authenticated; 69 the providers failed; 65 bad input
+            Exit status: 0 filled; 1 nothing to fill; 20 cancelled; 21 a UI was needed and there is no \
+            terminal or UI script; 22 you were not authenticated; 69 the providers failed; 65 bad input \
             or UI script; see `autofill --help` for the rest.
 
             Examples:

@@ -12,9 +12,9 @@ struct GenerateCommand: AsyncParsableCommand {
               minlength: N; maxlength: N; max-consecutive: N (identical characters in a row)
               required: CLASSES (one rule per requirement: "required: digit, upper" is digit OR upper)
               allowed: CLASSES (what else the password may use)
-            Classes: upper, lower, digit, special, ascii-printable, unicode, or the characters in [ ].
-            Without allowed or required, any ASCII printable character is allowed. autofill checks the
-            rules before any provider runs, and checks the provider's password against them. Nothing
+            Classes: upper, lower, digit, special, ascii-printable, unicode, or the characters in [ ]. \
+            Without allowed or required, any ASCII printable character is allowed. autofill checks the \
+            rules before any provider runs, and checks the provider's password against them. Nothing \
             is saved: `autofill save` does that.
 
             Examples:
@@ -23,7 +23,7 @@ struct GenerateCommand: AsyncParsableCommand {
               autofill generate --for bank.example --rules 'maxlength: 12; allowed: digit; max-consecutive: 2'
               NEW=$(autofill generate --for github.com) && printf '%s\\n' "$NEW" | autofill save github.com --user octocat
 
-            Exit status: 0 printed; 1 no provider generates passwords; 64 invalid rules (the message names
+            Exit status: 0 printed; 1 no provider generates passwords; 64 invalid rules (the message names \
             the rule) or bad argument; 69 the provider failed or broke the rules.
             """)
 

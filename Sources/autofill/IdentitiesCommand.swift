@@ -10,10 +10,10 @@ struct IdentitiesCommand: ParsableCommand {
         commandName: "identities",
         abstract: "List a provider's identities, or save, remove or replace them from a JSON file.",
         discussion: """
-            Identities describe credentials without their secrets. Providers write
-            their own stores; these commands are the companion-program path (what a
-            provider's own app does on Apple platforms) and help provider authors
-            debug. The file format is in docs/IDENTITIES.md. A file with any error is
+            Identities describe credentials without their secrets. Providers write \
+            their own stores; these commands are the companion-program path (what a \
+            provider's own app does on Apple platforms) and help provider authors \
+            debug. The file format is in docs/IDENTITIES.md. A file with any error is \
             refused whole, naming the line and field; nothing is half-written.
 
             Examples:

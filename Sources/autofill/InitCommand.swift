@@ -15,7 +15,9 @@ struct InitCommand: AsyncParsableCommand {
             with no PluginSearchPaths, so the default folders are searched: ~/.local/lib/autofill/providers, \
             /usr/local/lib/autofill/providers, /usr/lib/autofill/providers. Each provider chosen is enabled \
             as `autofill providers enable` does: what it may reach is shown, its files are approved, and its \
-            configuration UI runs if it has one (at the terminal, or from --ui-script).
+            configuration UI runs if it has one (at the terminal, or from --ui-script). One that cannot be \
+            enabled yet (a vault or database that does not exist) is left out, saying why; the others are \
+            enabled, the configuration is written, and init exits non-zero.
 
             At a terminal without --provider, autofill asks about each provider it found, then asks before \
             writing (--yes skips that question). Without a terminal, name the providers with --provider, \
@@ -30,7 +32,7 @@ struct InitCommand: AsyncParsableCommand {
               autofill init --force --provider org.autofill.pass
 
             Then give providers their settings, for example:
-              autofill providers set org.autofill.vault VaultFile ~/vault.afvault
+              autofill providers set org.autofill.netrc NetrcFile ~/.netrc-work
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -74,13 +76,27 @@ struct InitCommand: AsyncParsableCommand {
             if exists { print("Kept the configuration you had as \(try ConfigurationFile.backUp(path))") }
             var empty = file
             try empty.save()
-            for id in chosen { try await ProvidersCommand.Enable.enable(id, in: &setup, session: session) }
-            print("Wrote \(path)")
+            // A provider that cannot be enabled yet (its file not there, its configuration cancelled) says
+            // why, once, and the others are enabled still: the configuration is written either way.
+            var failed: [(id: String, status: ExitCode)] = []
             for id in chosen {
+                do {
+                    try await reportingFillErrors(session) { try await ProvidersCommand.Enable.enable(id, in: &setup, session: session) }
+                } catch let status as ExitCode {
+                    failed.append((id, status))
+                }
+            }
+            print("Wrote \(path)")
+            for id in chosen where !failed.contains(where: { $0.id == id }) {
                 guard let manifest = installed[id] else { continue }
                 let declared = ProviderCatalog.declaredSettings(of: manifest)
                 guard let first = declared.first else { continue }
                 print("  \(Self.name(manifest)) reads the settings \(declared.joined(separator: ", ")): `autofill providers set \(id) \(first) VALUE`")
+            }
+            if let first = failed.first {
+                let ids = failed.map(\.id)
+                printError("autofill: not enabled: \(ids.joined(separator: ", ")) (above); once that is fixed: \(ids.map { "`autofill providers enable \($0)`" }.joined(separator: ", "))")
+                throw first.status
             }
         }
     }

@@ -8,8 +8,8 @@ struct LockCommand: ParsableCommand {
         commandName: "lock",
         abstract: "Lock every provider, or one: the agent ends their helpers, and what they held unlocked with them.",
         discussion: """
-            With no agent running nothing is unlocked, and this says so. A provider configured to run in the
-            agent's own process (ProviderIsolation inProcess) can only be locked by ending the agent, which
+            With no agent running nothing is unlocked, and this says so. A provider configured to run in the \
+            agent's own process (ProviderIsolation inProcess) can only be locked by ending the agent, which \
             this then does. SIGHUP to the agent locks everything too (docs/AGENT.md).
 
             Examples:
@@ -61,8 +61,8 @@ struct UnlockCommand: AsyncParsableCommand {
         commandName: "unlock",
         abstract: "Unlock a provider ahead of time: its configuration UI runs in the agent, and it stays unlocked there.",
         discussion: """
-            The provider must declare ShowsConfigurationUI. How long it stays unlocked is the provider's own
-            setting (the Vault's UnlockTimeoutSeconds); `autofill lock` ends it sooner. Without the agent
+            The provider must declare ShowsConfigurationUI. How long it stays unlocked is the provider's own \
+            setting (the Vault's UnlockTimeoutSeconds); `autofill lock` ends it sooner. Without the agent \
             (AUTOFILL_AGENT=off) nothing stays unlocked after the command.
 
             Examples:

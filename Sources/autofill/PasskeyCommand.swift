@@ -11,9 +11,9 @@ struct PasskeyCommand: AsyncParsableCommand {
         commandName: "passkey",
         abstract: "Sign in with a passkey or create one (WebAuthn), as a browser would.",
         discussion: """
-            autofill plays the browser's part: it checks the relying party id against the origin (https,
-            a registrable suffix of the origin's host, never a public suffix), builds clientDataJSON, and
-            asks a provider to sign. The options are the relying party's JSON (as its server sends them
+            autofill plays the browser's part: it checks the relying party id against the origin (https, \
+            a registrable suffix of the origin's host, never a public suffix), builds clientDataJSON, and \
+            asks a provider to sign. The options are the relying party's JSON (as its server sends them \
             to navigator.credentials), read from --options FILE or stdin.
 
             Examples:
@@ -110,14 +110,14 @@ struct PasskeyGetCommand: AsyncParsableCommand {
         commandName: "get",
         abstract: "Sign in with a passkey: PublicKeyCredentialRequestOptionsJSON in, an assertion out.",
         discussion: """
-            Suggestions are the providers' passkeys for the relying party id, filtered by allowCredentials
-            (empty: any). autofill authenticates you first (UserAuthentication policy: pam is user
-            verification, confirm is presence only), then asks the passkey's provider without UI; a
-            locked provider shows its own UI. userVerification "required" is met only by pam or by the
+            Suggestions are the providers' passkeys for the relying party id, filtered by allowCredentials \
+            (empty: any). autofill authenticates you first (UserAuthentication policy: pam is user \
+            verification, confirm is presence only), then asks the passkey's provider without UI; a \
+            locked provider shows its own UI. userVerification "required" is met only by pam or by the \
             provider's own verification (its master password).
 
-            Exit status: 0 signed; 1 no passkey fits; 20 cancelled; 21 a UI was needed and there is no
-            terminal; 22 you were not authenticated; 65 bad options, origin or relying party id; 69 the
+            Exit status: 0 signed; 1 no passkey fits; 20 cancelled; 21 a UI was needed and there is no \
+            terminal; 22 you were not authenticated; 65 bad options, origin or relying party id; 69 the \
             providers failed.
 
             Examples:
@@ -209,18 +209,18 @@ struct PasskeyCreateCommand: AsyncParsableCommand {
         commandName: "create",
         abstract: "Create a passkey: PublicKeyCredentialCreationOptionsJSON in, a registration out.",
         discussion: """
-            Standard: the provider (--provider, the only one that declares ProvidesPasskeys, or your choice)
+            Standard: the provider (--provider, the only one that declares ProvidesPasskeys, or your choice) \
             creates the passkey with its own UI after autofill authenticated you.
 
-            --conditional is the automatic passkey upgrade after a password sign-in: only providers that
-            declare SupportsConditionalPasskeyRegistration are asked, without any UI and without asking
-            you; a provider accepts only on its own rules (for the Vault: unlocked, a saved password for
-            this user that was filled recently, no passkey yet). A refusal prints nothing and exits 23;
+            --conditional is the automatic passkey upgrade after a password sign-in: only providers that \
+            declare SupportsConditionalPasskeyRegistration are asked, without any UI and without asking \
+            you; a provider accepts only on its own rules (for the Vault: unlocked, a saved password for \
+            this user that was filled recently, no passkey yet). A refusal prints nothing and exits 23; \
             --trace shows each provider's reason.
 
-            Exit status: 0 created; 1 no provider declares passkeys; 20 cancelled; 21 a UI was needed and
-            there is no terminal; 22 you were not authenticated; 23 declined (--conditional); 24 the
-            provider already holds an excluded credential; 65 bad options, origin or relying party id;
+            Exit status: 0 created; 1 no provider declares passkeys; 20 cancelled; 21 a UI was needed and \
+            there is no terminal; 22 you were not authenticated; 23 declined (--conditional); 24 the \
+            provider already holds an excluded credential; 65 bad options, origin or relying party id; \
             69 the provider failed.
 
             Examples:

@@ -8,9 +8,9 @@ struct PasskeySignalCommand: AsyncParsableCommand {
         commandName: "signal",
         abstract: "Relay a relying party's WebAuthn signal (unknown credential, accepted credentials, user details).",
         discussion: """
-            Sent to each enabled provider that declares SupportsCredentialUpdate and whose store holds a
-            passkey for the relying party (or only to --provider ID). Ids and user handles are base64url.
-            The Vault removes a passkey the relying party does not know, removes the account's passkeys
+            Sent to each enabled provider that declares SupportsCredentialUpdate and whose store holds a \
+            passkey for the relying party (or only to --provider ID). Ids and user handles are base64url. \
+            The Vault removes a passkey the relying party does not know, removes the account's passkeys \
             it no longer accepts (never another account's), and renames the account's passkeys.
 
             Examples:
@@ -18,7 +18,7 @@ struct PasskeySignalCommand: AsyncParsableCommand {
               autofill passkey signal accepted-credentials --rp example.com --user-handle dXNlcg --credential-id AAECAw --credential-id BAUG
               autofill passkey signal user-details --rp example.com --user-handle dXNlcg --name alice@example.com --display-name 'Alice'
 
-            Exit status: 0 delivered; 1 no provider holds a passkey for the relying party; 21 a provider
+            Exit status: 0 delivered; 1 no provider holds a passkey for the relying party; 21 a provider \
             needed UI and there is no terminal or UI script; 64 bad argument; 69 the providers failed.
             """,
         subcommands: [UnknownCredentialSignal.self, AcceptedCredentialsSignal.self, UserDetailsSignal.self])

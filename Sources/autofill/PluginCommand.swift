@@ -116,8 +116,8 @@ struct PluginCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a bundle directory from an Info.plist and a built library.",
             discussion: """
-                Copies the plist and the library into OUTPUT (created if needed), naming
-                the library as the plist's CFBundleExecutable says. Then check it with
+                Copies the plist and the library into OUTPUT (created if needed), naming \
+                the library as the plist's CFBundleExecutable says. Then check it with \
                 `autofill plugin validate OUTPUT`.
 
                 Examples:

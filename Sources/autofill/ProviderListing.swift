@@ -100,7 +100,7 @@ struct ProviderListing: Encodable {
             rows.append(Provider(
                 id: id, displayName: manifest?.displayName, status: status, position: index + 1,
                 bundle: manifest?.bundlePath, capabilities: manifest?.capabilities.members.map(\.plistKey) ?? [],
-                store: store, trust: trust, permissions: manifest.map(setup.sandboxSummary(for:)) ?? [], problems: problems,
+                store: store, trust: trust, permissions: manifest.map { setup.sandboxSummary(for: $0) } ?? [], problems: problems,
                 identitiesAfterUnlock: manifest?.identitiesAfterUnlock ?? false))
         }
         for plugin in catalog.plugins where plugin.ignoredBecause != nil || !(plugin.manifest.map { enabled.contains($0.identifier) } ?? false) {
@@ -109,7 +109,7 @@ struct ProviderListing: Encodable {
                 id: plugin.manifest?.identifier, displayName: plugin.manifest?.displayName,
                 status: plugin.ignoredBecause != nil ? "ignored" : plugin.manifest == nil ? "invalid" : "available", position: nil, bundle: plugin.bundlePath,
                 capabilities: plugin.manifest?.capabilities.members.map(\.plistKey) ?? [], store: nil, trust: nil,
-                permissions: plugin.manifest.map(setup.sandboxSummary(for:)) ?? [], problems: errors))
+                permissions: plugin.manifest.map { setup.sandboxSummary(for: $0) } ?? [], problems: errors))
         }
         providers = rows
     }

@@ -49,8 +49,8 @@ struct ProvidersCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Enable a provider by bundle path or id (at most three).",
             discussion: """
-                Loads the plugin to check it first; nothing is changed if it is invalid. If the plugin declares
-                ShowsConfigurationUI, its configuration runs next (in this terminal or from --ui-script), and
+                Loads the plugin to check it first; nothing is changed if it is invalid. If the plugin declares \
+                ShowsConfigurationUI, its configuration runs next (in this terminal or from --ui-script), and \
                 the provider is enabled only when the provider completes it.
 
                 Examples:
@@ -81,7 +81,7 @@ struct ProvidersCommand: ParsableCommand {
             // What it may reach, before any of its code runs: enabling approves it with its files.
             if let (candidate, _) = try? setup.catalog.resolve(provider), !setup.catalog.enabledIDs.contains(candidate.identifier) {
                 print("\(candidate.displayName) (\(candidate.identifier)) asks to:")
-                for line in setup.sandboxSummary(for: candidate) { print("  \(line)") }
+                for line in setup.sandboxSummary(for: candidate, problems: false) { print("  \(line)") }
             }
             let (manifest, isNew, _) = try setup.enable(provider, userInterface: router.userInterface)
             guard isNew else {
@@ -92,9 +92,9 @@ struct ProvidersCommand: ParsableCommand {
                 do {
                     try await router.configure(manifest)
                 } catch {
+                    // One message: why it was not enabled is the provider's reason, with the failure's exit status.
                     _ = try? setup.disable(manifest.identifier)
-                    printError("autofill: \(manifest.displayName) was not enabled: its configuration did not complete.")
-                    throw error
+                    throw error.leading("\(manifest.displayName) was not enabled: ")
                 }
             }
             let enabled = setup.catalog.enabledIDs
@@ -153,9 +153,9 @@ struct ProvidersCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Load enabled providers so they write their identities to their stores.",
             discussion: """
-                What a provider's own app does on Apple platforms: each provider named
-                (all enabled ones by default) is loaded with its identity store and may
-                write its full list. Exits 69 if any failed (77 if every failure was a
+                What a provider's own app does on Apple platforms: each provider named \
+                (all enabled ones by default) is loaded with its identity store and may \
+                write its full list. Exits 69 if any failed (77 if every failure was a \
                 refusal: a changed, unsafe or quarantined provider).
 
                 Examples:
@@ -267,5 +267,22 @@ extension ProviderServices {
             store: InMemoryIdentityStore(isEnabled: false),
             userInterface: UnavailableUserInterface(reason: "plugins show no UI while they are validated"),
             logger: .init(label: "autofill.plugin"))
+    }
+}
+
+extension FillFailure {
+    /// The same failure, with the same exit status, its message led by `lead`.
+    func leading(_ lead: String) -> FillFailure {
+        switch self {
+        case .nothingToFill(let message): .nothingToFill(lead + message)
+        case .canceled(let message): .canceled(lead + message)
+        case .userInterfaceUnavailable(let message): .userInterfaceUnavailable(lead + message)
+        case .authenticationFailed(let message): .authenticationFailed(lead + message)
+        case .authenticationUnavailable(let message): .authenticationUnavailable(lead + message)
+        case .excludedCredential(let message): .excludedCredential(lead + message)
+        case .providersFailed(let messages): .providersFailed([lead + (messages.first ?? "")] + messages.dropFirst())
+        case .declined(let messages): .declined([lead + (messages.first ?? "")] + messages.dropFirst())
+        case .providersRefused(let messages): .providersRefused([lead + (messages.first ?? "")] + messages.dropFirst())
+        }
     }
 }

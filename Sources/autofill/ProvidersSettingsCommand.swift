@@ -20,7 +20,7 @@ extension ProvidersCommand {
                 `autofill providers trust ID`.
 
                 Examples:
-                  autofill providers set org.autofill.vault VaultFile ~/vault.afvault
+                  autofill providers set org.autofill.vault VaultFile ~/vault/vault.afvault
                   autofill providers set org.autofill.netrc NetrcFile ~/.netrc-work
                   autofill providers set org.autofill.vault UnlockTimeoutSeconds 600
                 """)

@@ -19,7 +19,7 @@ struct ReportUnusedPasswordCommand: AsyncParsableCommand {
         commandName: "unused-password",
         abstract: "Report that a site no longer uses the user's password (reportUnusedPasswordCredential).",
         discussion: """
-            Sent to each enabled provider that declares SupportsCredentialUpdate and whose store holds a
+            Sent to each enabled provider that declares SupportsCredentialUpdate and whose store holds a \
             login for that user matching the site (or only to --provider ID). Each decides what to do:
             the Vault keeps the login but ranks it below the site's others.
 
@@ -27,8 +27,8 @@ struct ReportUnusedPasswordCommand: AsyncParsableCommand {
               autofill report unused-password example.com --user alice
               autofill report unused-password https://git.example.com --user ci --provider org.autofill.vault
 
-            Exit status: 0 delivered (stderr names the providers); 1 no provider holds that login; 21 a
-            provider needed UI (a locked vault) and there is no terminal or UI script; 64 bad argument;
+            Exit status: 0 delivered (stderr names the providers); 1 no provider holds that login; 21 a \
+            provider needed UI (a locked vault) and there is no terminal or UI script; 64 bad argument; \
             69 the providers failed.
             """)
 

@@ -10,13 +10,13 @@ struct SaveCommand: AsyncParsableCommand {
         commandName: "save",
         abstract: "Save a password for a site: a new login, or a new password for the user's login there.",
         discussion: """
-            The password comes from stdin when stdin is not a terminal (one line; the trailing newline is
-            removed; an empty line is refused), else autofill asks for it twice at the terminal without
+            The password comes from stdin when stdin is not a terminal (one line; the trailing newline is \
+            removed; an empty line is refused), else autofill asks for it twice at the terminal without \
             echo. It is never printed, logged or traced.
 
-            Which provider saves: --provider ID; else the first enabled provider (in your order) whose
-            store holds a login for that user at the site and that declares SupportsSavePasswordCredentials;
-            else the first enabled provider that declares it. Replacing a login the stores already show
+            Which provider saves: --provider ID; else the first enabled provider (in your order) whose \
+            store holds a login for that user at the site and that declares SupportsSavePasswordCredentials; \
+            else the first enabled provider that declares it. Replacing a login the stores already show \
             is authenticated like a fill (UserAuthentication policy); adding one is not.
 
             Examples:
@@ -24,9 +24,9 @@ struct SaveCommand: AsyncParsableCommand {
               printf '%s\\n' "$NEW" | autofill save https://example.com/login --user alice
               autofill save example.com --user alice --provider org.autofill.vault < password.txt
 
-            Exit status: 0 saved (a line on stderr names user, site and provider); 1 no provider saves
-            passwords; 20 cancelled; 21 a UI was needed (a locked vault) and there is no terminal or UI
-            script; 22 you were not authenticated; 64 bad argument; 65 empty or unreadable password, or
+            Exit status: 0 saved (a line on stderr names user, site and provider); 1 no provider saves \
+            passwords; 20 cancelled; 21 a UI was needed (a locked vault) and there is no terminal or UI \
+            script; 22 you were not authenticated; 64 bad argument; 65 empty or unreadable password, or \
             the two differ; 69 the provider failed.
             """)
 

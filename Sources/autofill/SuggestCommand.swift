@@ -12,9 +12,9 @@ struct SuggestCommand: ParsableCommand {
         commandName: "suggest",
         abstract: "Suggest identities for a URL or domain, best first, across the enabled providers.",
         discussion: """
-            Reads the providers' identity stores only: no provider code runs. The
-            order is documented in docs/RANKING.md: match quality (exact URL, exact
-            host, parent domains, same site), then rank, then your provider order.
+            Reads the providers' identity stores only: no provider code runs. The \
+            order is documented in docs/RANKING.md: match quality (exact URL, exact \
+            host, parent domains, same site), then rank, then your provider order. \
             Matching rules: docs/MATCHING.md.
 
             Examples:

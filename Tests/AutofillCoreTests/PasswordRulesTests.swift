@@ -41,6 +41,15 @@ struct PasswordRulesTests {
         #expect(rules.required == [[.custom(["-"])]])
     }
 
+    @Test func rulesWrittenBackReadAsTheSameRulesWhenASetHoldsAClosingBracket() throws {
+        for text in ["required: []6]; allowed: [];,:-]", "required: [-], digit; minlength: 8"] {
+            let rules = try PasswordRules.parse(text)
+            let written = rules.description
+            #expect(try PasswordRules.parse(written) == rules, "\(text) was written back as \(written)")
+        }
+        #expect(try PasswordRules.parse("allowed: []6]").description == "allowed: []6]")
+    }
+
     @Test(arguments: [
         ("minlength: 10", "abc", "minlength is 10"),
         ("maxlength: 4", "abcde", "maxlength is 4"),

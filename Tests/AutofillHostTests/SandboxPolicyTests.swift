@@ -71,6 +71,10 @@ struct SandboxPolicyTests {
         ("<key>Environment</key><array><string>LD_PRELOAD</string></array>", "is not a variable a provider may see"),
         ("<key>Environment</key><array><string>SSH_AUTH_SOCK</string></array>", "is not a variable a provider may see"),
         ("<key>Environment</key><array><string>A B</string></array>", "is not an environment variable name"),
+        // GPGAgent names the GnuPG home among the declared read-write-folder settings, nothing else.
+        ("<key>GPGAgent</key><string>Nope</string>", "GPGAgent: does not name a declared read-write-folder Setting"),
+        ("<key>Files</key><array><dict><key>Setting</key><string>Home</string><key>Access</key><string>read</string></dict></array><key>GPGAgent</key><string>Home</string>",
+         "GPGAgent: does not name a declared read-write-folder Setting"),
         ("<key>Network</key><true/>", "Network: is not a sandbox key"),
         ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Default</key><string>$FOO/x</string><key>Access</key><string>read</string></dict></array>", "names $FOO, which its Environment does not declare"),
         ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Default</key><array><integer>1</integer></array><key>Access</key><string>read</string></dict></array>", "Default: is not a non-empty String or an Array of them"),

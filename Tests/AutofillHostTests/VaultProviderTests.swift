@@ -283,16 +283,25 @@ struct VaultProviderTests {
     }
 
     @Test(arguments: Isolated.modes)
-    func withoutAVaultFileTheProviderLoadsExplainsAndServesNothing(isolation: ProviderIsolation) async throws {
-        let ui = ScriptedUI([.success(.acknowledged)])
-        let provider = try load(isolation, ui: ui, settings: [:])
-        #expect(log.contains("no VaultFile setting"))
-        guard case .canceled(let error) = await provider.send(.credentialWithoutUserInteraction(.password(Self.alice)), deadline: TestDeadline.answer)
-        else { Issue.record("expected a cancel"); return }
+    func aVaultFileThatDoesNotExistFailsItsConfigurationSayingHowToCreateIt(isolation: ProviderIsolation) async throws {
+        let missing = "\(folder.path)/missing/vault.afvault"
+        let ui = ScriptedUI([])
+        let provider = try load(isolation, ui: ui, settings: ["VaultFile": missing])
+        // No master password is asked for a file that is not there: the configuration fails, saying so once.
+        guard case .canceled(let error) = await provider.send(.extensionConfiguration, deadline: nil) else {
+            Issue.record("expected the configuration to fail")
+            return
+        }
         #expect(error.code == .failed)
-        #expect(await provider.send(.extensionConfiguration, deadline: nil) == .completed(.configurationCompleted))
-        guard case .message(_, let message) = ui.asked.first else { Issue.record("no message shown"); return }
-        #expect(message.contains("autofill-vault create"))
+        #expect(error.failureReason?.contains("the vault file \(missing) does not exist") == true, "\(error)")
+        #expect(error.failureReason?.contains("autofill-vault create") == true, "\(error)")
+        #expect(ui.asked.isEmpty, "nothing shown or asked: \(ui.asked)")
+        guard case .canceled(let fill) = await provider.send(.interfaceToProvideCredential(.password(Self.alice)), deadline: nil) else {
+            Issue.record("expected the fill to fail")
+            return
+        }
+        #expect(fill.failureReason?.contains("does not exist") == true, "\(fill)")
+        #expect(ui.asked.isEmpty, "no master password asked for a missing vault")
     }
 
     /// The current TOTP of the demo secret, from oathtool.

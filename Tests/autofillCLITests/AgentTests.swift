@@ -162,6 +162,9 @@ struct AgentTests {
         #expect(try autofill(["fill", "fast.test", "--user", "ok"], environment: onBus).stdout == "pw-fast\n")
         let described = try CLI.run(["agent", "status"], home: home.path, environment: onBus)
         #expect(described.stdout.contains("locks every provider when the session locks or the system sleeps"), "\(described.stdout)")
+        // Its age and its idle timeout in words that do not read as one contradicting the other.
+        #expect(described.stdout.contains(" s ago. It exits once ") && described.stdout.contains(" s pass with no request (this status counts as one)."),
+                "\(described.stdout)")
         let fast = try #require(try status()?.helpers["org.t.fast"])
         try bus.logindSends("PrepareForSleep", true)
         #expect(Self.eventually { !Self.isRunning(fast) }, "going to sleep locks")

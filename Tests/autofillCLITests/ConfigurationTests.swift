@@ -158,6 +158,14 @@ struct ConfigurationTests {
         #expect(list.stderr.contains("UserAuthentication.Polcy is not a key of UserAuthentication; did you mean UserAuthentication.Policy? As written it is ignored: spell it Policy"))
     }
 
+    @Test func aPolicyThatIsNoneOfTheThreeNamesTheValidOnes() throws {
+        let config = try write(["UserAuthentication": ["Policy": "nope"]])
+        let list = try CLI.run(["providers", "list", "--config", config], home: home.path)
+        #expect(list.status == 78)
+        #expect(list.stderr.contains("UserAuthentication.Policy: \"nope\" is not a policy; write one of pam, confirm, none"), "\(list.stderr)")
+        #expect(!list.stderr.contains("Cannot initialize"), "not Swift's decoding text: \(list.stderr)")
+    }
+
     @Test func otherUnknownKeysAreWarningsAndIgnored() throws {
         let config = try write(["EnabledProviders": [String](), "Colour": "blue", "Quarantine": ["Forever": true]])
         let list = try CLI.run(["providers", "list", "--config", config], home: home.path)

@@ -10,7 +10,8 @@ struct FillSessionTests {
     /// The same providers with the `confirm` policy: a yes/no at the terminal.
     let confirmConfig: String
 
-    /// Two Netrc copies enabled, "Work" (alice, bob) and "Home" (carol), synced; two configurations.
+    /// Two Netrc copies enabled, "Work" (alice, bob) and "Home" (carol; and a password without a login at
+    /// nouser.test), synced; two configurations.
     init() throws {
         home = try TemporaryHome()
         // Its configurations ask for none (or a PAM service of their own): the user's own policy must allow it (docs/AGENT.md, "Whose policy").
@@ -18,7 +19,7 @@ struct FillSessionTests {
         _ = try home.sample("NetrcProvider", as: "org.t.work") { $0["CFBundleDisplayName"] = "Work" }
         _ = try home.sample("NetrcProvider", as: "org.t.home") { $0["CFBundleDisplayName"] = "Home" }
         let work = try home.file("work.netrc", "machine example.com login alice password alice-pw\nmachine www.example.com login bob password bob-pw\n")
-        let personal = try home.file("home.netrc", "machine example.com login carol password netrc-pw\n")
+        let personal = try home.file("home.netrc", "machine example.com login carol password netrc-pw\nmachine nouser.test password nouser-pw\n")
         let pam = try home.pamFolder()
         var plist: [String: Any] = [
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.t.work", "org.t.home"],
@@ -53,11 +54,20 @@ struct FillSessionTests {
         #expect(list.contains("1. bob — password — Work (exact host: www.example.com)"))
         #expect(list.contains("3. carol — password — Home (parent domain, 1 level up: example.com)"))
         try session.send("3", "Enter")
-        let confirm = try session.waitFor("[y/n, q cancels]:")
-        #expect(confirm.contains("fill carol's password for example.com from Home"))
-        try session.send("y", "Enter")
+        // The pick was the confirmation (the `confirm` policy): no second question.
         #expect(try CLI.waitForFile(output, containing: "EXIT=") == "netrc-pw\nEXIT=0\n")
+        #expect(!(try session.screen()).contains("[y/n"), "one question, not two")
         #expect(!(try session.screen()).contains("netrc-pw"), "the secret goes to stdout, not the terminal")
+    }
+
+    @Test func theConfirmationOfAnEntryWithoutAUserNamesThePassword() throws {
+        let output = "\(home.path)/nouser.txt"
+        let session = try TmuxSession(shell("fill nouser.test --pick 1", output: output))
+        let confirm = try session.waitFor("[y/n, q cancels]:")
+        #expect(confirm.contains("fill the password for nouser.test from Home"), "\(confirm)")
+        #expect(!confirm.contains(" 's "), "\(confirm)")
+        try session.send("y", "Enter")
+        #expect(try CLI.waitForFile(output, containing: "EXIT=") == "nouser-pw\nEXIT=0\n")
     }
 
     @Test func cancellingInTheTerminalFillsNothing() throws {

@@ -9,7 +9,8 @@ struct GitCredentialTests {
     let home: TemporaryHome
     let config: String
 
-    /// Netrc (alice at git.example.com; alice and bob at shared.example.org), "Repo" (a password saved
+    /// Netrc (alice at git.example.com; carol at example.com and dave at www.example.com, the same site;
+    /// alice and bob at shared.example.org), "Repo" (a password saved
     /// for https://shared.example.org/team/app.git: deploy, app-token) and "Evil" (a provider whose
     /// credential for evil.example.net has a user name with a line break and a `host=` after it);
     /// the `pam` policy with a service that asks nothing.
@@ -22,6 +23,8 @@ struct GitCredentialTests {
             machine git.example.com login alice password alice-git-pw
             machine shared.example.org login alice password alice-shared-pw
             machine shared.example.org login bob password bob-shared-pw
+            machine example.com login carol password carol-site-pw
+            machine www.example.com login dave password dave-www-pw
 
             """)
         for id in ["org.t.repo", "org.t.evil"] {
@@ -58,6 +61,17 @@ struct GitCredentialTests {
         let verbose = try helper(Git.description(["protocol": "https", "host": "git.example.com"]), ["--verbose", "--trace", "get"])
         #expect(verbose.stdout == "username=alice\npassword=alice-git-pw\n", "\(verbose.stderr)")
         #expect(verbose.stderr.contains("<REDACTED>") && !verbose.stderr.contains("alice-git-pw"), "\(verbose.stderr)")
+    }
+
+    @Test func theOneLoginForGitsHostIsGivenAheadOfTheSitesOtherHostsWithoutAList() throws {
+        // git.example.com: alice (exact host), then carol (example.com) and dave (www.example.com) of
+        // the same site. No terminal, and yet no list is needed: alice is the one for that host.
+        let result = try helper(Git.description(["protocol": "https", "host": "git.example.com"]), ["--trace", "get"])
+        #expect(result.stdout == "username=alice\npassword=alice-git-pw\n", "\(result.stderr)")
+        // A host with no login of its own: the site's logins are a choice, and without a terminal nobody makes it.
+        let other = try helper(Git.description(["protocol": "https", "host": "api.example.com"]), ["-v", "get"])
+        #expect(other.stdout.isEmpty, "\(other.stderr)")
+        #expect(other.stderr.contains("there is no terminal"), "\(other.stderr)")
     }
 
     @Test func theUserNameGitNamesChoosesTheCredential() throws {

@@ -2,7 +2,9 @@ import AutofillTestSupport
 import Foundation
 import Testing
 
-/// `autofill --help` is a golden snapshot: a change to the CLI's surface shows up in review.
+/// `autofill --help` and every subcommand's (autofill-vault's too) are golden snapshots: a change to the
+/// CLI's surface shows up in review. `AUTOFILL_RECORD_SNAPSHOTS=1 swift test --filter HelpTests`
+/// records them again after a deliberate change.
 struct HelpTests {
     static let snapshot = "\(CLI.root)/Tests/autofillCLITests/Snapshots/help.txt"
 
@@ -33,12 +35,70 @@ struct HelpTests {
         #expect(examples.hasPrefix("  ") && examples.contains("autofill"), "\(result.stdout)")
     }
 
-    @Test(arguments: ["", "create", "add-password", "add-otp", "add-text", "remove", "list", "import", "unlock", "lock", "sync",
-                      "show", "search", "edit", "rename", "passwd"])
+    @Test(arguments: vaultCommands)
     func everyVaultCommandsHelpHasExamples(command: String) throws {
         let result = try ChildProcess.run("\(CLI.root)/.build/debug/autofill-vault", (command.isEmpty ? [] : [command]) + ["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("Examples:\n  autofill-vault"), "\(result.stdout)")
+    }
+
+    /// Every subcommand, for the snapshots (some of these have no examples of their own).
+    static let allCommands = commands + [
+        "save", "generate", "report", "report unused-password", "passkey signal", "passkey signal unknown-credential",
+        "passkey signal accepted-credentials", "passkey signal user-details",
+    ]
+
+    static let vaultCommands = ["", "create", "add-password", "add-otp", "add-text", "remove", "list", "import", "unlock", "lock",
+                                "sync", "show", "search", "edit", "rename", "passwd"]
+
+    /// `autofill COMMAND --help` (or `autofill-vault COMMAND --help`) at `columns`.
+    static func help(_ command: String, vault: Bool, columns: Int) throws -> CLI.Result {
+        let arguments = command.split(separator: " ").map(String.init) + ["--help"]
+        if vault {
+            return try ChildProcess.run("\(CLI.root)/.build/debug/autofill-vault", arguments, environment: ["COLUMNS": "\(columns)", "PATH": "/usr/bin:/bin"])
+        }
+        let home = try TemporaryHome()
+        return try CLI.run(arguments, home: home.path, environment: ["COLUMNS": "\(columns)"])
+    }
+
+    /// Compares `text` with the snapshot `name`, recording it instead with AUTOFILL_RECORD_SNAPSHOTS=1.
+    static func expectSnapshot(_ text: String, named name: String) throws {
+        let path = "\(CLI.root)/Tests/autofillCLITests/Snapshots/\(name).txt"
+        if ProcessInfo.processInfo.environment["AUTOFILL_RECORD_SNAPSHOTS"] == "1" {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        }
+        let expected = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text == expected, "\(name): run with AUTOFILL_RECORD_SNAPSHOTS=1 to record a deliberate change")
+    }
+
+    @Test(arguments: allCommands)
+    func everyCommandsHelpMatchesItsSnapshot(command: String) throws {
+        let result = try Self.help(command, vault: false, columns: 100)
+        #expect(result.status == 0)
+        try Self.expectSnapshot(result.stdout, named: "help-" + command.replacingOccurrences(of: " ", with: "-"))
+    }
+
+    @Test(arguments: vaultCommands)
+    func everyVaultCommandsHelpMatchesItsSnapshot(command: String) throws {
+        let result = try Self.help(command, vault: true, columns: 100)
+        #expect(result.status == 0)
+        try Self.expectSnapshot(result.stdout, named: "vault-help" + (command.isEmpty ? "" : "-" + command))
+    }
+
+    /// At any width a discussion reads as paragraphs: wide enough for every paragraph to fit on one line,
+    /// no line of prose ends mid-sentence with the next line of the same indentation going on with it.
+    @Test(arguments: [("", false)] + allCommands.map { ($0, false) } + vaultCommands.map { ($0, true) })
+    func everyHelpReadsAsParagraphsAtAnyWidth(command: String, vault: Bool) throws {
+        let result = try Self.help(command, vault: vault, columns: 1000)
+        #expect(result.status == 0)
+        let lines = result.stdout.components(separatedBy: "\n")
+        func indentation(_ line: String) -> Int { line.prefix { $0 == " " }.count }
+        for (line, next) in zip(lines, lines.dropFirst()) {
+            guard let last = line.last, let first = next.drop(while: { $0 == " " }).first,
+                  indentation(line) == 0, indentation(next) == 0 else { continue }
+            let broken = (last.isLetter || last == ",") && first.isLowercase
+            #expect(!broken, "\(vault ? "autofill-vault" : "autofill") \(command) --help breaks a sentence:\n\(line)\n\(next)")
+        }
     }
 
     @Test func helpListsTheExitStatuses() throws {

@@ -181,4 +181,29 @@ struct HostAuthenticationTests {
         // Presence was established, so the host did not ask again.
         try Self.expectAuthentication(printed: try CLI.waitForFile(output, containing: "EXIT="), method: "provider", present: true, verified: false)
     }
+
+    @Test func aPickFromTheSuggestionsAtTheTerminalIsTheConfirmation() throws {
+        // alice and bob at example.com: a list. The pick was a person at the terminal: under `confirm`
+        // that is the confirmation, so no second question.
+        let output = "\(home.path)/picked.txt"
+        let session = try TmuxSession(shell("fill example.com --json --trace", policy: "confirm", output: output))
+        try session.waitFor("(q cancels):")
+        try session.send("1", "Enter")
+        let printed = try CLI.waitForFile(output, containing: "EXIT=")
+        try Self.expectAuthentication(printed: printed, method: "confirm", present: true, verified: false)
+        let screen = try session.screen()
+        #expect(!screen.contains("[y/n"), "one question, not two: \(screen)")
+        #expect(screen.contains("not asked: you chose it from the list at the terminal"), "\(screen)")
+    }
+
+    @Test func underPamAPickAtTheTerminalStillAuthenticates() throws {
+        // The same pick under `pam` with a service that refuses everyone: a choice is no verification.
+        let output = "\(home.path)/denied.txt"
+        let session = try TmuxSession(shell("fill example.com --json", policy: "deny", output: output))
+        try session.waitFor("(q cancels):")
+        try session.send("1", "Enter")
+        let printed = try CLI.waitForFile(output, containing: "EXIT=")
+        #expect(!printed.contains("EXIT=0"), "\(printed)")
+        #expect(!printed.contains("password"), "nothing was filled: \(printed)")
+    }
 }

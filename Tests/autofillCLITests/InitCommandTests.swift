@@ -38,6 +38,19 @@ struct InitCommandTests {
         #expect(list.stdout.contains("trusted"))
     }
 
+    @Test func aProviderThatCannotBeEnabledYetIsLeftOutAndTheOthersAreEnabled() throws {
+        // The Vault, whose vault nobody created yet, then Netrc: Netrc is enabled and the file written.
+        try home.installSamples(["VaultProvider"])
+        let result = try autofill(["init", "--provider", "org.autofill.vault", "--provider", "org.autofill.netrc"])
+        #expect(result.status != 0, "\(result.stdout)")
+        #expect(result.stderr.components(separatedBy: "does not exist").count == 2, "said once: \(result.stderr)")
+        #expect(result.stderr.contains("not enabled: org.autofill.vault (above); once that is fixed: `autofill providers enable org.autofill.vault`"),
+                "\(result.stderr)")
+        #expect(result.stdout.contains("Enabled Netrc (org.autofill.netrc) as provider 1 of 1."), "\(result.stdout)")
+        #expect(result.stdout.contains("Wrote \(configPath)\n"))
+        #expect(try written()["EnabledProviders"] as? [String] == ["org.autofill.netrc"])
+    }
+
     @Test func anExistingConfigurationIsReplacedOnlyWithForceAndKeptAsABackup() throws {
         let mine = "<?xml version=\"1.0\"?>\n<plist version=\"1.0\"><dict><key>NoUIDeadlineSeconds</key><real>5</real></dict></plist>\n"
         try FileManager.default.createDirectory(atPath: "\(home.path)/.config/autofill", withIntermediateDirectories: true,

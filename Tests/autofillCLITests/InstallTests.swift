@@ -45,9 +45,11 @@ struct InstallTests {
             let path = "\(prefix)/share/man/man1/\(page).1"
             let source = try String(contentsOfFile: path, encoding: .utf8)
             #expect(source.contains(".Dt \(page.uppercased()) 1") && source.contains(".Sh NAME") && source.contains(".Sh SYNOPSIS"))
-            let rendered = try ChildProcess.run("/usr/bin/groff", ["-mdoc", "-Tutf8", "-P-cbou", path], environment: ["PATH": "/usr/bin:/bin"])
+            let rendered = try ChildProcess.run("/usr/bin/groff", ["-mdoc", "-Tutf8", "-P-cbou", "-ww", path], environment: ["PATH": "/usr/bin:/bin"])
             #expect(rendered.status == 0, "\(rendered.stderr)")
-            #expect(!rendered.stderr.contains("error"), "\(rendered.stderr)")
+            #expect(!rendered.stderr.contains("error") && !rendered.stderr.contains("warning"), "\(rendered.stderr)")
+            // It describes an installed copy, not a checkout.
+            #expect(!rendered.stdout.contains("the repository's Config"), "\(page).1")
             for text in expected { #expect(rendered.stdout.contains(text), "\(page).1 lacks \(text)") }
         }
         // A completion script per shell, where each shell looks under the prefix, that the shell parses.
@@ -63,6 +65,56 @@ struct InstallTests {
             #expect(parsed.status == 0, "\(shell) does not parse \(path): \(parsed.stderr)")
         }
         #expect(files.fileExists(atPath: "\(prefix)/share/zsh/site-functions/_autofill-vault"))
+        // The documents messages name, and a systemd --user unit that runs the installed agent.
+        for doc in ["README.md", "docs/CONFIGURATION.md", "docs/SANDBOX.md", "docs/VAULT.md", "docs/AGENT.md"] {
+            #expect(files.fileExists(atPath: "\(prefix)/share/doc/autofill/\(doc)"), "\(doc)")
+        }
+        let unit = try String(contentsOfFile: "\(prefix)/share/systemd/user/autofill-agent.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=\(prefix)/bin/autofill agent serve\n"), "\(unit)")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
+            let verified = try ChildProcess.run("/usr/bin/systemd-analyze", ["--user", "verify", "\(prefix)/share/systemd/user/autofill-agent.service"],
+                                                environment: ["PATH": "/usr/bin:/bin", "HOME": home.path])
+            #expect(!verified.stderr.contains("autofill-agent.service:"), "\(verified.stderr)")
+        }
+    }
+
+    /// The Swift toolchain's folder (where libswiftCore.so of the build comes from).
+    static var toolchainRuntime: String? {
+        let ldd = try? ChildProcess.run("/usr/bin/ldd", ["\(CLI.root)/.build/debug/autofill-cli"])
+        let line = ldd?.stdout.split(separator: "\n").first { $0.contains("libswiftCore.so =>") }
+        return line.flatMap { $0.split(separator: " ").dropFirst(2).first }.map { String($0.prefix { $0 != " " }) }
+            .map { ($0 as NSString).deletingLastPathComponent }
+    }
+
+    @Test(.enabled(if: toolchainRuntime != nil, "the build links a shared Swift runtime"))
+    func theInstalledProgramsAndPluginsLoadTheRuntimeInstalledBesideThemNeverTheToolchains() throws {
+        #expect(try install().status == 0)
+        let toolchain = try #require(Self.toolchainRuntime)
+        let files = FileManager.default
+        #expect(files.fileExists(atPath: "\(prefix)/lib/autofill/libswiftCore.so"))
+        // A configuration with a Swift plugin (the Authenticator), run in the installed helper.
+        // In a folder of its own: the Authenticator may change files in its OTPAuthFile's folder (its StateFile).
+        try files.createDirectory(atPath: "\(home.path)/otp", withIntermediateDirectories: true)
+        let otpauth = try home.file("otp/codes.txt", "otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP&issuer=Example\n")
+        #expect(try installed(["init", "--provider", "org.autofill.authenticator"]).status == 0)
+        #expect(try installed(["providers", "set", "org.autofill.authenticator", "OTPAuthFile", otpauth]).status == 0)
+        // Every process's loader trace (autofill, autofill-cli, the provider helper): the libraries it opened.
+        let trace = "\(home.path)/ld-trace"
+        try files.createDirectory(atPath: trace, withIntermediateDirectories: true)
+        var environment = CLI.environment(home: home.path)
+        environment["AUTOFILL_AGENT"] = "off"
+        environment["LD_DEBUG"] = "libs"
+        environment["LD_DEBUG_OUTPUT"] = "\(trace)/ld"
+        let synced = try ChildProcess.run("/bin/sh", ["-c", #"cd / && exec "$0" "$@""#, "\(prefix)/bin/autofill", "providers", "sync"],
+                                          environment: environment)
+        #expect(synced.stdout.contains("org.autofill.authenticator: 1 identity"), "\(synced.stderr)")
+        let traces = try files.contentsOfDirectory(atPath: trace).map { try String(contentsOfFile: "\(trace)/\($0)", encoding: .utf8) }
+        #expect(traces.count >= 2, "autofill and the processes it ran each left a trace")
+        let all = traces.joined()
+        #expect(all.contains("\(prefix)/bin/../lib/autofill/libswiftCore.so"), "the installed runtime was loaded (through $ORIGIN/../lib/autofill)")
+        #expect(all.contains("libAuthenticatorProvider.so"), "the Swift plugin was loaded")
+        let intoToolchain = all.split(separator: "\n").filter { $0.contains(toolchain) }
+        #expect(intoToolchain.isEmpty, "opened from the toolchain: \(intoToolchain.prefix(5).joined(separator: "\n"))")
     }
 
     @Test func theInstalledAutofillRunsFromAnotherFolderWithTheInstalledProviders() throws {

@@ -59,6 +59,47 @@ struct PassProviderCLITests {
         #expect(expected.contains(code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(code.stdout)")
     }
 
+    @Test func withoutARunningGpgAgentAutofillStartsItForTheStoresGnuPGHomeAsPassDoes() throws {
+        pass.stopAgent()
+        let socket = try ChildProcess.run("/usr/bin/gpgconf", ["--homedir", pass.gnupgHome, "--list-dirs", "agent-socket"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // gpg-agent removes its socket as it ends, which may be a moment after gpgconf --kill returned.
+        #expect(AgentTests.eventually { !FileManager.default.fileExists(atPath: socket) }, "no agent runs for \(pass.gnupgHome)")
+        let fill = try run(["fill", "github.com"], script: "secret \(PasswordStore.passphrase)\n")
+        #expect(fill.status == 0, "\(fill.stderr)")
+        #expect(fill.stdout == "s3cret-pass\n")
+        // The agent autofill started is the user's own, outside the sandbox: it outlives the command
+        // and keeps the passphrase it was given (the next fill asks nothing). The store's deinit stops it.
+        #expect(FileManager.default.fileExists(atPath: socket), "gpg-agent listens at \(socket)")
+        let again = try run(["fill", "github.com"])
+        #expect(again.status == 0 && again.stdout == "s3cret-pass\n", "\(again.stderr)")
+    }
+
+    @Test func anAgentConfigurationNamingAProgramOfItsOwnIsNeverStartedOutsideTheSandbox() throws {
+        // The provider may write its GnuPG home: a gpg-agent.conf it wrote could name a "pinentry" of its
+        // own, which an agent started outside the sandbox would run there. autofill starts none then.
+        pass.stopAgent()
+        let marker = "\(home.path)/escaped"
+        let program = try home.file("pinentry.sh", "#!/bin/sh\ntouch '\(marker)'\necho OK\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program)
+        let conf = "\(pass.gnupgHome)/gpg-agent.conf"
+        try Data("pinentry-program \(program)\n".utf8).write(to: URL(fileURLWithPath: conf))
+        defer { try? FileManager.default.removeItem(atPath: conf) }
+        let socket = try ChildProcess.run("/usr/bin/gpgconf", ["--homedir", pass.gnupgHome, "--list-dirs", "agent-socket"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(AgentTests.eventually { !FileManager.default.fileExists(atPath: socket) }, "no agent runs for \(pass.gnupgHome)")
+        let fill = try run(["fill", "github.com", "--pick", "1"], script: "secret \(PasswordStore.passphrase)\n")
+        #expect(fill.status != 0 && fill.stdout.isEmpty, "\(fill.stdout)")
+        #expect(fill.stderr.contains("gpg-agent is not running"), "the provider says what it misses: \(fill.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: socket), "no agent was started")
+        #expect(!FileManager.default.fileExists(atPath: marker), "the program never ran")
+        // The control: the same home without that line gets its agent when the provider starts again.
+        try FileManager.default.removeItem(atPath: conf)
+        _ = try run(["lock", "org.autofill.pass"])
+        let control = try run(["fill", "github.com", "--pick", "1"], script: "secret \(PasswordStore.passphrase)\n")
+        #expect(control.status == 0 && control.stdout == "s3cret-pass\n", "\(control.stderr)")
+    }
+
     @Test func theListShowsEveryEntryAndAWrongPassphraseFillsNothing() throws {
         let listed = try run(["fill", "example.org", "--list", "--provider", "org.autofill.pass"],
                              script: "choose 1\nsecret \(PasswordStore.passphrase)\n")

@@ -121,6 +121,26 @@ struct TerminalMannersTests {
         #expect(!after.contains("Unlocking Vault…"), "the progress line is erased: \(after)")
     }
 
+    @Test func syncStopsItsSpinnerWhileTheApprovalQuestionIsOnTheTerminal() throws {
+        // A provider listed by hand, never approved: sync asks at the terminal before running it.
+        let other = try TemporaryHome()
+        _ = try other.sample("NetrcProvider", as: "org.t.home") { $0["CFBundleDisplayName"] = "Home" }
+        let netrc = try other.file("home.netrc", "machine example.org login carol password carol-pw\n")
+        let unapproved = try other.config(enabled: ["org.t.home"], settings: ["org.t.home": ["NetrcFile": netrc]])
+        let session = try TmuxSession(CLI.shellEnvironment(home: other.path)
+            + " \(CLI.binary) providers sync --config \(unapproved); echo EXIT=$?; sleep 30", columns: 120, rows: 40)
+        let question = "Approve these files and run Home? [y/n, q cancels]:"
+        try session.waitFor(question, timeout: 30)
+        // Several of the spinner's half-second thresholds later, the question is still what the line shows.
+        Thread.sleep(forTimeInterval: 2)
+        let screen = try session.screen()
+        #expect(screen.contains(question), "\(screen)")
+        #expect(!screen.contains("Syncing providers"), "nothing is drawn over the question: \(screen)")
+        try session.send("y", "Enter")
+        let after = try session.waitFor("EXIT=", timeout: 60)
+        #expect(after.contains("org.t.home: 1 identity") && after.contains("EXIT=0"), "\(after)")
+    }
+
     @Test func progressNeverAppearsOutsideATerminal() throws {
         let result = try CLI.run(["providers", "sync", "--config", config], home: home.path)
         #expect(result.status == 0)

@@ -1,17 +1,17 @@
 import AutofillProviderKit
 import Foundation
 
-/// Right after the user enables the provider, and `autofill unlock org.autofill.keepassxc`: explain
-/// the settings, or unlock and publish.
+/// Right after the user enables the provider, and `autofill unlock org.autofill.keepassxc`: unlock and
+/// publish, or fail saying which setting to fix.
 extension KeePassProvider: ExtensionConfigurationProviding {
     func prepareInterfaceForExtensionConfiguration(context: ExtensionContext) {
+        // Nothing to unlock is a failure, said once: neither `unlock` nor `enable` may claim success.
         guard let databasePath, FileManager.default.fileExists(atPath: databasePath) else {
-            let problem = databasePath.map { "The database \($0) does not exist." } ?? "No database is set."
-            try? context.showMessage(title: Self.name, message: """
-                \(problem) Set DatabaseFile (and KeyFile, if the database has one) in the ProviderSettings of \
-                org.autofill.keepassxc in the autofill configuration (docs/CONFIGURATION.md).
-                """)
-            context.completeExtensionConfigurationRequest()
+            let problem = databasePath.map { "the database \($0) does not exist" } ?? "no database is set"
+            context.cancelRequest(withError: ExtensionError(.failed, failureReason: """
+                \(problem): set DatabaseFile (and KeyFile, if the database has one) with \
+                `autofill providers set org.autofill.keepassxc DatabaseFile PATH` (docs/CONFIGURATION.md)
+                """))
             return
         }
         do throws(Access) {

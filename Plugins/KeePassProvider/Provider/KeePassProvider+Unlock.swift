@@ -1,4 +1,5 @@
 import AutofillProviderKit
+import Foundation
 import KDBX
 
 /// Getting at the database: from memory while unlocked, or by asking for the master password.
@@ -17,7 +18,7 @@ extension KeePassProvider {
         } catch let error as Access {
             throw error
         } catch {
-            host.log(.error, "the database was locked: \(error)")
+            host.log(.info, "the database was locked: \(error)")  // the failure's reason says it to the user
             throw .failed(ExtensionError(.failed, failureReason: "\(error)"))
         }
     }
@@ -37,6 +38,10 @@ extension KeePassProvider {
             // Ask below.
         }
         guard let databasePath else { throw .locked }
+        // A database that is not there has no master password to ask for.
+        guard FileManager.default.fileExists(atPath: databasePath) else {
+            throw .failed(ExtensionError(.failed, failureReason: "the database \(databasePath) does not exist (check the DatabaseFile setting)"))
+        }
         let keyFile = try keyFile()
         var message = "Enter the master password of \(databasePath)\(keyFile == nil ? "" : " (the key file is taken from the KeyFile setting; leave empty if the database has no password)")."
         for attempt in 1...Self.maximumAttempts {
@@ -65,7 +70,7 @@ extension KeePassProvider {
                 let left = Self.maximumAttempts - attempt
                 message = "That did not open the database: wrong master password or key file. \(left) \(left == 1 ? "attempt" : "attempts") left."
             } catch {
-                host.log(.error, error.message)
+                host.log(.info, error.message)  // the failure's reason says it to the user; the log, with -v only
                 throw .failed(ExtensionError(.failed, failureReason: error.message))
             }
         }

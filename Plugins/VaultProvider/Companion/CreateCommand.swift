@@ -14,6 +14,13 @@ struct CreateCommand: ParsableCommand {
               autofill-vault create
               autofill-vault create --vault ~/vaults/work.afvault
               printf '%s\\n' "$MASTER" | autofill-vault create --password-stdin
+
+            Without --vault (and AUTOFILL_VAULT) the vault goes where the Vault provider looks while its \
+            VaultFile setting is unset: its own data folder, \
+            ~/.local/share/autofill/providers/org.autofill.vault/vault.afvault. A vault elsewhere gets a \
+            warning: point the provider at it with `autofill providers set org.autofill.vault VaultFile PATH`, \
+            in a folder of its own (the provider may change files in its vault's folder, so autofill refuses \
+            your home folder itself; docs/SANDBOX.md).
             """)
 
     @OptionGroup var options: VaultOptions
@@ -40,7 +47,31 @@ struct CreateCommand: ParsableCommand {
             warnIfWeak(password)
             let vault = try Vault.create(at: access.path, password: password, keyDerivation: keyDerivation)
             print("Created the vault \(vault.path) (\(keyDerivation)).")
+            warnIfElsewhere(vault.path)
             try access.publish(IdentityChanges(from: [], to: []), all: [], replace: true)
+        }
+    }
+}
+
+extension CreateCommand {
+    /// Warns when the vault at `path` is not where the Vault provider looks by default, saying how
+    /// to point the provider at it, and when autofill would refuse its folder (the home folder).
+    func warnIfElsewhere(_ path: String) {
+        let environment = ProcessInfo.processInfo.environment
+        let standard = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        let expected = VaultOptions.defaultVaultPath(environment: environment)
+        guard standard(path) != standard(expected) else { return }
+        let absolute = standard(path)
+        printWarning("""
+            the Vault provider reads \(expected) unless its VaultFile setting names another file; to serve this \
+            vault, run: autofill providers set \(VaultLocation.providerID) VaultFile \(absolute)
+            """)
+        let folder = (absolute as NSString).deletingLastPathComponent
+        if folder == standard(environment["HOME"] ?? NSHomeDirectory()) {
+            printWarning("""
+                \(absolute) is directly in your home folder: autofill refuses to let the Vault change files there \
+                (docs/SANDBOX.md); move it into a folder of its own, e.g. ~/vault/\(VaultLocation.fileName)
+                """)
         }
     }
 }

@@ -59,6 +59,9 @@ struct VaultAccess {
         } catch {
             switch error.code {
             case .storeDisabled:
+                // A new, empty vault before the provider is enabled (the README's order): nothing to publish,
+                // and enabling it publishes what it holds then.
+                if replace && all.isEmpty { return }
                 printWarning("\(context): \(error.message)")
             case .storeBusy:
                 throw CommandFailure(.tryAgain, "\(context): \(error.message); run `autofill-vault sync` later")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VaultCore
 
 /// The options every command takes: which vault, which provider's store, where the password comes from.
 struct VaultOptions: ParsableArguments {
@@ -26,10 +27,16 @@ struct VaultOptions: ParsableArguments {
     static func vaultPath(explicit: String?, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["AUTOFILL_VAULT"], !path.isEmpty { return path }
-        // The Vault's private data folder: its sandbox always reaches it, and nothing else does (docs/SANDBOX.md).
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? "\(environment["HOME"] ?? NSHomeDirectory())/.local/share"
-        return "\(data)/autofill/providers/org.autofill.vault/vault.afvault"
+        return defaultVaultPath(environment: environment)
+    }
+
+    /// Where the Vault provider looks while its VaultFile setting is unset: its private data folder,
+    /// which its sandbox always reaches and nothing else does (docs/SANDBOX.md).
+    static func defaultVaultPath(environment: [String: String]) -> String {
+        var environment = environment
+        environment["AUTOFILL_PROVIDER_DATA_DIR"] = nil  // the provider's variable, never this program's
+        if environment["HOME"] == nil { environment["HOME"] = NSHomeDirectory() }
+        return VaultLocation.defaultPath(environment: environment) ?? "\(NSHomeDirectory())/.local/share/autofill/providers/\(VaultLocation.providerID)/\(VaultLocation.fileName)"
     }
 }
 

@@ -2,17 +2,16 @@ import AutofillProviderKit
 import VaultCore
 
 /// Right after the user enables the provider, and `autofill unlock` (through the agent, whose helper
-/// process keeps what it unlocks): explain how to make a vault, or unlock and publish.
+/// process keeps what it unlocks): unlock and publish, or fail saying how to make a vault.
 extension VaultProvider: ExtensionConfigurationProviding {
     func prepareInterfaceForExtensionConfiguration(context: ExtensionContext) {
+        // No vault to unlock is a failure, said once: neither `unlock` nor `enable` may claim success.
         guard let vaultPath, !Self.isMissing(vaultPath) else {
-            let problem = vaultPath.map { "The vault file \($0) does not exist." } ?? "No vault file is set."
-            try? context.showMessage(title: Self.name, message: """
-                \(problem) Create a vault with `autofill-vault create --vault PATH`, add entries with \
-                `autofill-vault add-password`, and set VaultFile to PATH in the ProviderSettings of \
-                org.autofill.vault in the autofill configuration (docs/VAULT.md).
-                """)
-            context.completeExtensionConfigurationRequest()
+            let problem = vaultPath.map { "the vault file \($0) does not exist" } ?? "no vault file is set"
+            context.cancelRequest(withError: ExtensionError(.failed, failureReason: """
+                \(problem): create it with `autofill-vault create` (where this provider looks), or point VaultFile \
+                at your vault with `autofill providers set org.autofill.vault VaultFile PATH` (docs/VAULT.md)
+                """))
             return
         }
         serving {

@@ -22,7 +22,7 @@ extension VaultProvider {
         do {
             held = try memory.unlocked(at: vaultPath)
         } catch {
-            host.log(.error, "\(error.message)")
+            host.log(.info, "\(error.message)")  // the failure's reason says it to the user; the log, with -v only
             throw .failed(ExtensionError(.failed, failureReason: error.message))
         }
         guard let held else { throw .locked }
@@ -44,6 +44,10 @@ extension VaultProvider {
             // Ask below.
         }
         guard let vaultPath else { throw .locked }  // heldVault() threw .failed without a path
+        // A vault that is not there has no master password to ask for.
+        guard !Self.isMissing(vaultPath) else {
+            throw .failed(ExtensionError(.failed, failureReason: "the vault file \(vaultPath) does not exist: create it with `autofill-vault create`, or set VaultFile (docs/VAULT.md)"))
+        }
         let vault = try askMasterPassword(
             context: context, title: "Unlock \(Self.name)", message: "Enter the master password of \(vaultPath).",
             withoutUI: """

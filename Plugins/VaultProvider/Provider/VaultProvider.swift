@@ -15,7 +15,8 @@ public func vaultProviderEntry(_ hostABIVersion: UInt32, _ host: UnsafeRawPointe
 
 /// A provider serving the vault named by its `VaultFile` setting.
 ///
-/// Settings: `VaultFile` (the vault's path; without it the provider loads but serves nothing),
+/// Settings: `VaultFile` (the vault's path; without it, `vault.afvault` in the provider's own data folder,
+/// `~/.local/share/autofill/providers/org.autofill.vault/`, where `autofill-vault create` makes it),
 /// `UnlockTimeoutSeconds` (how long an unlock lasts; default 300, 0 for the request that unlocked
 /// only) and `ConditionalRegistrationWindowSeconds` (0 turns automatic passkey upgrades off; any
 /// other value turns them on: how recent a fill must be is the host's to say, `hostRecentPasswordFill`).
@@ -26,7 +27,7 @@ public func vaultProviderEntry(_ hostABIVersion: UInt32, _ host: UnsafeRawPointe
 /// process (`autofill lock`) locks the vault. Nothing about an unlock is written to any file.
 final class VaultProvider: CredentialProvider {
     let host: ProviderHost
-    /// The vault file, if the setting names one.
+    /// The vault file: the setting's, else the default in the provider's data folder (nil without either).
     let vaultPath: String?
     /// The unlocked vault, while there is one, and the timer that locks it.
     let memory: VaultMemory
@@ -50,8 +51,9 @@ final class VaultProvider: CredentialProvider {
         if let path = host.setting("VaultFile"), !path.isEmpty {
             vaultPath = path
         } else {
-            vaultPath = nil
-            host.log(.info, "no VaultFile setting: serving nothing (create a vault with autofill-vault create, then set VaultFile)")
+            // Unset: the vault autofill-vault create makes, in this provider's own data folder.
+            vaultPath = VaultLocation.defaultPath
+            if vaultPath == nil { host.log(.info, "no VaultFile setting and no data folder: serving nothing") }
         }
         let timeout = Self.seconds(host, "UnlockTimeoutSeconds", default: VaultMemory.defaultTimeout, maximum: VaultMemory.maximumTimeout)
         memory = VaultMemory(timeout: timeout) { [host] event in Self.log(event, to: host) }

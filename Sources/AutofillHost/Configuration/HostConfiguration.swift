@@ -7,6 +7,18 @@ public struct UserAuthenticationSettings: Codable, Equatable, Sendable {
     /// presence only) or `none` (no authentication; for scripts, see the README's warning).
     public enum Policy: String, Codable, Sendable, CaseIterable {
         case pam, confirm, none
+
+        /// Decodes the policy's name; another word is an error naming the valid ones.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            let name = try container.decode(String.self)
+            guard let policy = Policy(rawValue: name) else {
+                let valid = Self.allCases.map(\.rawValue).joined(separator: ", ")
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "\"\(DisplayText.line(name, limit: 40))\" is not a policy; write one of \(valid) (docs/CONFIGURATION.md)")
+            }
+            self = policy
+        }
     }
 
     public var policy: Policy

@@ -4,15 +4,20 @@ internal import Synchronization
 
 /// Answers UI requests from a UI script, in order: automation and tests (`--ui-script FILE`).
 ///
-/// One answer per line; `#` starts a comment; blank lines are skipped:
+/// One answer per line; a line starting with `#` is a comment; blank lines are skipped. An answer
+/// takes the rest of its line, `#` included (a master password may hold one), so comments go on
+/// lines of their own:
 ///
 /// ```
-/// secret correct horse battery staple   # a secret prompt (master password)
-/// text alice                            # a text prompt
-/// choose 2                              # a list: the second item
-/// confirm yes                           # or: confirm no
-/// ack                                   # a message
-/// cancel                                # cancels whatever is asked next
+/// # a secret prompt (master password)
+/// secret correct horse battery staple
+/// # a text prompt; a list: the second item; a yes/no question (or: confirm no)
+/// text alice
+/// choose 2
+/// confirm yes
+/// # a message; then cancel whatever is asked next
+/// ack
+/// cancel
 /// ```
 ///
 /// An answer that does not fit the request, or a script that runs out, fails that request with a
@@ -51,11 +56,13 @@ public final class ScriptedUserInterface: ProviderUserInterface {
             case "text": answers.append((line, .text(rest)))
             case "choose":
                 guard let number = Int(rest), number >= 1 else {
-                    throw AutofillError(.invalidData, "\(path) line \(line): `choose` takes the item's number, from 1")
+                    throw AutofillError(.invalidData, "\(path) line \(line): `choose` takes the item's number, from 1 (a comment goes on a line of its own, starting with #)")
                 }
                 answers.append((line, .choose(number)))
             case "confirm":
-                guard rest == "yes" || rest == "no" else { throw AutofillError(.invalidData, "\(path) line \(line): `confirm` takes yes or no") }
+                guard rest == "yes" || rest == "no" else {
+                    throw AutofillError(.invalidData, "\(path) line \(line): `confirm` takes yes or no (a comment goes on a line of its own, starting with #)")
+                }
                 answers.append((line, .confirm(rest == "yes")))
             case "ack": answers.append((line, .acknowledge))
             case "cancel": answers.append((line, .cancel))

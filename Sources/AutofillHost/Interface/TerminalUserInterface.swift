@@ -16,7 +16,8 @@ public final class TerminalUserInterface: ProviderUserInterface {
     private let progress: ProgressLine?
 
     /// The terminal UI, or nil when the process has no controlling terminal (for a request the agent
-    /// serves: when its client passed none). `progress` is erased while it asks something.
+    /// serves: when its client passed none). The progress line of the work it interrupts
+    /// (``ProgressLine/current``) is erased while it asks something.
     public static func open() -> TerminalUserInterface? { open(progress: nil) }
 
     /// ``open()`` with the command's progress line.
@@ -34,7 +35,8 @@ public final class TerminalUserInterface: ProviderUserInterface {
     public var answersComeFromAPerson: Bool { true }
 
     public func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
-        guard let progress else { return try presentNow(request, providerName: providerName) }
+        // The command's line, else the one of the work this question interrupts (``ProgressLine/current``).
+        guard let progress = progress ?? ProgressLine.current else { return try presentNow(request, providerName: providerName) }
         return try progress.interacting { () throws(UserInterfaceError) in try presentNow(request, providerName: providerName) }
     }
 

@@ -20,6 +20,7 @@ extension ProviderSetup {
         switch configuration.isolation(for: manifest.identifier) {
         case .inProcess:
             let admitted = try admit(manifest)
+            startDeclaredAgents(manifest)
             return try PluginLoader.load(bundle: manifest.bundlePath, services: services, pins: admitted.files)
         case .helperProcess, .unsandboxed:
             let options = try helperOptions(for: manifest)
@@ -27,7 +28,26 @@ extension ProviderSetup {
             // the helper reads and runs nothing of the plugin until admission has passed.
             return try HelperConnection.launch(
                 manifest: manifest, services: services, options: options,
-                onFault: onProviderFault ?? recordingFaults(), beforeLoading: { () throws(AutofillError) in try admit(manifest).files })
+                onFault: onProviderFault ?? recordingFaults(), beforeLoading: { () throws(AutofillError) in
+                    let admitted = try admit(manifest)
+                    startDeclaredAgents(manifest)
+                    return admitted.files
+                })
+        }
+    }
+
+    /// Starts what `manifest` declared it needs running outside its sandbox, once it is admitted: the
+    /// user's gpg-agent for its GnuPG home (`GPGAgent`, ``GPGAgentLauncher``). A failure is logged; the
+    /// provider then says what it misses.
+    func startDeclaredAgents(_ manifest: PluginManifest) {
+        guard let setting = manifest.sandbox.gpgAgentHomeSetting,
+              let file = manifest.sandbox.files.first(where: { $0.setting == setting }) else { return }
+        let context = SandboxContext(setup: self)
+        let settings = sandboxedSettings(for: manifest)
+        guard let home = settings[setting].flatMap({ $0.isEmpty ? nil : $0 }) ?? (try? context.resolveDefault(of: file, in: manifest, settings: settings)).flatMap({ $0 }),
+              home.hasPrefix("/"), SandboxContext.isDirectory(home) else { return }
+        if let problem = GPGAgentLauncher.launch(home: home, environment: context.environment) {
+            logger.warning("\(manifest.displayName) (\(manifest.identifier)) needs gpg-agent for \(home), which autofill could not start: \(problem)")
         }
     }
 

@@ -113,9 +113,13 @@ public final class FillRouter: Sendable {
         var tried: Set<Int> = []
         var refusedOnly = true
         var next = try firstChoice(candidates, pick: pick)
+        // A choice a person just made from the list at the terminal is their presence: under `confirm`
+        // it is the confirmation (one question, not two); `pam` still asks for more.
+        let chosen = pick == .interactive && candidates.count > 1 && ui.answersComeFromAPerson
+            ? UserAuthentication(method: .confirm, userPresent: true, userVerified: false) : nil
         while true {
             tried.insert(next)
-            switch await provide(candidates[next], services: query.serviceIdentifiers, passkey: passkey) {
+            switch await provide(candidates[next], services: query.serviceIdentifiers, passkey: passkey, chosen: chosen) {
             case .filled(let result):
                 recordDelivery(result, at: query.name.hostText)
                 return result
@@ -204,7 +208,9 @@ public final class FillRouter: Sendable {
     /// Passwords and codes: the host authenticates the user *after* a no-UI answer, before filling.
     /// Passkeys: *before* the no-UI request, because the provider signs the UP/UV flags; what the
     /// host established travels in the parameters (`hostUserPresent`, `hostUserVerified`).
-    func provide(_ suggestion: Suggestion, services: [ServiceIdentifier], passkey: PasskeyParameters? = nil) async -> Attempt {
+    /// `chosen`: what the user's pick from the list at the terminal established, if they made one.
+    func provide(_ suggestion: Suggestion, services: [ServiceIdentifier], passkey: PasskeyParameters? = nil,
+                 chosen: UserAuthentication? = nil) async -> Attempt {
         let manifest: PluginManifest
         let connection: any ProviderConnection
         do {
@@ -217,7 +223,9 @@ public final class FillRouter: Sendable {
         }
         let request: CredentialRequest
         var authenticatedFirst: UserAuthentication?
-        let reason = "\(suggestion.identity.displayUser)'s \(suggestion.identity.kind.label) for \(suggestion.service) from \(manifest.displayName)"
+        let user = suggestion.identity.displayUser
+        let whose = user.isEmpty ? "the" : "\(user)'s"  // an entry without a user: "fill the password for …"
+        let reason = "\(whose) \(suggestion.identity.kind.label) for \(suggestion.service) from \(manifest.displayName)"
         switch suggestion.identity {
         case .password(let identity) where manifest.capabilities.contains(.providesPasswords): request = .password(identity)
         case .oneTimeCode(let identity) where manifest.capabilities.contains(.providesOneTimeCodes): request = .oneTimeCode(identity)
@@ -225,7 +233,7 @@ public final class FillRouter: Sendable {
             guard var parameters = passkey else {
                 return .failed("a passkey needs a WebAuthn request (autofill passkey get); \(manifest.displayName) was not asked")
             }
-            switch authenticateUser(reason: "sign in with " + reason, manifest: manifest) {
+            switch authenticateUser(reason: "sign in with " + reason, manifest: manifest, chosen: chosen) {
             case .failure(let failure): return .stop(failure)
             case .success(let authentication):
                 authenticatedFirst = authentication
@@ -252,7 +260,7 @@ public final class FillRouter: Sendable {
                 return .filled(FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
                                           suggestion: suggestion, authentication: authenticatedFirst))
             }
-            switch authenticateUser(reason: "fill " + reason, manifest: manifest) {
+            switch authenticateUser(reason: "fill " + reason, manifest: manifest, chosen: chosen) {
             case .failure(let failure): return .stop(failure)
             case .success(let authentication):
                 return .filled(FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
@@ -260,15 +268,21 @@ public final class FillRouter: Sendable {
             }
         case .canceled(let error) where error.code == .userInteractionRequired:
             return await provideWithInterface(request, suggestion: suggestion, manifest: manifest, connection: connection,
-                                              authenticatedFirst: authenticatedFirst, reason: reason)
+                                              authenticatedFirst: authenticatedFirst, chosen: chosen, reason: reason)
         default:
             return settle(silent, suggestion: suggestion, manifest: manifest)
         }
     }
 
     /// The host's own user authentication (the configured policy), as a fill stops when it fails;
-    /// `outcome` names what did not happen then ("filled", "saved").
-    func authenticateUser(reason: String, manifest: PluginManifest, outcome: String = "filled") -> Result<UserAuthentication, FillFailure> {
+    /// `outcome` names what did not happen then ("filled", "saved"). Not asked when `chosen` (the
+    /// user's pick from the list at the terminal) established what the policy asks.
+    func authenticateUser(reason: String, manifest: PluginManifest, outcome: String = "filled",
+                          chosen: UserAuthentication? = nil) -> Result<UserAuthentication, FillFailure> {
+        if let chosen, chosen.level > .nothing, chosen.level >= authenticator.required {
+            trace.note(manifest, "host user authentication", "not asked: you chose it from the list at the terminal (\(chosen.level))")
+            return .success(chosen)
+        }
         do {
             let authentication = try authenticator.authenticate(reason: reason)
             trace.note(manifest, "host user authentication", "\(authentication.method.rawValue)")
@@ -286,19 +300,20 @@ public final class FillRouter: Sendable {
     /// The policy after a provider's UI request completed: what the provider's UI established counts
     /// when it is what the policy asks (and is something); otherwise the host asks itself, and the
     /// result carries both.
-    func authenticateAfterInterface(reason: String, manifest: PluginManifest) -> Result<UserAuthentication, FillFailure> {
+    func authenticateAfterInterface(reason: String, manifest: PluginManifest,
+                                    chosen: UserAuthentication? = nil) -> Result<UserAuthentication, FillFailure> {
         let provider = ui.established
         if let provider, provider.level > .nothing, provider.level >= authenticator.required {
             trace.note(manifest, "host user authentication", "not asked: \(manifest.displayName)'s own UI established \(provider.level)")
             return .success(provider)
         }
         trace.note(manifest, "provider UI", provider.map { "established only \($0.level)" } ?? "showed nothing")
-        return authenticateUser(reason: reason, manifest: manifest).map { host in provider?.combined(with: host) ?? host }
+        return authenticateUser(reason: reason, manifest: manifest, chosen: chosen).map { host in provider?.combined(with: host) ?? host }
     }
 
     private func provideWithInterface(_ request: CredentialRequest, suggestion: Suggestion, manifest: PluginManifest,
                                       connection: any ProviderConnection, authenticatedFirst: UserAuthentication?,
-                                      reason: String) async -> Attempt {
+                                      chosen: UserAuthentication?, reason: String) async -> Attempt {
         let start = ContinuousClock.now
         ui.reset()
         let outcome = await connection.send(.interfaceToProvideCredential(request), deadline: nil)
@@ -314,7 +329,7 @@ public final class FillRouter: Sendable {
                     return .failed("\(manifest.displayName) answered with \(problem)")
                 }
             } else {
-                switch authenticateAfterInterface(reason: "fill " + reason, manifest: manifest) {
+                switch authenticateAfterInterface(reason: "fill " + reason, manifest: manifest, chosen: chosen) {
                 case .failure(let failure): return .stop(failure)
                 case .success(let established): authentication = established
                 }

@@ -16,7 +16,9 @@ extension ProviderSetup {
 
     /// What `manifest`'s provider may reach, in plain words, one line each (with the paths its settings
     /// name now): what `providers enable`, `providers trust`, `providers list` and `plugin validate` show.
-    public func sandboxSummary(for manifest: PluginManifest) -> [String] {
+    /// With `problems`, a last line says why it cannot be sandboxed as configured (`enable` leaves it
+    /// out: its refusal follows at once, and says the same).
+    public func sandboxSummary(for manifest: PluginManifest, problems: Bool = true) -> [String] {
         let context = SandboxContext(setup: self)
         var lines: [String] = []
         let settings = sandboxedSettings(for: manifest)
@@ -51,6 +53,9 @@ extension ProviderSetup {
             let found = SandboxContext.resolveProgram(name).map { " (\($0))" } ?? " (not found: it cannot run it)"
             lines.append("run the program \(DisplayText.line(name, limit: 200))\(found) inside its sandbox")
         }
+        if let setting = declaration.gpgAgentHomeSetting {
+            lines.append(SandboxDeclaration.describe(permissionKey: "agent:gpg:\(setting)") + " (outside its sandbox, if it is not running)")
+        }
         if !declaration.environment.isEmpty {
             lines.append("see the environment variable\(declaration.environment.count == 1 ? "" : "s") \(declaration.environment.joined(separator: ", "))")
         }
@@ -61,6 +66,7 @@ extension ProviderSetup {
         if declaration.outboundTCPPorts.isEmpty { none.append("no network") }
         if declaration.executables.isEmpty { none.append("no programs") }
         if !none.isEmpty { lines.append("nothing else: \(none.joined(separator: ", "))") }
+        guard problems else { return lines }
         do {
             _ = try context.policy(for: manifest, createFolders: false)
         } catch {

@@ -40,6 +40,10 @@ extension SandboxContext {
             }
             guard let value, value.hasPrefix("/") else { continue }
             let written = Self.standardized(value)
+            // A setting (or its default) naming a file in the provider's own folders needs no grant: the
+            // folder is the provider's already, and autofill never resolves the links it makes there. A
+            // declared path there is the author's mistake, refused (``checkResolved(_:refuse:own:)``).
+            if file.setting != nil, ownFolders(of: manifest).contains(where: { written == $0 || Self.isInside(written, $0) }) { continue }
             let path = Self.resolvedPath(written)
             switch file.access {
             case .read:
@@ -64,7 +68,8 @@ extension SandboxContext {
         return nil
     }
 
-    /// `~/…`, `$XDG_…/…`, `${Setting}` and `$NAME/…` of a variable `manifest` declares (read from the user's
+    /// `~/…`, `$XDG_…/…`, `$AUTOFILL_PROVIDER_DATA_DIR/…` (the provider's data folder), `${Setting}` and
+    /// `$NAME/…` of a variable `manifest` declares (read from the user's
     /// environment) expanded; nil when a setting or variable it names is unset or a variable is not an
     /// absolute path. A setting's value is expanded in turn; `expanding` holds the settings being expanded,
     /// and one that names itself, directly or through others, is refused naming them all.
@@ -73,7 +78,8 @@ extension SandboxContext {
         if text == "~" { return home }
         if text.hasPrefix("~/") { return home + text.dropFirst() }
         let variables = ["$HOME": home, "$XDG_CONFIG_HOME": configHome, "$XDG_DATA_HOME": dataHome, "$XDG_STATE_HOME": stateHome,
-                         "$XDG_CACHE_HOME": cacheHome, "$XDG_RUNTIME_DIR": runtimeDirectory]
+                         "$XDG_CACHE_HOME": cacheHome, "$XDG_RUNTIME_DIR": runtimeDirectory,
+                         "$AUTOFILL_PROVIDER_DATA_DIR": manifest.map { dataFolder($0.identifier) }]
         for (name, value) in variables where text == name || text.hasPrefix(name + "/") {
             guard let value else { return nil }
             return value + text.dropFirst(name.count)
@@ -136,6 +142,11 @@ extension SandboxContext {
     static func bothForms(_ path: String) -> [String] {
         let resolved = resolvedPath(path)
         return resolved == path ? [path] : [path, resolved]
+    }
+
+    /// The provider's own folders (data and runtime), as written.
+    func ownFolders(of manifest: PluginManifest) -> [String] {
+        [dataFolder(manifest.identifier), runtimeFolder(manifest.identifier)].compactMap { $0 }
     }
 
     /// Refuses a grant (resolved) that would reach the kernel's own files (/proc, /sys, /dev beyond the

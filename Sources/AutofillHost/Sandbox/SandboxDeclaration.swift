@@ -22,7 +22,15 @@ internal import AutofillCore
 ///   <key>SessionBusVisibleNames</key><array><string>org.gnome.keyring</string></array>
 ///   <key>Executables</key><array><string>gpg</string></array>
 ///   <key>Environment</key><array><string>PASSWORD_STORE_DIR</string><string>GNUPGHOME</string></array>
+///   <key>GPGAgent</key><string>GnuPGHome</string>
 /// </dict>
+/// ```
+///
+/// `GPGAgent` names the declared folder setting that is a GnuPG home: before running the provider, autofill
+/// starts your gpg-agent for that home (`gpgconf --homedir HOME --launch gpg-agent`) outside the sandbox,
+/// as `pass` or `gpg` would; a sandboxed provider cannot start a daemon itself.
+///
+/// ```xml
 /// ```
 public struct SandboxDeclaration: Hashable, Sendable {
     /// The plist key.
@@ -71,6 +79,8 @@ public struct SandboxDeclaration: Hashable, Sendable {
     public var sessionBusVisibleNames: [String]
     public var executables: [String]
     public var environment: [String]
+    /// The declared setting naming the GnuPG home whose gpg-agent autofill starts first (`GPGAgent`).
+    public var gpgAgentHomeSetting: String?
 
     public init(files: [File] = [], outboundTCPPorts: [UInt16] = [], sessionBus: Bool = false, sessionBusNames: [String] = [],
                 sessionBusVisibleNames: [String] = [], executables: [String] = [], environment: [String] = []) {
@@ -93,6 +103,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
         }
         keys += executables.map { "exec:\($0)" }
         keys += environment.map { "env:\($0)" }
+        if let gpgAgentHomeSetting { keys.append("agent:gpg:\(gpgAgentHomeSetting)") }
         return keys
     }
 
@@ -123,6 +134,8 @@ public struct SandboxDeclaration: Hashable, Sendable {
         case "bus": return "talk to your D-Bus session bus"
         case "exec" where parts.count == 2: return "run the program \(safe(parts[1])) inside its sandbox"
         case "env" where parts.count == 2: return "see the environment variable \(safe(parts[1]))"
+        case "agent" where parts.count == 3 && parts[1] == "gpg":
+            return "have autofill start your gpg-agent for the GnuPG home named by its \(safe(parts[2])) setting"
         default: return safe(key)
         }
     }
@@ -169,7 +182,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
             problem(key, "expected a Dictionary, found \(value.typeNameWithArticle)", "see docs/SANDBOX.md for its keys")
             return declaration
         }
-        let known = ["Files", "OutboundTCPPorts", "SessionBus", "SessionBusNames", "SessionBusVisibleNames", "Executables", "Environment"]
+        let known = ["Files", "OutboundTCPPorts", "SessionBus", "SessionBusNames", "SessionBusVisibleNames", "Executables", "Environment", "GPGAgent"]
         for name in top.keys.sorted() where !known.contains(name) {
             problem("\(key).\(DisplayText.line(name, limit: 100))", "is not a sandbox key",
                     "use only \(known.joined(separator: ", ")) (docs/SANDBOX.md)")
@@ -220,6 +233,14 @@ public struct SandboxDeclaration: Hashable, Sendable {
         declaration.executables = strings(top["Executables"], path: "\(key).Executables", problem: problem) { name in
             if name.hasPrefix("/") { return name.contains("/../") || name.hasSuffix("/..") ? "is not a plain absolute path" : nil }
             return name.contains("/") || name == "." || name == ".." ? "is neither a program name nor an absolute path" : nil
+        }
+        switch top["GPGAgent"] {
+        case .none: break
+        case .string(let setting) where declaration.files.contains(where: { $0.setting == setting && $0.access == .readWriteFolder }):
+            declaration.gpgAgentHomeSetting = setting
+        default:
+            problem("\(key).GPGAgent", "does not name a declared read-write-folder Setting",
+                    "write <string>NAME</string> of the Files entry that is the GnuPG home (docs/SANDBOX.md)")
         }
         return declaration
     }
@@ -273,7 +294,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
         case (.some, nil):
             for candidate in defaults {
                 if let wrong = pathProblem(candidate, allowingSettings: true, environment: environment) {
-                    problem("\(path).Default", wrong, "write an absolute path, ~/…, $XDG_DATA_HOME/…, or $NAME/… of a variable your Environment declares (docs/SANDBOX.md)")
+                    problem("\(path).Default", wrong, "write an absolute path, ~/…, $XDG_DATA_HOME/…, $AUTOFILL_PROVIDER_DATA_DIR/…, or $NAME/… of a variable your Environment declares (docs/SANDBOX.md)")
                     return nil
                 }
             }
@@ -288,7 +309,9 @@ public struct SandboxDeclaration: Hashable, Sendable {
     }
 
     /// The variables a declared path may start with.
-    static let pathVariables = ["$HOME", "$XDG_CONFIG_HOME", "$XDG_DATA_HOME", "$XDG_STATE_HOME", "$XDG_CACHE_HOME", "$XDG_RUNTIME_DIR"]
+    /// `$AUTOFILL_PROVIDER_DATA_DIR` is the provider's own data folder (a default there needs no grant beyond it).
+    static let pathVariables = ["$HOME", "$XDG_CONFIG_HOME", "$XDG_DATA_HOME", "$XDG_STATE_HOME", "$XDG_CACHE_HOME", "$XDG_RUNTIME_DIR",
+                                "$AUTOFILL_PROVIDER_DATA_DIR"]
 
     /// Why `path` is not a declarable path, or nil. A default (`allowingSettings`) may also start with
     /// `${Setting}` or with `$NAME` of a variable in `environment` (the declaration's `Environment`).

@@ -12,20 +12,23 @@ struct GitCredentialCommand: AsyncParsableCommand {
         commandName: "git-credential",
         abstract: "git's credential helper (git runs it as git-credential-autofill).",
         discussion: """
-            git reads what to fill (protocol, host and port, and the path when credential.useHttpPath is
+            git reads what to fill (protocol, host and port, and the path when credential.useHttpPath is \
             on) from the helper's stdin; autofill never asks anything there or on stdout.
 
-            get    fills a password from the suggestions for protocol://host[:port][/path] and prints
-                   username= and password=: for git's user name when git names one, else the one
-                   saved for that very path, else the one you choose. A choice, a locked provider or
-                   autofill's confirmation is asked at the terminal, as `autofill fill` asks; without
-                   a terminal, for anything but http and https, or when nothing matches, it prints
-                   nothing and git asks its other helpers or you.
-            store  saves the password git used successfully, as `autofill save SITE --user USER` does
-                   (not when it is the one autofill gave git: that one is saved already).
-            erase  reports a password the server rejected: `autofill report unused-password SITE --user USER`.
-            store and erase print nothing; they do nothing for short-lived tokens (password_expiry_utc)
-            and ephemeral credentials. Other operations are ignored, as git asks. -v says on stderr why
+            get: fills a password from the suggestions for protocol://host[:port][/path] and prints \
+            username= and password=: for git's user name when git names one, else the one saved for that \
+            very path, else the only one for that very host (the site's other hosts' logins never replace \
+            it), else the one you choose. A choice, a locked provider or autofill's confirmation is asked at \
+            the terminal, as `autofill fill` asks; without a terminal, for anything but http and https, or \
+            when nothing matches, it prints nothing and git asks its other helpers or you.
+
+            store: saves the password git used successfully, as `autofill save SITE --user USER` does (not \
+            when it is the one autofill gave git: that one is saved already).
+
+            erase: reports a password the server rejected: `autofill report unused-password SITE --user USER`.
+
+            store and erase print nothing; they do nothing for short-lived tokens (password_expiry_utc) \
+            and ephemeral credentials. Other operations are ignored, as git asks. -v says on stderr why \
             nothing was given.
 
             Examples:
@@ -107,11 +110,15 @@ struct GitCredentialCommand: AsyncParsableCommand {
     }
 
     /// git's user name, when it names one; else the one suggestion saved for the very path git asks
-    /// about (credential.useHttpPath: one repository's token among a host's); else the user's choice.
+    /// about (credential.useHttpPath: one repository's token among a host's); else the one login for
+    /// git's very host (logins of the site's other hosts rank after it, and never replace it: no
+    /// fallback); else the user's choice.
     func pick(from candidates: [Suggestion], for description: GitCredentialDescription) -> FillPick {
         if let user = description.username, !user.isEmpty { return .user(user) }
         let exact = candidates.indices.filter { candidates[$0].match == .exactURL }
         if description.path != nil, exact.count == 1, let only = exact.first { return .position(only + 1) }
+        let sameHost = candidates.indices.filter { [.exactURL, .exactHost].contains(candidates[$0].match) }
+        if sameHost.count == 1, let only = sameHost.first { return .position(only + 1) }
         return .interactive
     }
 
