@@ -1,5 +1,6 @@
 import AutofillCore
 import AutofillHost
+import AutofillTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -138,7 +139,7 @@ struct HelperProcessTests {
         let config = "\(folder.path)/config.plist"
         try TestPlugins.write([
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.test.stuck"], "IdentityStoreDirectory": "stores",
-            "ProviderIsolation": ["LoadDeadlineSeconds": 120],
+            "ProviderIsolation": ["LoadDeadlineSeconds": 600],  // stuck however long a busy run takes to look
         ], to: config)
         // Listed by hand: approve its files first, as a user would (else it is refused before it starts).
         let (approved, output) = try TestPlugins.run("\(Repository.root)/.build/debug/autofill", ["providers", "trust", "org.test.stuck", "--config", config],
@@ -262,7 +263,7 @@ struct HelperProcessTests {
         #expect(Self.processGroup(of: helper) == helper)
         #expect(Self.session(of: helper) == helper, "a session of its own: no controlling terminal")
         #expect(Self.controllingTerminal(of: helper) == 0)
-        guard case .completed = await connection!.send(Self.request, deadline: .seconds(5)) else {
+        guard case .completed = await connection!.send(Self.request, deadline: TestDeadline.answer) else {
             Issue.record("the fixture did not complete")
             return
         }

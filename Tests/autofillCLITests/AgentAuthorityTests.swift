@@ -152,7 +152,7 @@ struct AgentAuthorityTests {
         let parts = outcome.split(separator: " ")
         #expect(parts.count == 5 && parts[0] == "ok" && parts[1] == "first", "\(outcome)")
         let names = Set(parts.count > 2 ? parts[2].split(separator: ",").map(String.init) : [])
-        let allowed: Set = ["HOME", "LANG", "LANGUAGE", "TZ", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
+        let allowed: Set = ["HOME", "PWD", "LANG", "LANGUAGE", "TZ", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
                             "LD_DEBUG", "LD_DEBUG_OUTPUT", "SWIFT_BACKTRACE"]
         #expect(names.subtracting(allowed).filter { !$0.hasPrefix("LC_") }.isEmpty, "\(names)")
         #expect(names.contains("LANG") && names.contains("HOME"))
@@ -266,14 +266,14 @@ struct AgentAuthorityTests {
 
     @Test(.enabled(if: CLI.usesAgent)) func aFullAgentSaysItIsBusyAndServesAgainOnceRequestsEnd() throws {
         #expect(try agent.autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
-        // 64 requests held open by one raw client: each `passkey get` waits for its options on a
+        // 128 requests held open by one raw client: each `passkey get` waits for its options on a
         // standard input (a pipe) the client never writes to, until the client ends.
         let hold = #"""
             import json, os, resource, socket, struct, sys, time
             exec(os.environ["RAW_CLIENT_FUNCTIONS"])
             held = []
             quiet, keep = os.pipe()  # the write end stays open: each request waits on its stdin
-            for _ in range(64):
+            for _ in range(128):
                 c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 c.connect(sys.argv[1])
                 socket.send_fds(c, [frame(json.loads(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4])], [quiet, 1, 2])
@@ -296,7 +296,7 @@ struct AgentAuthorityTests {
             Issue.record("the holder: \(held.stdout) \(held.stderr)")
         }
         let busy = try agent.autofill(["fill", "fast.test", "--user", "ok"])
-        #expect(busy.status == 75 && busy.stderr == "autofill: the agent is busy: 64 requests are being served; try again\n", "\(busy.status) \(busy.stderr)")
+        #expect(busy.status == 75 && busy.stderr == "autofill: the agent is busy: 128 requests are being served; try again\n", "\(busy.status) \(busy.stderr)")
         kill(holder.pid, SIGKILL)
         _ = holder.wait()
         #expect(Self.within(.seconds(60)) { (try? agent.autofill(["fill", "fast.test", "--user", "ok"]).stdout) == "pw-fast\n" })

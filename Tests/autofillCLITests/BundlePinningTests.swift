@@ -15,6 +15,8 @@ struct BundlePinningTests {
     /// `fixture_dependency()` names the provider's one login's service (`original.test`).
     init() throws {
         home = try TemporaryHome()
+        // The agent holds the user's policy; these requests ask for none, so the user's does too.
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         bundle = "\(home.path)/plugins/Dep.afprovider"
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
         try dependency(named: "original", to: "\(bundle)/libdep.so")

@@ -97,7 +97,9 @@ struct InstallTests {
         try files.createDirectory(atPath: "\(home.path)/otp", withIntermediateDirectories: true)
         let otpauth = try home.file("otp/codes.txt", "otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP&issuer=Example\n")
         #expect(try installed(["init", "--provider", "org.autofill.authenticator"]).status == 0)
-        #expect(try installed(["providers", "set", "org.autofill.authenticator", "OTPAuthFile", otpauth]).status == 0)
+        // A file the provider was not approved for: saved, refused without a terminal (77), then approved.
+        #expect(try installed(["providers", "set", "org.autofill.authenticator", "OTPAuthFile", otpauth]).status == 77)
+        #expect(try installed(["providers", "trust", "org.autofill.authenticator"]).status == 0)
         // Every process's loader trace (autofill, autofill-cli, the provider helper): the libraries it opened.
         let trace = "\(home.path)/ld-trace"
         try files.createDirectory(atPath: trace, withIntermediateDirectories: true)

@@ -17,6 +17,8 @@ struct KeePassParityCLITests {
 
     init() throws {
         home = try TemporaryHome()
+        // The agent holds the user's policy; these requests ask for none, so the user's does too.
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         database = "\(home.path)/parity.kdbx"
         _ = try home.sample("KeePassProvider", as: "org.autofill.keepassxc")
     }

@@ -11,6 +11,8 @@ struct KeePassRobustnessCLITests {
 
     init() throws {
         home = try TemporaryHome()
+        // The agent holds the user's policy; these requests ask for none, so the user's does too.
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try home.sample("KeePassProvider", as: "org.autofill.keepassxc")
     }
 

@@ -44,7 +44,7 @@ public final class AgentServer: Sendable {
     }
 
     /// How many requests the agent serves at once; one more is told it is busy.
-    static let maximumRequests = 64
+    static let maximumRequests = 128
 
     private struct State {
         var active = 0

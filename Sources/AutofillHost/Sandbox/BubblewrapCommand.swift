@@ -47,6 +47,8 @@ struct BubblewrapCommand: Equatable, Sendable {
          fileSystem: FileSystem = .live) {
         var arguments = [
             "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
+            // bubblewrap sets PWD to the folder it starts the helper in: always /, never the caller's folder.
+            "--chdir", "/",
         ]
         if policy.network { arguments.append("--share-net") }
         arguments += ["--proc", "/proc", "--tmpfs", "/tmp"]

@@ -143,6 +143,7 @@ struct SandboxContext {
         }
         let declaration = manifest.sandbox
         var rules: [SandboxPolicy.Rule] = []
+        var writtenNames: [SandboxPolicy.Rule] = []
         // The system: libraries and data, read only (running a program needs a declared Executable).
         for path in ["/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf"] {
             rules.append(.init(path: path, access: .read, reason: "the system's libraries and settings"))
@@ -162,6 +163,13 @@ struct SandboxContext {
         for grant in try declaredFiles(manifest) {
             try check(grant, of: manifest, others: others)
             rules.append(.init(path: grant.path, access: grant.access, reason: grant.what))
+            // The name as written, when links make it differ: namespaces show it (a link bubblewrap
+            // makes, or the real folder bound again under that name), so the provider's setting still
+            // names its file; Landlock skips it (a path holding a link grants nothing), and the grant
+            // itself is the resolved path above.
+            if grant.written != grant.path {
+                writtenNames.append(.init(path: grant.written, access: grant.access, reason: grant.what))
+            }
         }
         if !declaration.outboundTCPPorts.isEmpty {
             for path in ["/etc/resolv.conf", "/etc/hosts", "/etc/gai.conf", "/etc/host.conf", "/etc/ssl"] {
@@ -184,7 +192,7 @@ struct SandboxContext {
             rules.append(.init(path: loader, access: [.read, .execute], reason: "the dynamic loader, to run programs"))
         }
         // Every rule names its path resolved: the helper opens it without following any link.
-        rules = rules.map { SandboxPolicy.Rule(path: Self.resolvedPath($0.path), access: $0.access, reason: $0.reason) }
+        rules = rules.map { SandboxPolicy.Rule(path: Self.resolvedPath($0.path), access: $0.access, reason: $0.reason) } + writtenNames
         return SandboxPolicy(
             rules: rules, tcpPorts: declaration.outboundTCPPorts.sorted(), network: !declaration.outboundTCPPorts.isEmpty,
             sessionBus: declaration.sessionBus, unixSockets: declaration.sessionBus || !declaration.executables.isEmpty,

@@ -225,10 +225,10 @@ enum TestSandbox {
     }
 }
 
-/// Waits (up to 10 s, for a loaded machine) until `condition` holds; the caller then checks it. For
+/// Waits (up to 120 s, for a loaded machine) until `condition` holds; the caller then checks it. For
 /// what a helper process reports asynchronously (log lines, its end).
 func eventually(_ condition: () -> Bool) async throws {
     // Generous: it returns as soon as the condition holds, and CI's two cores are shared by every suite.
-    let deadline = ContinuousClock.now + .seconds(30)
+    let deadline = ContinuousClock.now + .seconds(120)
     while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
 }
