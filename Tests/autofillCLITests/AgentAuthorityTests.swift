@@ -215,10 +215,13 @@ struct AgentAuthorityTests {
         let filled = try CLI.run(["fill", "github.com", "--ui-script", script, "--config", passConfig], home: home.path, environment: variables)
         #expect(filled.status == 0 && filled.stdout == "s3cret-pass\n", "\(filled.stderr)")
         let helper = try #require(try agent.status()?.helpers["org.autofill.pass"], "it ran in the agent")
-        // Without them, pass looks in ~/.password-store (none): the helper is launched again for that request.
+        // Without them, pass would look in ~/.password-store and ~/.gnupg: the helper launched with the
+        // request's values never answers it. Those files were never approved, so the request is refused
+        // before any launch (a new approval, issue L); had they been, a helper is launched for them.
         let without = try CLI.run(["fill", "github.com", "--config", passConfig], home: home.path)
         #expect(without.stdout.isEmpty, "\(without.stdout)")
-        #expect(try agent.status()?.helpers["org.autofill.pass"] != helper)
+        #expect(try agent.status()?.helpers["org.autofill.pass"] != helper || without.stderr.contains("asks for more than you approved"),
+                "\(without.status): \(without.stderr)")
     }
 
     @Test(.enabled(if: CLI.usesAgent)) func aThousandStalledConnectionsDoNotStopAFill() throws {
