@@ -32,6 +32,15 @@ int afh_spawn(const char *path, char *const argv[], char *const envp[], int chan
               int err_fd, pid_t *pid);
 
 /*
+ * Host side: spawns a helper's sandbox holder (bubblewrap running a program that waits in the
+ * namespaces it made) like afh_spawn, from the same thread (bubblewrap's --die-with-parent is a
+ * PR_SET_PDEATHSIG): fd 0, 1 and 2 are `in_fd`, `out_fd` and `err_fd`, every other descriptor is
+ * closed; a session of its own. Returns 0 and sets *pid, or returns an errno value.
+ */
+int afh_spawn_holder(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, int err_fd,
+                     pid_t *pid);
+
+/*
  * Host side: a descriptor that becomes readable (poll POLLIN) when child `pid` ends, whatever
  * holds its sockets (pidfd_open, Linux 5.3). Close-on-exec. -1 with errno (ENOSYS on older kernels:
  * the caller then polls afh_has_ended).
