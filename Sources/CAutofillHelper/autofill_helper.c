@@ -27,7 +27,7 @@ typedef struct afh_spawn_job {
     char *const *argv;
     char *const *envp;
     int channel_fd, fault_fd, out_fd, err_fd;
-    int in_fd; /* a holder's standard input (afh_spawn_holder, with channel_fd -1); else -1: /dev/null */
+    int in_fd; /* the child's standard input; -1: /dev/null */
     pid_t pid;
     int result;
     int done;
@@ -70,7 +70,8 @@ static int spawn_now(afh_spawn_job *job) {
             (status = posix_spawn_file_actions_adddup2(&actions, job->err_fd, 2)) == 0 &&
             (status = posix_spawn_file_actions_addclosefrom_np(&actions, 3)) == 0)
             status = spawn_in_session(&job->pid, job->path, &actions, job->argv, job->envp);
-    } else if ((status = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
+    } else if ((status = job->in_fd >= 0 ? posix_spawn_file_actions_adddup2(&actions, job->in_fd, 0)
+                                         : posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
         (status = posix_spawn_file_actions_adddup2(&actions, job->out_fd, 1)) == 0 &&
         (status = posix_spawn_file_actions_adddup2(&actions, job->err_fd, 2)) == 0 &&
         (status = posix_spawn_file_actions_adddup2(&actions, job->channel_fd, AFH_CHANNEL_FD)) == 0 &&
@@ -105,9 +106,9 @@ static void *spawner_main(void *unused) {
 
 static int spawn_on_spawner(afh_spawn_job *job, pid_t *pid);
 
-int afh_spawn(const char *path, char *const argv[], char *const envp[], int channel_fd, int fault_fd, int out_fd,
+int afh_spawn(const char *path, char *const argv[], char *const envp[], int in_fd, int channel_fd, int fault_fd, int out_fd,
               int err_fd, pid_t *pid) {
-    afh_spawn_job job = {path, argv, envp, channel_fd, fault_fd, out_fd, err_fd, -1, 0, 0, 0, NULL};
+    afh_spawn_job job = {path, argv, envp, channel_fd, fault_fd, out_fd, err_fd, in_fd, 0, 0, 0, NULL};
     return spawn_on_spawner(&job, pid);
 }
 

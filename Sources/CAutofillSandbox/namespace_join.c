@@ -49,8 +49,32 @@ static const struct {
              {"net", CLONE_NEWNET}, {"cgroup", CLONE_NEWCGROUP}, {"pid", CLONE_NEWPID}};
 #define KIND_COUNT (sizeof kinds / sizeof kinds[0])
 
-int afs_join_namespaces(int holder, char *error, size_t capacity) {
+/* The first child of `pid` (the kernel's list, in /proc), or -1. */
+static pid_t first_child(pid_t pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    FILE *file = fopen(path, "re");
+    if (file == NULL) return -1;
+    int child = -1;
+    if (fscanf(file, "%d", &child) != 1) child = -1;
+    fclose(file);
+    return child;
+}
+
+int afs_join_namespaces(int bubblewrap, char *error, size_t capacity) {
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return join_fail(error, capacity, "PR_SET_DUMPABLE failed (%s)", strerror(errno));
+    /* bubblewrap's command echoes the host's byte into this process's standard input once it runs:
+     * every mount is made. Then standard input is /dev/null again. */
+    char byte;
+    ssize_t count;
+    while ((count = read(0, &byte, 1)) < 0 && errno == EINTR) {}
+    if (count != 1) return join_fail(error, capacity, "bubblewrap ended before it made them (its own message, if any, is above)");
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || dup2(null, 0) < 0) return join_fail(error, capacity, "opening /dev/null failed (%s)", strerror(errno));
+    close(null);
+    /* bubblewrap (a sibling: autofill's child), its init (pid 1 there), its command. */
+    pid_t init = first_child(bubblewrap), holder = init > 0 ? first_child(init) : -1;
+    if (holder <= 0) return join_fail(error, capacity, "bubblewrap's command (under process %d) is not there", bubblewrap);
     /* Everything is opened while this process is still outside, then checked to be the holder's: a
      * pidfd pins the process, so the pid cannot have been reused once it still answers. */
     int pidfd = (int)syscall(SYS_pidfd_open, holder, 0);

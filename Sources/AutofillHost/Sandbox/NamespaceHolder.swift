@@ -12,27 +12,24 @@ internal import Glibc
 /// would stop none of your other programs. Executed outside, the helper keeps the initial user
 /// namespace there for life, and then enters bubblewrap's namespaces (`afs_join_namespaces`).
 ///
-/// bubblewrap's command is `cat`, reading a pipe the host holds (the lifeline) and writing to one the
-/// host reads: the host writes one byte, and its echo says the command runs, so every mount is
-/// made. Closing the lifeline (or killing bubblewrap's group) ends the namespaces.
+/// bubblewrap's command is `cat`, reading a pipe the host holds (the lifeline) and writing to the
+/// helper's standard input: the host writes one byte, and its echo tells the helper the command runs,
+/// so every mount is made. Closing the lifeline (or killing bubblewrap's group) ends the namespaces.
 enum NamespaceHolder {
     struct Made {
         /// bubblewrap's process, the host's child.
         let bubblewrap: pid_t
-        /// bubblewrap's command, in the namespaces and root the helper enters.
-        let member: pid_t
         /// The host's end of the command's standard input.
         let lifeline: Int32
+        /// The read end of the command's standard output, where its echo comes: the helper's standard input.
+        let ready: Int32
     }
 
-    /// How long bubblewrap may take to make the namespaces (a loaded machine is slow; it takes milliseconds).
-    static let readyTimeoutMilliseconds: Int32 = 60_000
-
-    /// Starts bubblewrap for `namespaces` and waits until its command runs. `errorOutput` is the write
-    /// end of the helper's error log (bubblewrap's messages go there), `errorLog` its read end (read
-    /// into the error if bubblewrap fails).
-    static func start(_ namespaces: HelperNamespaces, busFolder: String?, environment: [String], errorOutput: Int32,
-                      errorLog: Int32) throws(AutofillError) -> Made {
+    /// Starts bubblewrap for `namespaces` and writes the byte its command will echo; returns at once (the
+    /// helper's runtime starts while bubblewrap makes the mounts: the helper waits for the echo itself).
+    /// `errorOutput` is the write end of the helper's error log, where bubblewrap's messages go.
+    static func start(_ namespaces: HelperNamespaces, busFolder: String?, environment: [String], errorOutput: Int32)
+        throws(AutofillError) -> Made {
         guard let bubblewrap = BubblewrapSupport.executable else {
             throw AutofillError(.notFound, "bubblewrap (bwrap), which gives \(namespaces.named) namespaces of its own, is not installed; install it (Debian: apt install bubblewrap)")
         }
@@ -60,42 +57,21 @@ enum NamespaceHolder {
             close(ready[0])
             throw AutofillError(.internal, "cannot start bubblewrap for \(namespaces.named): posix_spawn failed (\(String(cString: strerror(status))))")
         }
-        defer { close(ready[0]) }
         var byte: UInt8 = 0x0a
-        var echoed = write(input[1], &byte, 1) == 1 && waitReadable(ready[0]) && read(ready[0], &byte, 1) == 1
-        let member = echoed ? children(of: pid).first.flatMap { children(of: $0).first } : nil
-        echoed = echoed && member != nil
-        guard echoed, let member else {
+        guard write(input[1], &byte, 1) == 1 else {
+            let error = failure("write", namespaces)
             close(input[1])
+            close(ready[0])
             afh_kill_group(pid)
             var ended: Int32 = 0
             while waitpid(pid, &ended, 0) < 0 && errno == EINTR {}
-            let said = readAvailable(errorLog)
-            throw AutofillError(.internal, "bubblewrap could not make the namespaces of \(namespaces.named)\(said.isEmpty ? "" : ": \(said)")")
+            throw error
         }
-        return Made(bubblewrap: pid, member: member, lifeline: input[1])
+        return Made(bubblewrap: pid, lifeline: input[1], ready: ready[0])
     }
 
     private static func failure(_ what: String, _ namespaces: HelperNamespaces) -> AutofillError {
         AutofillError(.internal, "cannot start bubblewrap for \(namespaces.named): \(what) failed (\(String(cString: strerror(errno))))")
-    }
-
-    /// Waits until `descriptor` is readable (or at its end), up to ``readyTimeoutMilliseconds``.
-    private static func waitReadable(_ descriptor: Int32) -> Bool {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        while true {
-            let count = poll(&entry, 1, readyTimeoutMilliseconds)
-            if count < 0 && errno == EINTR { continue }
-            return count > 0
-        }
-    }
-
-    /// What bubblewrap wrote to the error log so far (its own messages), one line, at most 512 bytes.
-    private static func readAvailable(_ descriptor: Int32) -> String {
-        var buffer = [UInt8](repeating: 0, count: 512)
-        let count = read(descriptor, &buffer, buffer.count)
-        guard count > 0 else { return "" }
-        return String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").joined(separator: "; ")
     }
 
     /// The children of `pid` (the kernel's list, in /proc), empty when it cannot be read.

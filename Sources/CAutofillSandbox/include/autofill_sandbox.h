@@ -84,14 +84,15 @@ int afs_harden_host(int no_new_privs);
 
 /*
  * In a helper that runs in namespaces bubblewrap made (docs/SANDBOX.md, "A helper in namespaces and
- * your other programs"), first thing, while single-threaded: PR_SET_DUMPABLE 0, then enter the user,
- * mount, ipc, uts, network, cgroup and (for children) pid namespaces and the root of `holder`, the
- * process bubblewrap runs in them, and drop every capability entering them gave. The helper was
+ * your other programs"), first thing, while single-threaded: PR_SET_DUMPABLE 0; wait until bubblewrap's
+ * command echoes a byte into standard input (then /dev/null again); enter the user, mount, ipc, uts,
+ * network, cgroup and (for children) pid namespaces and the root of that command, found below
+ * `bubblewrap` (autofill's child, this process's sibling); and drop every capability entering them gave. The helper was
  * executed outside, so the kernel keeps judging who may ptrace it or read its memory in the initial
  * user namespace (mm->user_ns is fixed at execve): not the user's other programs, though they own the
  * sandbox's user namespace. 0, or -1 with errno and a sentence in `error`.
  */
-int afs_join_namespaces(int holder, char *error, size_t error_capacity);
+int afs_join_namespaces(int bubblewrap, char *error, size_t error_capacity);
 
 /*
  * After afs_join_namespaces: forks the helper that serves, a member of the pid namespace, and returns

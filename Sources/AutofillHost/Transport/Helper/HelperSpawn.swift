@@ -109,6 +109,7 @@ enum HelperSpawn {
         var arguments = [executable, "--parent", "\(getpid())", "--memory-limit", "\(memoryLimit)"]
         var proxy: DBusProxy?
         var holder: (pid: pid_t, lifeline: Int32)?
+        var ready: Int32 = -1
         // Only what starting the helper's runtime needs: the kernel keeps a process's first environment
         // in its memory for life (clearenv only forgets the pointers), so anything passed here would be
         // readable by the plugin later. The sandbox then replaces even this (SandboxPolicy.environment).
@@ -130,10 +131,12 @@ enum HelperSpawn {
                     return try DBusProxy.start(bus, runtimeDirectory: runtime, for: namespaces.named)
                 }
                 let made = try NamespaceHolder.start(namespaces, busFolder: proxy?.folder, environment: environment,
-                                                     errorOutput: errorOutput[1], errorLog: errorOutput[0])
+                                                     errorOutput: errorOutput[1])
                 holder = (made.bubblewrap, made.lifeline)
-                // Executed here, outside the namespaces, it enters those of bubblewrap's process (see NamespaceHolder).
-                arguments += ["--namespaces-of", "\(made.member)"]
+                ready = made.ready
+                // Executed here, outside the namespaces, it enters those of bubblewrap's command once that
+                // echoes into its standard input (see NamespaceHolder).
+                arguments += ["--namespaces-of", "\(made.bubblewrap)"]
             } catch {
                 for descriptor in opened { close(descriptor) }
                 proxy?.stop()
@@ -144,11 +147,12 @@ enum HelperSpawn {
         var pid: pid_t = 0
         let status = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in
-                afh_spawn(executable, argv, envp, socket[1], fault[1], output[1], errorOutput[1], &pid)
+                afh_spawn(executable, argv, envp, ready, socket[1], fault[1], output[1], errorOutput[1], &pid)
             }
         }
         // The child's ends live on in the child only.
         for descriptor in [socket[1], fault[1], output[1], errorOutput[1]] { close(descriptor) }
+        if ready >= 0 { close(ready) }
         var spawned = SpawnedHelper(pid: pid, channel: socket[0], fault: fault[0], output: output[0], errorOutput: errorOutput[0],
                                     namespaced: namespaces != nil, busProxy: proxy)
         if let holder { (spawned.holder, spawned.lifeline) = holder }

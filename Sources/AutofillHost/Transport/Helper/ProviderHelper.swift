@@ -26,13 +26,13 @@ public enum ProviderHelper {
 
     /// Runs the helper with its command line (`--parent PID --memory-limit BYTES [--namespaces-of PID]`) and never returns.
     public static func main(arguments: [String]) -> Never {
-        var parent: pid_t = 0, memoryLimit: UInt64 = 0, holder: pid_t?
+        var parent: pid_t = 0, memoryLimit: UInt64 = 0, bubblewrap: pid_t?
         var rest = arguments.dropFirst()
         while let argument = rest.popFirst() {
             switch argument {
             case "--parent": parent = rest.popFirst().flatMap { pid_t($0) } ?? 0
             case "--memory-limit": memoryLimit = rest.popFirst().flatMap { UInt64($0) } ?? 0
-            case "--namespaces-of": holder = rest.popFirst().flatMap { pid_t($0) } ?? 0
+            case "--namespaces-of": bubblewrap = rest.popFirst().flatMap { pid_t($0) } ?? 0
             default: fail(ExitStatus.usage, "unknown argument \(argument)")
             }
         }
@@ -40,12 +40,12 @@ public enum ProviderHelper {
             fail(ExitStatus.usage, "\(HelperProtocol.executableName) is started by autofill, not by hand (it needs --parent PID and its descriptors)")
         }
         guard afh_die_with_parent(parent) == 0 else { exit(ExitStatus.parentGone) }
-        if let holder {
+        if let bubblewrap {
             // Executed outside bubblewrap's namespaces, so that the kernel keeps asking the initial user
             // namespace who may ptrace it (NamespaceHolder): enter them now, while single-threaded,
             // and serve from a child in the pid namespace; this process waits for it.
             var error = [CChar](repeating: 0, count: 256)
-            guard holder > 0, afs_join_namespaces(holder, &error, error.count) == 0 else {
+            guard bubblewrap > 0, afs_join_namespaces(bubblewrap, &error, error.count) == 0 else {
                 fail(ExitStatus.setupFailed, "cannot enter the sandbox's namespaces: \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
             }
             guard afs_fork_into_namespaces() == 0 else { fail(ExitStatus.setupFailed, "fork failed") }
