@@ -27,6 +27,7 @@ typedef struct afh_spawn_job {
     char *const *argv;
     char *const *envp;
     int channel_fd, fault_fd, out_fd, err_fd;
+    int in_fd; /* the child's standard input; -1: /dev/null */
     pid_t pid;
     int result;
     int done;
@@ -62,7 +63,15 @@ static int spawn_now(afh_spawn_job *job) {
     int status = posix_spawn_file_actions_init(&actions);
     if (status != 0) return status;
     /* dup2 clears close-on-exec on the new descriptor; the sources are close-on-exec and vanish. */
-    if ((status = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
+    if (job->channel_fd < 0) {
+        /* A holder: its standard input and output only. */
+        if ((status = posix_spawn_file_actions_adddup2(&actions, job->in_fd, 0)) == 0 &&
+            (status = posix_spawn_file_actions_adddup2(&actions, job->out_fd, 1)) == 0 &&
+            (status = posix_spawn_file_actions_adddup2(&actions, job->err_fd, 2)) == 0 &&
+            (status = posix_spawn_file_actions_addclosefrom_np(&actions, 3)) == 0)
+            status = spawn_in_session(&job->pid, job->path, &actions, job->argv, job->envp);
+    } else if ((status = job->in_fd >= 0 ? posix_spawn_file_actions_adddup2(&actions, job->in_fd, 0)
+                                         : posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)) == 0 &&
         (status = posix_spawn_file_actions_adddup2(&actions, job->out_fd, 1)) == 0 &&
         (status = posix_spawn_file_actions_adddup2(&actions, job->err_fd, 2)) == 0 &&
         (status = posix_spawn_file_actions_adddup2(&actions, job->channel_fd, AFH_CHANNEL_FD)) == 0 &&
@@ -95,9 +104,21 @@ static void *spawner_main(void *unused) {
     return NULL;
 }
 
-int afh_spawn(const char *path, char *const argv[], char *const envp[], int channel_fd, int fault_fd, int out_fd,
+static int spawn_on_spawner(afh_spawn_job *job, pid_t *pid);
+
+int afh_spawn(const char *path, char *const argv[], char *const envp[], int in_fd, int channel_fd, int fault_fd, int out_fd,
               int err_fd, pid_t *pid) {
-    afh_spawn_job job = {path, argv, envp, channel_fd, fault_fd, out_fd, err_fd, 0, 0, 0, NULL};
+    afh_spawn_job job = {path, argv, envp, channel_fd, fault_fd, out_fd, err_fd, in_fd, 0, 0, 0, NULL};
+    return spawn_on_spawner(&job, pid);
+}
+
+int afh_spawn_holder(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, int err_fd,
+                     pid_t *pid) {
+    afh_spawn_job job = {path, argv, envp, -1, -1, out_fd, err_fd, in_fd, 0, 0, 0, NULL};
+    return spawn_on_spawner(&job, pid);
+}
+
+static int spawn_on_spawner(afh_spawn_job *job, pid_t *pid) {
     pthread_mutex_lock(&spawn_lock);
     if (!spawner_started) {
         pthread_t thread;
@@ -120,12 +141,12 @@ int afh_spawn(const char *path, char *const argv[], char *const envp[], int chan
     }
     afh_spawn_job **tail = &spawn_queue;
     while (*tail != NULL) tail = &(*tail)->next;
-    *tail = &job;
+    *tail = job;
     pthread_cond_signal(&spawn_wake);
-    while (!job.done) pthread_cond_wait(&spawn_done, &spawn_lock);
+    while (!job->done) pthread_cond_wait(&spawn_done, &spawn_lock);
     pthread_mutex_unlock(&spawn_lock);
-    if (job.result == 0) *pid = job.pid;
-    return job.result;
+    if (job->result == 0) *pid = job->pid;
+    return job->result;
 }
 
 /* ---- Descriptors ---- */

@@ -5,8 +5,8 @@ import Testing
 /// The host's own hardening (docs/SANDBOX.md): a running `autofill` and its sandboxed helper are not
 /// dumpable, so another process of the same user cannot read their memory through /proc (the kernel
 /// shows it in who owns /proc/PID: root, not the process's user; run as an unprivileged user, since
-/// root owns everything under /proc of a root process anyway), nor ptrace autofill (a helper in
-/// bubblewrap's user namespace can be attached to by its owner without Yama: docs/SANDBOX.md); and a
+/// root owns everything under /proc of a root process anyway), nor ptrace autofill or a helper in
+/// bubblewrap's namespaces (docs/SANDBOX.md, "A helper in namespaces and your other programs"); and a
 /// helper starts with none of the host's other environment variables.
 struct HostHardeningTests {
     static let nobody: uid_t = 65534
@@ -43,30 +43,34 @@ struct HostHardeningTests {
             let approved = try ChildProcess.run(program, prefix + ["providers", "trust", "org.test.stuck", "--config", config], environment: environment)
             #expect(approved.status == 0, "\(approved.stderr)")
             host = try ChildProcess.start(program, prefix + ["providers", "sync", "--config", config], environment: environment)
+            // The helper is executed by autofill (beside bubblewrap, which holds its namespaces); in
+            // namespaces it serves from its one child, which it forked there.
+            func helperChild(of parent: Int32) -> Int32? {
+                HostHardeningTests.children(of: parent).first { HostHardeningTests.name(of: $0)?.hasPrefix("autofill-provid") == true }
+            }
             var helper: Int32?
             let deadline = ContinuousClock.now + .seconds(300)
             // Looked for once more after the deadline: this task may have waited long for a thread of
             // a busy run's pool, and the helper started meanwhile.
             repeat {
-                helper = HostHardeningTests.children(of: host.pid).first
+                helper = helperChild(of: host.pid)
                 if helper == nil { try await Task.sleep(for: .milliseconds(20)) }
             } while helper == nil && host.isRunning && ContinuousClock.now < deadline
-            helper = helper ?? HostHardeningTests.children(of: host.pid).first
+            helper = helper ?? helperChild(of: host.pid)
             guard let helper else {
                 kill(host.pid, SIGKILL)
                 let ended = host.wait()
                 throw ChildProcessError("no helper started (autofill exited \(ended.status): \(ended.stderr))")
             }
-            // In namespaces of its own, the host's child is bubblewrap: the helper is below its init.
             var found = helper
-            while HostHardeningTests.name(of: found) == "bwrap" {
-                var next: Int32?
+            if NamespaceSandboxTests.userNamespaces {
+                var inner: Int32?
                 repeat {
-                    next = HostHardeningTests.children(of: found).first
-                    if next == nil { try await Task.sleep(for: .milliseconds(20)) }
-                } while next == nil && host.isRunning && ContinuousClock.now < deadline
-                guard let next else { throw ChildProcessError("no helper under bubblewrap \(found)") }
-                found = next
+                    inner = helperChild(of: helper)
+                    if inner == nil { try await Task.sleep(for: .milliseconds(20)) }
+                } while inner == nil && host.isRunning && ContinuousClock.now < deadline
+                guard let inner else { throw ChildProcessError("no helper forked in the namespaces by \(helper)") }
+                found = inner
             }
             self.helper = found
             try await Task.sleep(for: .milliseconds(300))  // into the plugin's entry function
@@ -86,6 +90,67 @@ struct HostHardeningTests {
             #expect(Self.realUser(of: pid) == Self.nobody, "\(what) runs as nobody")
             #expect(Self.owner(of: "/proc/\(pid)/mem") == 0, "\(what)'s /proc entries belong to root: it is not dumpable")
         }
+    }
+
+    /// What another program of the user's tries on a process (Python's ctypes, run as nobody):
+    /// PTRACE_ATTACH and process_vm_readv of the first mapping it can name (any address for a process
+    /// whose maps it cannot read: the refusal comes before the address is looked at). Prints
+    /// "attach=<errno> read=<errno>", 0 for success.
+    static let attacker = """
+        import ctypes, os, sys
+        libc = ctypes.CDLL(None, use_errno=True)
+        pid = int(sys.argv[1])
+        libc.ptrace.restype = ctypes.c_long
+        libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+        attach = 0 if libc.ptrace(16, pid, None, None) == 0 else ctypes.get_errno()
+        if attach == 0:
+            os.waitpid(pid, 0x40000000)
+            libc.ptrace(17, pid, None, None)
+        try:
+            address = int(open("/proc/%d/maps" % pid).readline().split("-")[0], 16)
+        except OSError:
+            address = 0x10000
+        class IOVec(ctypes.Structure):
+            _fields_ = [("base", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+        buffer = ctypes.create_string_buffer(16)
+        local, remote = IOVec(ctypes.addressof(buffer), 16), IOVec(address, 16)
+        libc.process_vm_readv.restype = ctypes.c_ssize_t
+        read = 0 if libc.process_vm_readv(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) == 16 else ctypes.get_errno()
+        print("attach=%d read=%d" % (attach, read))
+        """
+
+    /// Runs ``attacker`` as nobody on `pid`: its line.
+    static func attack(_ pid: Int32) throws -> String {
+        let run = try ChildProcess.run("/usr/bin/setpriv", ["--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups",
+                                                            "/usr/bin/python3", "-c", attacker, "\(pid)"])
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+                   && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") && NamespaceSandboxTests.userNamespaces,
+                   "needs root to run autofill as another user, python3, and user namespaces"))
+    func anotherProgramOfTheUserCannotAttachToAHelperInNamespacesNorReadItsMemory() async throws {
+        // bubblewrap's user namespace belongs to the user, who has every capability in it: a helper
+        // executed inside could be attached to by any program of the user's. Executed outside, it
+        // cannot (the kernel asks the initial user namespace about a process that is not dumpable).
+        let running = try await StuckHost(asNobody: true)
+        #expect(Self.realUser(of: running.helper) == Self.nobody)
+        let inside = try String(contentsOfFile: "/proc/\(running.helper)/status", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("NSpid:") }
+        #expect(inside?.split(whereSeparator: { $0 == " " || $0 == "\t" }).count == 3, "the helper is in a pid namespace of its own: \(inside ?? "")")
+        #expect(try Self.attack(running.helper) == "attach=\(EPERM) read=\(EPERM)")
+        // The control: the same program on a process of nobody's that is dumpable.
+        let own = try ChildProcess.start("/usr/bin/setpriv", ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups",
+                                                              "/usr/bin/sleep", "60"])
+        defer {
+            kill(own.pid, SIGKILL)
+            _ = own.wait()
+        }
+        // Once setpriv has executed sleep (it is not dumpable between its change of user and that).
+        let started = ContinuousClock.now
+        while Self.name(of: own.pid) != "sleep" && ContinuousClock.now - started < .seconds(60) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(try Self.attack(own.pid) == "attach=0 read=0")
     }
 
     @Test func aHelperStartsWithNoneOfTheHostsOtherEnvironmentVariables() async throws {

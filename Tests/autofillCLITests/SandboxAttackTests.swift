@@ -201,8 +201,10 @@ struct SandboxAttackTests {
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry), let mine = status(Substring(entry)) else { continue }
             let pids = field(mine, "NSpid")
+            // Its parent is the helper that serves, in the same pid namespace.
             guard pids.count > 1, pids.last == Substring("\(innerPID)"), let parent = field(mine, "PPid").first,
-                let parentStatus = status(parent), field(parentStatus, "NSpid").last == "2" else { continue }
+                let parentStatus = status(parent), field(parentStatus, "NSpid").count > 1,
+                field(parentStatus, "Name").first?.hasPrefix("autofill-provid") == true else { continue }
             return pid
         }
         return nil

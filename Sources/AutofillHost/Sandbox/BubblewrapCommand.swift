@@ -7,8 +7,9 @@ internal import Glibc
 ///
 /// Inside, only what the policy names exists: each rule's path bound at its real path (read-only
 /// unless the rule writes), a link where the rule's own path is a link (`/lib64` → `/usr/lib64`),
-/// the devices the policy lists, a private `/proc` (its own pid namespace) and `/tmp`, the helper
-/// executable read-only, and with a session bus the filtering proxy's folder, its socket at ``busPath``. Every
+/// the devices the policy lists, a private `/proc` (its own pid namespace) and `/tmp`, the command's
+/// program read-only (`cat`, which holds the namespaces for the helper to enter: ``NamespaceHolder``),
+/// and with a session bus the filtering proxy's folder, its socket at ``busPath``. Every
 /// namespace is its own (`--unshare-all`), the network too unless the policy allows Internet
 /// sockets; no capabilities, no user namespaces inside (`--disable-userns`), a session of its own,
 /// and it dies with the host. Landlock and seccomp are then applied inside by the helper, as without
@@ -39,7 +40,7 @@ struct BubblewrapCommand: Equatable, Sendable {
     /// `bwrap`'s arguments, without the program name: options, then `--`, the helper and its arguments.
     let arguments: [String]
 
-    /// The command line for `helper` (an absolute path) with `helperArguments` under `policy`;
+    /// The command line running `helper` (an absolute path: the program bubblewrap runs) with `helperArguments` under `policy`;
     /// `busFolder` is the proxy's folder outside the sandbox (its socket is `bus`), nil without a session bus;
     /// `loaderTrace` the folder of `LD_DEBUG_OUTPUT` when the user set it (the dynamic loader opens its
     /// trace file there as the helper starts, before Landlock closes the folder to the plugin).

@@ -23,13 +23,22 @@
  * Host side. Spawns `path` with `argv` and `envp` (NULL-terminated) with posix_spawn, from one
  * long-lived thread of this process created on first use: PR_SET_PDEATHSIG fires when the
  * *thread* that created the child exits, and a worker thread of the caller's pool may exit at any
- * time. In the child: fd 0 is /dev/null, 1 and 2 are `out_fd` and `err_fd`, 3 is `channel_fd`,
+ * time. In the child: fd 0 is `in_fd` (/dev/null when -1), 1 and 2 are `out_fd` and `err_fd`, 3 is `channel_fd`,
  * 4 is `fault_fd`; every other descriptor is closed. The caller's descriptors should all be
  * close-on-exec anyway. The child leads a session of its own (no controlling terminal) and so a
  * process group of its own (its pgid is its pid), so afh_kill_group ends it with everything it forked. Returns 0 and sets *pid, or returns an errno value.
  */
-int afh_spawn(const char *path, char *const argv[], char *const envp[], int channel_fd, int fault_fd, int out_fd,
+int afh_spawn(const char *path, char *const argv[], char *const envp[], int in_fd, int channel_fd, int fault_fd, int out_fd,
               int err_fd, pid_t *pid);
+
+/*
+ * Host side: spawns a helper's sandbox holder (bubblewrap running a program that waits in the
+ * namespaces it made) like afh_spawn, from the same thread (bubblewrap's --die-with-parent is a
+ * PR_SET_PDEATHSIG): fd 0, 1 and 2 are `in_fd`, `out_fd` and `err_fd`, every other descriptor is
+ * closed; a session of its own. Returns 0 and sets *pid, or returns an errno value.
+ */
+int afh_spawn_holder(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, int err_fd,
+                     pid_t *pid);
 
 /*
  * Host side: a descriptor that becomes readable (poll POLLIN) when child `pid` ends, whatever

@@ -1,5 +1,6 @@
 /*
- * autofill_sandbox.h — the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl.
+ * autofill_sandbox.h — the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl, and a
+ * helper's entry into the namespaces bubblewrap made (namespace_join.c).
  *
  * The host decides what a provider may reach (AutofillHost/Sandbox/SandboxPolicy.swift) and sends
  * it to the provider's helper process; the helper calls afs_apply once, while it is still
@@ -80,5 +81,25 @@ int afs_apply(const afs_policy *policy, int require_landlock, afs_report *report
  * as PAM's unix_chkpwd from working: the host leaves it off when its policy is pam). 0, or -1 with errno.
  */
 int afs_harden_host(int no_new_privs);
+
+/*
+ * In a helper that runs in namespaces bubblewrap made (docs/SANDBOX.md, "A helper in namespaces and
+ * your other programs"), first thing, while single-threaded: PR_SET_DUMPABLE 0; wait until bubblewrap's
+ * command echoes a byte into standard input (then /dev/null again); enter the user, mount, ipc, uts,
+ * network, cgroup and (for children) pid namespaces and the root of that command, found below
+ * `bubblewrap` (autofill's child, this process's sibling); and drop every capability entering them gave. The helper was
+ * executed outside, so the kernel keeps judging who may ptrace it or read its memory in the initial
+ * user namespace (mm->user_ns is fixed at execve): not the user's other programs, though they own the
+ * sandbox's user namespace. 0, or -1 with errno and a sentence in `error`.
+ */
+int afs_join_namespaces(int bubblewrap, char *error, size_t error_capacity);
+
+/*
+ * After afs_join_namespaces: forks the helper that serves, a member of the pid namespace, and returns
+ * 0 in it (it dies with this process: PR_SET_PDEATHSIG). This process closes descriptors 3 and 4,
+ * waits for it and exits with its status, a signal N as 128 + N (as bubblewrap reports one), and never
+ * returns. -1 with errno when fork fails.
+ */
+int afs_fork_into_namespaces(void);
 
 #endif

@@ -12,7 +12,8 @@
  *   read-file       open and read Target
  *   write-file      create Target (O_CREAT|O_WRONLY|O_APPEND) and write a line
  *   list-data       list its working folder (its data folder: must work)
- *   ptrace-parent   PTRACE_ATTACH the host (getppid()), then detach
+ *   ptrace-parent   PTRACE_ATTACH the host (getppid(); "denied ESRCH getppid" when that is 0, the parent
+ *                   outside its pid namespace), then detach
  *   read-parent-mem open /proc/<host>/mem and read at a mapped address of the host
  *   signal-parent   kill(host, SIGWINCH): harmless if it lands
  *   open-tty        open /dev/tty (or Target, a terminal path) read-write
@@ -148,6 +149,14 @@ static void agent_lock(char *out, size_t size) {
 
 static void run_attack(char *out, size_t size) {
     pid_t parent = getppid();
+    /* In namespaces the helper's parent is outside its pid namespace, where getppid() says 0: there is
+     * no number that names the host (0 would mean its own process group to kill, and nothing to ptrace). */
+    int parent_attack = strcmp(attack, "ptrace-parent") == 0 || strcmp(attack, "read-parent-mem") == 0 ||
+                        strcmp(attack, "signal-parent") == 0;
+    if (parent_attack && parent == 0) {
+        errno = ESRCH;
+        return denied(out, size, "getppid");
+    }
     if (strcmp(attack, "read-file") == 0) {
         int fd = open(target, O_RDONLY | O_CLOEXEC);
         if (fd < 0) return denied(out, size, "open");

@@ -12,11 +12,29 @@ struct SpawnedHelper {
     /// The read ends of the helper's stdout and stderr (non-blocking).
     let output: Int32
     let errorOutput: Int32
-    /// Spawned in namespaces of its own: `pid` is bubblewrap's, which exits with the helper's status
-    /// (a signal N as 128 + N), and the helper is its grandchild.
+    /// Spawned in namespaces of its own: `pid` is the helper executed outside them, which entered them,
+    /// forked the helper that serves (its one child) and exits with its status (a signal N as 128 + N).
     var namespaced = false
+    /// In namespaces: bubblewrap, which made them and keeps them (its command waits on `lifeline`).
+    var holder: pid_t = 0
+    /// The host's end of the holder's standard input: closing it ends the holder's command.
+    var lifeline: Int32 = -1
     /// The session bus filter that ends with the helper, if it has a bus.
     var busProxy: DBusProxy?
+
+    /// Ends what the helper ran in: the holder and the bus filter; `reap`: and closes the lifeline and
+    /// waits for the holder (once: the last thing done with this helper).
+    func endSandbox(reap: Bool) {
+        if holder > 0 {
+            afh_kill_group(holder)  // before reaping: the group id is still bubblewrap's
+            if reap {
+                if lifeline >= 0 { close(lifeline) }
+                var status: Int32 = 0
+                while waitpid(holder, &status, 0) < 0 && errno == EINTR {}
+            }
+        }
+        busProxy?.stop()
+    }
 }
 
 /// What a helper in namespaces of its own is spawned with.
@@ -88,31 +106,10 @@ enum HelperSpawn {
         guard afh_pipe(&errorOutput, 1) == 0 else { throw fail("pipe") }
         opened += errorOutput
 
-        var program = executable
         var arguments = [executable, "--parent", "\(getpid())", "--memory-limit", "\(memoryLimit)"]
         var proxy: DBusProxy?
-        if let namespaces {
-            guard let bubblewrap = BubblewrapSupport.executable else {
-                for descriptor in opened { close(descriptor) }
-                throw AutofillError(.notFound, "bubblewrap (bwrap), which gives \(namespaces.named) namespaces of its own, is not installed; install it (Debian: apt install bubblewrap)")
-            }
-            do throws(AutofillError) {
-                proxy = try namespaces.sessionBus.map { bus throws(AutofillError) in
-                    let runtime = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
-                    return try DBusProxy.start(bus, runtimeDirectory: runtime, for: namespaces.named)
-                }
-            } catch {
-                for descriptor in opened { close(descriptor) }
-                throw error
-            }
-            // Inside its own pid namespace the helper's parent is bubblewrap's init, pid 1.
-            let trace = getenv("LD_DEBUG_OUTPUT").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? SandboxContext.parent(of: $0) : nil }
-            let command = BubblewrapCommand(policy: namespaces.policy, helper: executable,
-                                            helperArguments: ["--parent", "1", "--memory-limit", "\(memoryLimit)"], busFolder: proxy?.folder,
-                                            loaderTrace: trace)
-            program = bubblewrap
-            arguments = [bubblewrap] + command.arguments
-        }
+        var holder: (pid: pid_t, lifeline: Int32)?
+        var ready: Int32 = -1
         // Only what starting the helper's runtime needs: the kernel keeps a process's first environment
         // in its memory for life (clearenv only forgets the pointers), so anything passed here would be
         // readable by the plugin later. The sandbox then replaces even this (SandboxPolicy.environment).
@@ -127,40 +124,52 @@ enum HelperSpawn {
         }
         // The Swift runtime's backtracer would hold a crashing helper for seconds; the host reports crashes itself.
         environment.append("SWIFT_BACKTRACE=enable=no")
+        if let namespaces {
+            do throws(AutofillError) {
+                proxy = try namespaces.sessionBus.map { bus throws(AutofillError) in
+                    let runtime = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
+                    return try DBusProxy.start(bus, runtimeDirectory: runtime, for: namespaces.named)
+                }
+                let made = try NamespaceHolder.start(namespaces, busFolder: proxy?.folder, environment: environment,
+                                                     errorOutput: errorOutput[1])
+                holder = (made.bubblewrap, made.lifeline)
+                ready = made.ready
+                // Executed here, outside the namespaces, it enters those of bubblewrap's command once that
+                // echoes into its standard input (see NamespaceHolder).
+                arguments += ["--namespaces-of", "\(made.bubblewrap)"]
+            } catch {
+                for descriptor in opened { close(descriptor) }
+                proxy?.stop()
+                throw error
+            }
+        }
 
         var pid: pid_t = 0
         let status = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in
-                afh_spawn(program, argv, envp, socket[1], fault[1], output[1], errorOutput[1], &pid)
+                afh_spawn(executable, argv, envp, ready, socket[1], fault[1], output[1], errorOutput[1], &pid)
             }
         }
         // The child's ends live on in the child only.
         for descriptor in [socket[1], fault[1], output[1], errorOutput[1]] { close(descriptor) }
+        if ready >= 0 { close(ready) }
+        var spawned = SpawnedHelper(pid: pid, channel: socket[0], fault: fault[0], output: output[0], errorOutput: errorOutput[0],
+                                    namespaced: namespaces != nil, busProxy: proxy)
+        if let holder { (spawned.holder, spawned.lifeline) = holder }
         guard status == 0 else {
             for descriptor in [socket[0], fault[0], output[0], errorOutput[0]] { close(descriptor) }
-            proxy?.stop()
-            throw AutofillError(.internal, "cannot start the provider helper \(program): posix_spawn failed (\(String(cString: strerror(status))))")
+            spawned.endSandbox(reap: true)
+            throw AutofillError(.internal, "cannot start the provider helper \(executable): posix_spawn failed (\(String(cString: strerror(status))))")
         }
         // The helper starts its runtime meanwhile; it connects to the bus only once its plugin loads
         // (``RunningHelper/load()`` waits until the filter listens).
-        return SpawnedHelper(pid: pid, channel: socket[0], fault: fault[0], output: output[0], errorOutput: errorOutput[0],
-                             namespaced: namespaces != nil, busProxy: proxy)
+        return spawned
     }
 
-    /// The helper's own process in a namespaced spawn, as this process sees it: the one child of
-    /// bubblewrap's init, the one child of `bubblewrap` (read from /proc before the plugin runs, when
-    /// the helper is the init's only child). Nil when it cannot be found.
-    static func namespacedHelper(of bubblewrap: pid_t) -> pid_t? {
-        func children(_ pid: pid_t) -> [pid_t] {
-            guard let file = fopen("/proc/\(pid)/task/\(pid)/children", "r") else { return [] }
-            defer { fclose(file) }
-            var buffer = [CChar](repeating: 0, count: 256)
-            guard fgets(&buffer, Int32(buffer.count), file) != nil else { return [] }
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t(String($0)) }
-        }
-        guard let initProcess = children(bubblewrap).first, let helper = children(initProcess).first else { return nil }
-        return helper
+    /// The helper's own process in a namespaced spawn, as this process sees it: the one child of the
+    /// helper executed outside (read from /proc before the plugin runs). Nil when it cannot be found.
+    static func namespacedHelper(of outer: pid_t) -> pid_t? {
+        NamespaceHolder.children(of: outer).first
     }
 
     /// Ends a helper that never served (its process group, as every helper's) and closes the host's ends.
@@ -169,6 +178,6 @@ enum HelperSpawn {
         var status: Int32 = 0
         while waitpid(spawned.pid, &status, 0) < 0 && errno == EINTR {}
         for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
-        spawned.busProxy?.stop()
+        spawned.endSandbox(reap: true)
     }
 }

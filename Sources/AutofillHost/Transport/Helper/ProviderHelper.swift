@@ -2,6 +2,7 @@ internal import AutofillWire
 internal import AutofillABI
 internal import AutofillCore
 internal import CAutofillHelper
+internal import CAutofillSandbox
 internal import Dispatch
 internal import Glibc
 internal import Synchronization
@@ -23,14 +24,15 @@ public enum ProviderHelper {
         static let setupFailed: Int32 = 71
     }
 
-    /// Runs the helper with its command line (`--parent PID --memory-limit BYTES`) and never returns.
+    /// Runs the helper with its command line (`--parent PID --memory-limit BYTES [--namespaces-of PID]`) and never returns.
     public static func main(arguments: [String]) -> Never {
-        var parent: pid_t = 0, memoryLimit: UInt64 = 0
+        var parent: pid_t = 0, memoryLimit: UInt64 = 0, bubblewrap: pid_t?
         var rest = arguments.dropFirst()
         while let argument = rest.popFirst() {
             switch argument {
             case "--parent": parent = rest.popFirst().flatMap { pid_t($0) } ?? 0
             case "--memory-limit": memoryLimit = rest.popFirst().flatMap { UInt64($0) } ?? 0
+            case "--namespaces-of": bubblewrap = rest.popFirst().flatMap { pid_t($0) } ?? 0
             default: fail(ExitStatus.usage, "unknown argument \(argument)")
             }
         }
@@ -38,6 +40,16 @@ public enum ProviderHelper {
             fail(ExitStatus.usage, "\(HelperProtocol.executableName) is started by autofill, not by hand (it needs --parent PID and its descriptors)")
         }
         guard afh_die_with_parent(parent) == 0 else { exit(ExitStatus.parentGone) }
+        if let bubblewrap {
+            // Executed outside bubblewrap's namespaces, so that the kernel keeps asking the initial user
+            // namespace who may ptrace it (NamespaceHolder): enter them now, while single-threaded,
+            // and serve from a child in the pid namespace; this process waits for it.
+            var error = [CChar](repeating: 0, count: 256)
+            guard bubblewrap > 0, afs_join_namespaces(bubblewrap, &error, error.count) == 0 else {
+                fail(ExitStatus.setupFailed, "cannot enter the sandbox's namespaces: \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+            }
+            guard afs_fork_into_namespaces() == 0 else { fail(ExitStatus.setupFailed, "fork failed") }
+        }
         guard afh_limit_resources(memoryLimit) == 0 else { fail(ExitStatus.setupFailed, "setrlimit failed") }
         guard afh_set_cloexec(AFH_CHANNEL_FD) == 0, afh_set_cloexec(AFH_FAULT_FD) == 0 else {
             fail(ExitStatus.setupFailed, "descriptors 3 and 4 are not open")

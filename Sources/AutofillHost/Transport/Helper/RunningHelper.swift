@@ -66,7 +66,7 @@ final class RunningHelper: Sendable {
         var stopReason: StopReason?
         /// The helper's address space when its fault reporter last sent a note, as the host read it from /proc.
         var addressSpaceAtFault: UInt64?
-        /// In namespaces: the helper's own process (bubblewrap's grandchild), found at its hello.
+        /// In namespaces: the helper that serves (the child of the one executed outside), found at its hello.
         var namespacedHelper: pid_t?
         /// The reader is ending it: it takes no more requests.
         var reaping = false
@@ -282,7 +282,7 @@ final class RunningHelper: Sendable {
             if state.reaped || state.ending != nil || state.reaping || afh_has_ended(pid, 0) == 1 { return true }
             if state.stopReason == nil { state.stopReason = .released }
             afh_kill_group(pid)  // under the lock, not reaped: the group id is still the helper's
-            spawned.busProxy?.stop()  // its folder too, which nothing else would remove
+            spawned.endSandbox(reap: false)  // the bus filter's folder too, which nothing else would remove
             return false
         }
     }
@@ -569,7 +569,7 @@ final class RunningHelper: Sendable {
         }
         output.finish()
         close(spawned.fault)
-        spawned.busProxy?.stop()
+        spawned.endSandbox(reap: true)
 
         let (ending, inFlight) = state.withLock { state -> (Ending, [UInt64: EntryPoint]) in
             let ending = classify(status: status, state: state)

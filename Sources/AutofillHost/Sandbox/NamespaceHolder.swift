@@ -1,0 +1,86 @@
+internal import AutofillWire
+internal import CAutofillHelper
+internal import Glibc
+
+/// bubblewrap making a helper's namespaces and keeping them, while the helper itself is executed
+/// outside and enters them (docs/SANDBOX.md, "A helper in namespaces and your other programs").
+///
+/// Why not run the helper as bubblewrap's command: without privileges bubblewrap's namespaces belong
+/// to a user namespace your user owns, and the kernel gives its owner every capability in it. A
+/// process executed inside has that namespace as the one the kernel asks about when another process
+/// wants to ptrace it or read its memory (mm->user_ns, fixed at execve), so `PR_SET_DUMPABLE 0`
+/// would stop none of your other programs. Executed outside, the helper keeps the initial user
+/// namespace there for life, and then enters bubblewrap's namespaces (`afs_join_namespaces`).
+///
+/// bubblewrap's command is `cat`, reading a pipe the host holds (the lifeline) and writing to the
+/// helper's standard input: the host writes one byte, and its echo tells the helper the command runs,
+/// so every mount is made. Closing the lifeline (or killing bubblewrap's group) ends the namespaces.
+enum NamespaceHolder {
+    struct Made {
+        /// bubblewrap's process, the host's child.
+        let bubblewrap: pid_t
+        /// The host's end of the command's standard input.
+        let lifeline: Int32
+        /// The read end of the command's standard output, where its echo comes: the helper's standard input.
+        let ready: Int32
+    }
+
+    /// Starts bubblewrap for `namespaces` and writes the byte its command will echo; returns at once (the
+    /// helper's runtime starts while bubblewrap makes the mounts: the helper waits for the echo itself).
+    /// `errorOutput` is the write end of the helper's error log, where bubblewrap's messages go.
+    static func start(_ namespaces: HelperNamespaces, busFolder: String?, environment: [String], errorOutput: Int32)
+        throws(AutofillError) -> Made {
+        guard let bubblewrap = BubblewrapSupport.executable else {
+            throw AutofillError(.notFound, "bubblewrap (bwrap), which gives \(namespaces.named) namespaces of its own, is not installed; install it (Debian: apt install bubblewrap)")
+        }
+        guard let waiter = SandboxContext.resolveProgram("cat") else {
+            throw AutofillError(.notFound, "cat, which keeps the namespaces of \(namespaces.named), is not installed in /usr/bin or /bin; install coreutils")
+        }
+        let trace = getenv("LD_DEBUG_OUTPUT").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? SandboxContext.parent(of: $0) : nil }
+        let command = BubblewrapCommand(policy: namespaces.policy, helper: waiter, helperArguments: [], busFolder: busFolder,
+                                        loaderTrace: trace)
+        var input: [Int32] = [-1, -1], ready: [Int32] = [-1, -1]
+        guard afh_pipe(&input, 0) == 0 else { throw failure("pipe", namespaces) }
+        guard afh_pipe(&ready, 0) == 0 else {
+            let error = failure("pipe", namespaces)
+            input.forEach { close($0) }
+            throw error
+        }
+        var pid: pid_t = 0
+        let status = withCStrings([bubblewrap] + command.arguments) { argv in
+            withCStrings(environment) { envp in afh_spawn_holder(bubblewrap, argv, envp, input[0], ready[1], errorOutput, &pid) }
+        }
+        close(input[0])
+        close(ready[1])
+        guard status == 0 else {
+            close(input[1])
+            close(ready[0])
+            throw AutofillError(.internal, "cannot start bubblewrap for \(namespaces.named): posix_spawn failed (\(String(cString: strerror(status))))")
+        }
+        var byte: UInt8 = 0x0a
+        guard write(input[1], &byte, 1) == 1 else {
+            let error = failure("write", namespaces)
+            close(input[1])
+            close(ready[0])
+            afh_kill_group(pid)
+            var ended: Int32 = 0
+            while waitpid(pid, &ended, 0) < 0 && errno == EINTR {}
+            throw error
+        }
+        return Made(bubblewrap: pid, lifeline: input[1], ready: ready[0])
+    }
+
+    private static func failure(_ what: String, _ namespaces: HelperNamespaces) -> AutofillError {
+        AutofillError(.internal, "cannot start bubblewrap for \(namespaces.named): \(what) failed (\(String(cString: strerror(errno))))")
+    }
+
+    /// The children of `pid` (the kernel's list, in /proc), empty when it cannot be read.
+    static func children(of pid: pid_t) -> [pid_t] {
+        guard let file = fopen("/proc/\(pid)/task/\(pid)/children", "r") else { return [] }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return [] }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t(String($0)) }
+    }
+}
