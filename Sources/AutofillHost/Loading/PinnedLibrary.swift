@@ -114,6 +114,17 @@ enum PinnedLibrary {
             offset += off_t(count)
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
         }
-        return PluginFingerprint.hex(hasher.finalize())
+        return hex(hasher.finalize())
+    }
+
+    /// `bytes` in lowercase hexadecimal (how digests are written down).
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }
