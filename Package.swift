@@ -12,7 +12,10 @@
 //   CArgon2              libargon2 (system library): Argon2 key derivation for the Vault and KeePass databases
 //   CGcrypt, CZlib       libgcrypt and zlib (system libraries): KeePass databases' ciphers and gzip
 //   CLibXML2             libxml2 (system library): the push parser for KeePass databases' XML and key files
-//   AutofillHost         discovers, validates and loads plugins; configuration; transport
+//   AutofillProviderRuntime  what a provider process needs and no more: reads and checks a bundle, loads
+//                        its library, the helper protocol and its serving loop, and the sandbox entry
+//                        (the helper links this alone: no PAM, SQLite, D-Bus, libpsl, libidn2)
+//   AutofillHost         discovers and trusts plugins; configuration; routing; spawns and talks to helpers
 //   CAutofillHelper      libc calls of helper processes Swift cannot make (spawn, prctl, signals)
 //   CAutofillSandbox     the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl
 //   CAutofillAgent       the agent's socket calls: listen/connect, SO_PEERCRED, SCM_RIGHTS, lock file
@@ -84,9 +87,16 @@ let package = Package(
         .target(name: "AutofillStore", dependencies: ["AutofillCore", "AutofillMatching", "CSQLite"]),
         .target(name: "AutofillABI", dependencies: ["AutofillCore", "CAutofillProvider"]),
         .target(
+            name: "AutofillProviderRuntime",
+            dependencies: [
+                "AutofillCore", "AutofillABI", "AutofillWire", "CAutofillProvider", "CFFI", "CAutofillHelper", "CAutofillSandbox",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
             name: "AutofillHost",
             dependencies: [
-                "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
+                "AutofillProviderRuntime", "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
                 "CAutofillHelper", "CAutofillSandbox", "CAutofillAgent", "CAutofillSessionBus", "AutofillWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -108,7 +118,7 @@ let package = Package(
             ],
             path: "Sources/autofill"
         ),
-        .executableTarget(name: "autofill-provider-helper", dependencies: ["AutofillHost"]),
+        .executableTarget(name: "autofill-provider-helper", dependencies: ["AutofillProviderRuntime"]),
         .executableTarget(
             name: "autofill-bench",
             dependencies: ["AutofillHost", "AutofillStore", "AutofillMatching", "AutofillCore"],
@@ -181,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "AutofillHostTests",
             dependencies: [
-                "AutofillHost", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport", "AutofillWebAuthn", "AutofillWire",
+                "AutofillHost", "AutofillProviderRuntime", "AutofillCore", "AutofillABI", "CAutofillProvider", "AutofillTestSupport", "AutofillWebAuthn", "AutofillWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Fixtures", "Fuzz"]
