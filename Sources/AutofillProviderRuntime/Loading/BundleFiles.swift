@@ -3,25 +3,25 @@ internal import Glibc
 /// Every entry of a plugin bundle, for pinning the whole bundle (``PluginFingerprint/files``): regular
 /// files, symbolic links (by their target) and anything else (by its type), in folders up to 8 deep.
 /// A bundle of more than ``maximumEntries`` entries is refused: a plugin needs a few files.
-enum BundleFiles {
+package enum BundleFiles {
     static let maximumEntries = 1000
     static let maximumDepth = 8
 
-    enum Kind: Equatable {
+    package enum Kind: Equatable {
         case file
         case link(String)
         /// A FIFO, socket or device: pinned by its type, never read.
         case other(String)
     }
 
-    struct Entry: Equatable {
+    package struct Entry: Equatable {
         /// The path in the bundle (`libX.so`, `lib/libdep.so`).
-        var path: String
-        var kind: Kind
+        package var path: String
+        package var kind: Kind
     }
 
     /// The bundle's entries, sorted by path; folders are walked, not listed.
-    static func list(_ bundle: String) throws(AutofillError) -> [Entry] {
+    package static func list(_ bundle: String) throws(AutofillError) -> [Entry] {
         var entries: [Entry] = []
         var folders: [(relative: String, depth: Int)] = [("", 0)]
         while let (relative, depth) = folders.popLast() {

@@ -292,7 +292,7 @@ extension PluginProblem {
 
     /// The host's own check of `manifest`'s entry symbol, in the library's dynamic symbol table (no
     /// code of the plugin runs): nil when the library exports a function under that name.
-    static func entrySymbolCheck(_ manifest: PluginManifest) -> PluginProblem? {
+    package static func entrySymbolCheck(_ manifest: PluginManifest) -> PluginProblem? {
         do {
             switch try ELFDynamicSymbols.lookup(manifest.entrySymbol, inLibrary: manifest.libraryPath) {
             case .function:

@@ -122,7 +122,7 @@ public enum ManifestReader {
     }
 
     /// The bundle path without a trailing slash.
-    static func normalized(_ path: String) -> String {
+    package static func normalized(_ path: String) -> String {
         var path = path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         return path

@@ -12,7 +12,7 @@ internal import Glibc
 ///
 /// The descriptors stay open for the life of the process: the loader knows each library by its path,
 /// and a number used again would name another file by the same path.
-enum PinnedLibrary {
+package enum PinnedLibrary {
     /// Opens `manifest`'s library and the libraries of its bundle it needs. `pins`: the approved SHA-256
     /// of each file by its path in the bundle (``PluginFingerprint/files``); nil compares nothing
     /// (`plugin validate` of a bundle nobody approved).
@@ -118,7 +118,7 @@ enum PinnedLibrary {
     }
 
     /// `bytes` in lowercase hexadecimal (how digests are written down).
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    package static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         for byte in bytes {

@@ -23,7 +23,7 @@ extension PlistGuard {
         }
 
         /// Checks the element's text, which starts at `start`, and returns the index of its end tag.
-        func check(_ bytes: [UInt8], contentAt start: Int) throws(Refusal) -> Int {
+        package func check(_ bytes: [UInt8], contentAt start: Int) throws(Refusal) -> Int {
             // The start tag must be plain `<integer>`: no attributes, nothing Foundation might read otherwise.
             guard start >= 1, bytes[start - 1] == UInt8(ascii: ">"),
                 start >= rawValue.utf8.count + 2, bytes[start - rawValue.utf8.count - 2] == UInt8(ascii: "<")

@@ -1,4 +1,4 @@
-internal import FoundationEssentials
+package import FoundationEssentials
 internal import Glibc
 
 /// A property list's size and shape, checked before Foundation decodes it, so a hostile or broken
@@ -21,7 +21,7 @@ internal import Glibc
 ///
 /// The scans are iterative (no recursion) and linear in the file, except the binary expansion,
 /// which stops at ``maximumObjects``. The host configuration is checked the same way.
-enum PlistGuard {
+package enum PlistGuard {
     /// The largest plist file read (1 MiB).
     static let maximumBytes = 1 << 20
     /// The deepest nesting of arrays and dictionaries (XML elements, counting `<plist>`; binary containers).
@@ -30,8 +30,8 @@ enum PlistGuard {
     static let maximumObjects = 100_000
 
     /// Why a plist was refused; the message names the limit.
-    struct Refusal: Error, CustomStringConvertible {
-        let description: String
+    package struct Refusal: Error, CustomStringConvertible {
+        package let description: String
         init(_ description: String) { self.description = description }
     }
 
@@ -64,7 +64,7 @@ enum PlistGuard {
     }
 
     /// Checks a plist's size, format, nesting and (binary) object graph; see the type's documentation.
-    static func check(_ data: Data) throws(Refusal) {
+    package static func check(_ data: Data) throws(Refusal) {
         guard data.count <= maximumBytes else { throw tooLarge(data.count) }
         let bytes = [UInt8](data)
         if bytes.starts(with: Array("bplist".utf8)) {
@@ -205,7 +205,7 @@ enum PlistGuard {
             self.bytes = bytes
         }
 
-        func check() throws(Refusal) {
+        package func check() throws(Refusal) {
             let broken = Refusal("a binary property list whose trailer, offsets or references point outside the file")
             guard bytes.count >= 8 + 32 else { throw broken }
             let trailer = bytes.count - 32

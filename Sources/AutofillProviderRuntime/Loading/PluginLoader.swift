@@ -1,5 +1,5 @@
 internal import AutofillABI
-internal import AutofillCore
+package import AutofillCore
 internal import CAutofillProvider
 internal import Glibc
 internal import Synchronization
@@ -11,7 +11,7 @@ internal import Synchronization
 /// before any of the plugin's code runs; the entry function is called only when the plist is valid.
 public enum PluginLoader {
     /// Problems for declared capabilities whose entry points the table lacks.
-    static func entryPointProblems(_ manifest: PluginManifest, offered: EntryPoints) -> [PluginProblem] {
+    package static func entryPointProblems(_ manifest: PluginManifest, offered: EntryPoints) -> [PluginProblem] {
         let missing = manifest.capabilities.missingEntryPoints(offered: offered)
         guard !missing.isEmpty else { return [] }
         let list = missing.map { "\($0.entryPoint.cName) (for \($0.neededBy.map(\.plistKey).joined(separator: ", ")))" }
@@ -23,9 +23,9 @@ public enum PluginLoader {
     }
 
     /// A loaded provider's table and the host-services table bound to it.
-    struct BoundProvider: Sendable {
-        let table: ProviderTable
-        let hostServices: HostServicesTable
+    package struct BoundProvider: Sendable {
+        package let table: ProviderTable
+        package let hostServices: HostServicesTable
     }
 
     /// Checks the bundle at `bundlePath` and loads its library into this process with its host
@@ -48,7 +48,7 @@ public enum PluginLoader {
 
     /// Opens the library, finds the entry symbol, binds a host-services table to `handler`, calls
     /// the entry, and checks the table it returns. `progress` hears each stage before it starts.
-    static func bind(_ manifest: PluginManifest, handler: any HostServicesHandler, pins: [String: String]? = nil,
+    package static func bind(_ manifest: PluginManifest, handler: any HostServicesHandler, pins: [String: String]? = nil,
                      progress: (LoadStage) -> Void = { _ in }) -> Result<BoundProvider, PluginProblem>
     {
         progress(.openingLibrary)
@@ -93,13 +93,13 @@ public enum PluginLoader {
     }
 
     /// A library file's identity (device and inode).
-    struct LibraryID: Hashable {
+    package struct LibraryID: Hashable {
         let device: UInt64
         let inode: UInt64
     }
 
     /// The file identity of `manifest`'s library, or the problem that it cannot be read.
-    static func libraryID(of manifest: PluginManifest) -> Result<LibraryID, PluginProblem> {
+    package static func libraryID(of manifest: PluginManifest) -> Result<LibraryID, PluginProblem> {
         var info = stat()
         guard stat(manifest.libraryPath, &info) == 0 else {
             return .failure(PluginProblem(

@@ -11,7 +11,7 @@ internal import AutofillCore
 ///
 /// "Look alike" compares ``skeleton(_:)``s: the names folded to lower-case Latin letters and digits,
 /// as a user skimming a prompt would read them.
-enum ProviderDisplayName {
+package enum ProviderDisplayName {
     /// The longest display name accepted, in characters.
     static let maximumLength = 64
     /// The name the host's own prompts and messages carry.
@@ -38,7 +38,7 @@ enum ProviderDisplayName {
     /// fullwidth or mathematical forms mapped to Latin, lower-cased, and the classic confusions
     /// folded (`0`→`o`, `1`/`i`/`I`→`l`, `rn`→`m`, `vv`→`w`). "Vault", "VAULT", "V a u l t",
     /// "Vau1t", "Vаult" (Cyrillic а) and "Ｖａｕｌｔ" have one skeleton.
-    static func skeleton(_ name: String) -> String {
+    package static func skeleton(_ name: String) -> String {
         var letters = ""
         for scalar in name.unicodeScalars {
             let properties = scalar.properties

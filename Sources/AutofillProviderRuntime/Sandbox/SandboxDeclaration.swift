@@ -64,7 +64,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
         }
 
         /// The permission key recorded when the user approves it.
-        var permissionKey: String {
+        package var permissionKey: String {
             if let setting { return "file:setting:\(setting):\(access.rawValue)" }
             return "file:path:\(path ?? ""):\(access.rawValue)"
         }
@@ -141,7 +141,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
     }
 
     /// What talking to `name` on the session bus lets a provider do, in plain words.
-    static func describe(busName name: String) -> String {
+    package static func describe(busName name: String) -> String {
         switch name {
         case "org.freedesktop.secrets":
             return "read and change the items of your unlocked keyrings, including other applications' passwords (the Secret Service, org.freedesktop.secrets on your session bus)"

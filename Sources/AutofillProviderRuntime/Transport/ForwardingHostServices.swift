@@ -22,7 +22,7 @@ final class ForwardingHostServices: HostServicesHandler {
 
     /// Sends `call` and waits for the host's reply; nil when the call could not be sent (too large)
     /// or the host is gone (the helper is about to exit).
-    func call(_ call: HostCall) -> HostReply? {
+    package func call(_ call: HostCall) -> HostReply? {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         let waiter = Waiter()
         waiters.withLock { $0[id] = waiter }

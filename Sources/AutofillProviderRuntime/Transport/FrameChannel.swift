@@ -1,4 +1,4 @@
-internal import AutofillWire
+package import AutofillWire
 internal import CAutofillHelper
 internal import Glibc
 internal import Synchronization
@@ -7,19 +7,19 @@ internal import Synchronization
 ///
 /// Writes use `MSG_NOSIGNAL`, so a peer that died makes `send` return false instead of raising
 /// SIGPIPE in this process. Reading is ``FrameAssembler``'s job, on the one thread that reads.
-final class FrameChannel: Sendable {
+package final class FrameChannel: Sendable {
     /// The socket.
     let descriptor: Int32
     private let writing = Mutex(false)  // true once closed
 
-    init(descriptor: Int32) {
+    package init(descriptor: Int32) {
         self.descriptor = descriptor
     }
 
     /// Sends `message`; false when the peer is gone or the channel is closed.
     /// - Throws: when the message is over ``HelperProtocol/maximumFrameBytes`` (nothing is sent).
     @discardableResult
-    func send(_ message: HelperMessage) throws(FrameError) -> Bool {
+    package func send(_ message: HelperMessage) throws(FrameError) -> Bool {
         let frame = message.frame
         guard frame.count - 4 <= HelperProtocol.maximumFrameBytes else {
             throw FrameError("a \(frame.count >> 20) MB message is over the helper protocol's limit of \(HelperProtocol.maximumFrameBytes >> 20) MB")
@@ -42,7 +42,7 @@ final class FrameChannel: Sendable {
     }
 
     /// Closes the socket: the peer reads end-of-file. Later sends return false.
-    func close() {
+    package func close() {
         writing.withLock { closed in
             guard !closed else { return }
             closed = true

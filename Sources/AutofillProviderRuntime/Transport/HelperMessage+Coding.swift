@@ -1,4 +1,4 @@
-internal import AutofillWire
+package import AutofillWire
 internal import AutofillCore
 internal import CAutofillProvider
 
@@ -79,7 +79,7 @@ extension HelperMessage {
     }
 
     /// Decodes one frame body (tag and fields, without the length prefix).
-    init(body: [UInt8]) throws(FrameError) {
+    package init(body: [UInt8]) throws(FrameError) {
         var r = FrameReader(body: body)
         let raw = try r.u8("message tag")
         guard let tag = Tag(rawValue: raw) else { throw FrameError("unknown message tag \(raw)") }

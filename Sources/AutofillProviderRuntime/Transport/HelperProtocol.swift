@@ -1,4 +1,4 @@
-internal import AutofillCore
+package import AutofillCore
 internal import AutofillWire
 
 /// The protocol between the host and a provider helper process (`autofill-provider-helper`).
@@ -26,7 +26,7 @@ public enum HelperProtocol {
 }
 
 /// How far a helper got loading its plugin, for a message that says where it died or hung.
-enum LoadStage: UInt8, Sendable {
+package enum LoadStage: UInt8, Sendable {
     /// Reading and checking Info.plist (no plugin code has run).
     case readingPlist = 0
     /// `dlopen`: the library's constructors run.
@@ -37,7 +37,7 @@ enum LoadStage: UInt8, Sendable {
     case checkingTable = 3
 
     /// "while loading its library (its constructors ran)"...
-    func during(_ manifest: PluginManifest) -> String {
+    package func during(_ manifest: PluginManifest) -> String {
         switch self {
         case .readingPlist: "while reading its Info.plist"
         case .openingLibrary: "while its library \(manifest.executable) was being loaded (in its constructors)"
@@ -48,7 +48,7 @@ enum LoadStage: UInt8, Sendable {
 }
 
 /// One host-service call from the plugin, carried from the helper to the host.
-enum HostCall: Sendable, Equatable {
+package enum HostCall: Sendable, Equatable {
     case setting(String)
     case storeState
     case storeSave([CredentialIdentity])
@@ -60,7 +60,7 @@ enum HostCall: Sendable, Equatable {
 }
 
 /// The host's answer to a ``HostCall``.
-enum HostReply: Sendable, Equatable {
+package enum HostReply: Sendable, Equatable {
     /// `setting`: the value, if any.
     case setting(String?)
     /// A store write: nil when it succeeded, else the store error's code.
@@ -73,13 +73,14 @@ enum HostReply: Sendable, Equatable {
     case userInterface(Result<UserInterfaceAnswer, UserInterfaceError>)
 
     /// A store error code as an `Error`, for `Result`.
-    struct StoreFailure: Error, Equatable {
-        let code: IdentityStoreError.Code
+    package struct StoreFailure: Error, Equatable {
+        package let code: IdentityStoreError.Code
+        package init(code: IdentityStoreError.Code) { self.code = code }
     }
 }
 
 /// Every message of the protocol.
-enum HelperMessage: Sendable, Equatable {
+package enum HelperMessage: Sendable, Equatable {
     // Helper → host.
     case hello(protocolVersion: UInt32, abiVersion: UInt32)
     case loading(LoadStage)

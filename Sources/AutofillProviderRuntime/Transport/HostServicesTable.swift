@@ -10,7 +10,7 @@ internal import CFFI
 /// the closure itself knows whose call it is, so a provider can only reach its own store,
 /// requests and settings. Tables are built once per provider and never freed, because the
 /// provider may keep the pointers for the life of the process (plugins are never unloaded).
-final class HostServicesTable: @unchecked Sendable {
+package final class HostServicesTable: @unchecked Sendable {
     // @unchecked: `table` is written only in init and read-only afterwards; the
     // closures' user data (HandlerBox) holds only a Sendable handler.
 

@@ -1,10 +1,10 @@
 internal import AutofillABI
-internal import AutofillCore
+package import AutofillCore
 internal import CAutofillProvider
 
 /// A provider's `af_provider` table as the host reads it: only entries inside the table's
 /// declared size count, so an older, smaller table of the same ABI version reads as NULLs.
-struct ProviderTable: @unchecked Sendable {
+package struct ProviderTable: @unchecked Sendable {
     // @unchecked: the ABI requires the table to stay valid and unchanged for the life of the
     // process; the host only reads it.
     let pointer: UnsafePointer<af_provider>
@@ -67,7 +67,7 @@ struct ProviderTable: @unchecked Sendable {
     }
 
     /// The entry points the table offers.
-    var entryPoints: EntryPoints {
+    package var entryPoints: EntryPoints {
         var offered = EntryPoints()
         func add(_ present: Bool, _ entryPoint: EntryPoint) { if present { offered.insert(EntryPoints(entryPoint)) } }
         add(prepareCredentialList != nil, .prepareCredentialList)
@@ -86,7 +86,7 @@ struct ProviderTable: @unchecked Sendable {
     }
 
     /// Calls the entry point for `request` with id `id`. The caller checked it is offered.
-    func call(_ request: ProviderRequest, id: UInt64) {
+    package func call(_ request: ProviderRequest, id: UInt64) {
         let context = self.context
         withCArena { arena in
             switch request {
