@@ -1,4 +1,5 @@
 @testable import AutofillHost
+@testable import AutofillProviderRuntime
 import AutofillTestSupport
 import Foundation
 import Testing

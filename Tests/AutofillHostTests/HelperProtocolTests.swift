@@ -1,5 +1,6 @@
 import AutofillCore
 @testable import AutofillHost
+@testable import AutofillProviderRuntime
 import AutofillWire
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import AutofillTestSupport
 @testable import AutofillHost
+@testable import AutofillProviderRuntime
 import Foundation
 import Glibc
 import Testing

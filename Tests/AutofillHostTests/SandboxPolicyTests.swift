@@ -1,4 +1,5 @@
 @testable import AutofillHost
+@testable import AutofillProviderRuntime
 import AutofillStore
 import AutofillTestSupport
 import Foundation

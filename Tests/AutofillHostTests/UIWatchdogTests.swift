@@ -1,5 +1,6 @@
 import AutofillCore
 @testable import AutofillHost
+@testable import AutofillProviderRuntime
 import Foundation
 import Synchronization
 import Testing
