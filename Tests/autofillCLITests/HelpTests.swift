@@ -110,10 +110,16 @@ struct HelpTests {
 
 /// The binaries' dynamic dependencies are what the design says: the host (`autofill-cli`, which the
 /// agent runs) links libffi; the client every invocation starts (`autofill`, and git's
-/// `git-credential-autofill`) links neither Foundation nor any of the host's libraries.
+/// `git-credential-autofill`) links neither Foundation nor any of the host's libraries; the sandboxed
+/// provider helper links what loading, the helper protocol and the sandbox entry need, and none of the
+/// host's PAM, SQLite, D-Bus, libpsl or libidn2.
 struct LinkageTests {
+    /// `ldd`'s list for `binary`; fails the test when ldd fails (a missing binary lists nothing, which
+    /// would pass every "does not link" check).
     static func libraries(_ binary: String) throws -> String {
-        try ChildProcess.run("/usr/bin/ldd", [binary]).stdout
+        let result = try ChildProcess.run("/usr/bin/ldd", [binary])
+        try #require(result.status == 0, "ldd \(binary) failed (\(result.status)): \(result.stderr)")
+        return result.stdout
     }
 
     @Test func theHostLinksLibffi() throws {
@@ -126,5 +132,19 @@ struct LinkageTests {
         for heavy in ["Foundation", "libffi", "libsqlite3", "libpsl", "libpam", "libseccomp", "libdbus"] {
             #expect(!libraries.contains(heavy), "\(name) links \(heavy)")
         }
+    }
+
+    @Test func theProviderHelperLinksOnlyTheProviderRuntime() throws {
+        let libraries = try Self.libraries("\(CLI.root)/.build/debug/autofill-provider-helper")
+        // Control: what the provider runtime does need is there (libffi for host services, libseccomp for the sandbox).
+        for needed in ["libffi.so", "libseccomp.so"] { #expect(libraries.contains(needed), "the helper does not link \(needed)") }
+        for hostOnly in ["libpam", "libsqlite3", "libdbus", "libpsl", "libidn2", "libsystemd", "libgcrypt"] {
+            #expect(!libraries.contains(hostOnly), "autofill-provider-helper links \(hostOnly), which only the host needs")
+        }
+    }
+
+    @Test func lddFailsForAMissingBinary() throws {
+        let result = try ChildProcess.run("/usr/bin/ldd", ["\(CLI.root)/.build/debug/no-such-binary"])
+        #expect(result.status != 0)
     }
 }
