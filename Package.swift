@@ -3,6 +3,8 @@
 //
 // Layers (each a target; see docs/ARCHITECTURE.md):
 //   CAutofillProvider    the provider C ABI: one header, one .c
+//   AutofillSystem       the Swift layer over the system: the user's folders (HOME/XDG), the atomic file
+//                        writer, the path normaliser
 //   AutofillCore         models: service identifiers, identities, credentials, requests,
 //                        errors, capabilities (no libc, no dlopen)
 //   AutofillMatching     service names, public suffixes (libpsl), IDNA (libidn2), matching rules
@@ -75,6 +77,7 @@ let package = Package(
         .target(name: "CAutofillSessionBus", dependencies: ["CDBus"]),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "AutofillCore"),
+        .target(name: "AutofillSystem"),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -96,7 +99,7 @@ let package = Package(
         .target(
             name: "AutofillHost",
             dependencies: [
-                "AutofillProviderRuntime", "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
+                "AutofillProviderRuntime", "AutofillSystem", "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
                 "CAutofillHelper", "CAutofillSandbox", "CAutofillAgent", "CAutofillSessionBus", "AutofillWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -169,6 +172,7 @@ let package = Package(
         ),
         .target(name: "AutofillTestSupport", path: "Tests/AutofillTestSupport"),
         .testTarget(name: "AutofillCoreTests", dependencies: ["AutofillCore", "AutofillTestSupport"]),
+        .testTarget(name: "AutofillSystemTests", dependencies: ["AutofillSystem", "AutofillTestSupport"]),
         .testTarget(name: "AutofillOTPTests", dependencies: ["AutofillOTP", "AutofillTestSupport"]),
         .testTarget(
             name: "AutofillWebAuthnTests",

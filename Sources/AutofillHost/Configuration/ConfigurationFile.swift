@@ -1,5 +1,6 @@
 public import AutofillCore
 public import AutofillStore
+internal import AutofillSystem
 internal import FoundationEssentials
 internal import Glibc
 
@@ -241,10 +242,10 @@ public struct ConfigurationFile: Sendable {
 
     /// `path` made absolute against the configuration's folder (or home, for `~/`).
     public func resolve(_ path: String) -> String {
-        if path.hasPrefix("/") { return Self.standardized(path) }
+        if path.hasPrefix("/") { return LexicalPath.standardized(path) }
         if path == "~" { return home }
-        if path.hasPrefix("~/") { return Self.standardized(home + path.dropFirst()) }
-        return Self.standardized("\(directory)/\(path)")
+        if path.hasPrefix("~/") { return LexicalPath.standardized(home + path.dropFirst()) }
+        return LexicalPath.standardized("\(directory)/\(path)")
     }
 
     /// Writes the configuration to `writePath` atomically (a temporary file, fsync, rename), mode 0600.
@@ -284,7 +285,7 @@ public struct ConfigurationFile: Sendable {
     }
 
     static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : standardized(FileManager.default.currentDirectoryPath + "/" + path)
+        path.hasPrefix("/") ? path : LexicalPath.standardized(FileManager.default.currentDirectoryPath + "/" + path)
     }
 
     /// A directory given as a configuration means the config.plist inside it.
@@ -294,17 +295,6 @@ public struct ConfigurationFile: Sendable {
             return "\(path)/\(fileName)"
         }
         return path
-    }
-
-    /// Removes `.` and `..` components and doubled slashes without touching the file system.
-    static func standardized(_ path: String) -> String {
-        var parts: [Substring] = []
-        for part in path.split(separator: "/") {
-            if part == "." { continue }
-            if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
-            parts.append(part)
-        }
-        return "/" + parts.joined(separator: "/")
     }
 }
 

@@ -1,4 +1,5 @@
 internal import AutofillCore
+internal import AutofillSystem
 internal import FoundationEssentials
 internal import Glibc
 
@@ -34,7 +35,7 @@ extension ProviderSetup {
                 return try file.path.flatMap { path throws(AutofillError) in try context.expand(path, settings: settings, in: manifest) }
             }()
             if case .some(.some(let value)) = value, value.hasPrefix("/") {
-                let written = SandboxContext.standardized(value), resolved = SandboxContext.resolvedPath(written)
+                let written = LexicalPath.standardized(value), resolved = SandboxContext.resolvedPath(written)
                 let shown = resolved == written ? written : "\(written), which is \(resolved)"
                 if file.setting != nil || resolved != written { line += " (now \(DisplayText.line(shown, limit: 300)))" }
             } else if file.setting != nil {
@@ -108,20 +109,20 @@ struct SandboxContext {
 
     init(environment: [String: String], home: String, hostOwned: [String], setup: ProviderSetup?) {
         self.environment = environment
-        let home = Self.standardized(home)
+        let home = LexicalPath.standardized(home)
         self.home = home
         func xdg(_ name: String, _ fallback: String) -> String {
-            environment[name].flatMap { $0.hasPrefix("/") ? Self.standardized($0) : nil } ?? "\(home)/\(fallback)"
+            environment[name].flatMap { $0.hasPrefix("/") ? LexicalPath.standardized($0) : nil } ?? "\(home)/\(fallback)"
         }
         let dataHome = xdg("XDG_DATA_HOME", ".local/share"), configHome = xdg("XDG_CONFIG_HOME", ".config")
         let stateHome = xdg("XDG_STATE_HOME", ".local/state")
-        let runtimeDirectory = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? Self.standardized($0) : nil }
+        let runtimeDirectory = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? LexicalPath.standardized($0) : nil }
         self.dataHome = dataHome
         self.configHome = configHome
         self.stateHome = stateHome
         cacheHome = xdg("XDG_CACHE_HOME", ".cache")
         self.runtimeDirectory = runtimeDirectory
-        var owned = hostOwned.map(Self.standardized)
+        var owned = hostOwned.map(LexicalPath.standardized)
         owned += ["\(configHome)/autofill", "\(dataHome)/autofill", "\(stateHome)/autofill"]
         if let runtimeDirectory { owned.append("\(runtimeDirectory)/autofill") }
         self.hostOwned = owned
@@ -287,16 +288,6 @@ struct SandboxContext {
         guard info.st_mode & 0o077 == 0 else {
             throw AutofillError(.refused, "\(folder), the private folder of \(named), is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 \(folder)")
         }
-    }
-
-    static func standardized(_ path: String) -> String {
-        var parts: [Substring] = []
-        for part in path.split(separator: "/") {
-            if part == "." { continue }
-            if part == ".." { _ = parts.popLast(); continue }
-            parts.append(part)
-        }
-        return "/" + parts.joined(separator: "/")
     }
 
     static func parent(of path: String) -> String {

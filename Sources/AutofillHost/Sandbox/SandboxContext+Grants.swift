@@ -1,4 +1,5 @@
 internal import AutofillCore
+internal import AutofillSystem
 internal import Glibc
 
 /// Declared files as grants: expanded (settings, `~`, XDG folders, declared variables), then resolved
@@ -39,7 +40,7 @@ extension SandboxContext {
                 what = "its declared path \(file.path ?? "")"
             }
             guard let value, value.hasPrefix("/") else { continue }
-            let written = Self.standardized(value)
+            let written = LexicalPath.standardized(value)
             // A setting (or its default) naming a file in the provider's own folders needs no grant: the
             // folder is the provider's already, and autofill never resolves the links it makes there. A
             // declared path there is the author's mistake, refused (``checkResolved(_:refuse:own:)``).
@@ -133,7 +134,7 @@ extension SandboxContext {
         while head != "/" {
             tail.insert(head.split(separator: "/").last ?? "", at: 0)
             head = parent(of: head)
-            if let real = realPath(head) { return standardized(real + "/" + tail.joined(separator: "/")) }
+            if let real = realPath(head) { return LexicalPath.standardized(real + "/" + tail.joined(separator: "/")) }
         }
         return path
     }

@@ -1,3 +1,4 @@
+internal import AutofillSystem
 internal import Glibc
 
 /// The one per-user folder of the host's trust and fault records: `trust.json` (what the user approved
@@ -22,11 +23,11 @@ public struct HostRecords: Hashable, Sendable {
     /// `$HOME/.local/state/autofill` (`HOME` unset: the user's home from the password database).
     public init(environment: [String: String]) {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            path = ConfigurationFile.standardized("\(state)/autofill")
+            path = LexicalPath.standardized("\(state)/autofill")
             return
         }
         let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? Self.passwordDatabaseHome()
-        path = ConfigurationFile.standardized("\(home)/.local/state/autofill")
+        path = LexicalPath.standardized("\(home)/.local/state/autofill")
     }
 
     /// The path of record file `name` in the folder.

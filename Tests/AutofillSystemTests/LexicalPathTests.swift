@@ -1,0 +1,23 @@
+import AutofillSystem
+import Testing
+
+struct LexicalPathTests {
+    @Test(arguments: [
+        ("/a/b/c", "/a/b/c"), ("/a//b/", "/a/b"), ("/a/./b/.", "/a/b"), ("/a/b/../c", "/a/c"),
+        ("/../..", "/"), ("/", "/"), ("", "/"), ("a/b", "/a/b"), ("/a/b/../../../c", "/c"),
+    ])
+    func standardizingRemovesDotsAndDoubledSlashesWithoutTheFileSystem(path: String, expected: String) {
+        #expect(LexicalPath.standardized(path) == expected)
+    }
+
+    @Test func aLinkIsNotFollowed() {
+        // /proc/self is a link; lexically, /proc/self/.. is /proc whatever it points to.
+        #expect(LexicalPath.standardized("/proc/self/..") == "/proc")
+    }
+
+    @Test(arguments: [("/a/b", "/a", "b"), ("/b", "/", "b"), ("b", ".", "b"), ("/a/b/", "/a/b", "")])
+    func folderAndNameSplitAtTheLastSlash(path: String, folder: String, name: String) {
+        #expect(LexicalPath.folder(of: path) == folder)
+        #expect(LexicalPath.name(of: path) == name)
+    }
+}
