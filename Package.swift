@@ -135,7 +135,7 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [
-                "AutofillCore", "AutofillOTP", "AutofillWebAuthn", "CArgon2",
+                "AutofillCore", "AutofillOTP", "AutofillWebAuthn", "AutofillSystem", "CArgon2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -154,7 +154,7 @@ let package = Package(
             path: "Plugins/VaultProvider/Companion"
         ),
         .target(
-            name: "AuthenticatorProvider", dependencies: ["AutofillProviderKit", "AutofillOTP"],
+            name: "AuthenticatorProvider", dependencies: ["AutofillProviderKit", "AutofillOTP", "AutofillSystem"],
             path: "Plugins/AuthenticatorProvider", exclude: ["Info.plist"]
         ),
         .target(

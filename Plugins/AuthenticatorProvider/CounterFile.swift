@@ -1,12 +1,13 @@
 // The HOTP state file: the next counter of each HOTP entry, written atomically before a code is used.
+import AutofillSystem
 import FoundationEssentials
 import Glibc
 
 /// `{"version": 1, "counters": {"otp-…": 7}}`: the next counter value per record identifier.
 ///
 /// Every use locks `<file>.lock` (flock, so other processes and other loads wait), reads the
-/// file, and writes the new value with a temporary file, fsync and rename, mode 0600, before
-/// the code leaves the provider. A counter is never used twice, even if a later step fails.
+/// file, and writes the new value atomically (`AtomicFile`: temporary file, fsync, rename, fsync of
+/// the folder), mode 0600, before the code leaves the provider. A counter is never used twice, even if a later step fails.
 struct CounterFile: Sendable {
     struct Problem: Error {
         let reason: String
@@ -55,38 +56,10 @@ struct CounterFile: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         guard let data = try? encoder.encode(contents) else { throw Problem(reason: "cannot encode the HOTP state") }
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = "\(directory.isEmpty ? "/" : directory)/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Problem(reason: "cannot write the HOTP state next to \(path): \(errnoText())") }
-        var ok = data.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
-            }
-            return true
-        }
-        ok = ok && fchmod(fd, 0o600) == 0 && fsync(fd) == 0
-        guard ok else {
-            let failure = errnoText()
-            close(fd)
-            unlink(temporary)
-            throw Problem(reason: "cannot write the HOTP state next to \(path): \(failure)")
-        }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let failure = errnoText()
-            unlink(temporary)
-            throw Problem(reason: "cannot replace the HOTP state file \(path): \(failure)")
-        }
-        let directoryFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            _ = fsync(directoryFD)
-            close(directoryFD)
+        do {
+            try AtomicFile.write([UInt8](data), to: path, mode: 0o600)
+        } catch {
+            throw Problem(reason: "cannot write the HOTP state file \(path): \(error)")
         }
     }
 

@@ -66,7 +66,7 @@ struct HelperFaultCommandTests {
         #expect(refused.stderr.contains("Fixture (org.t.fixture) is quarantined since"), "\(refused.stderr)")
         #expect(refused.stderr.contains("it crashed or was killed 3 times within 10 minutes; the last time it crashed: Fixture crashed (SIGSEGV)"),
                 "\(refused.stderr)")
-        #expect(files(containing: ".tmp-").isEmpty, "a ledger write was cut short: \(files(containing: ".tmp-"))")
+        #expect(files(containing: ".tmp").isEmpty, "a ledger write was cut short: \(files(containing: ".tmp"))")
     }
 
     @Test func aForkThenCrashEndsTheFillAtOnceAsACrash() throws {

@@ -31,7 +31,7 @@ struct ProviderSettingsTests {
         // The provider sees it: its sandbox summary names the file.
         #expect(try autofill(["providers", "list"]).stdout.contains("NetrcFile setting (now \(home.path)/work.netrc)"))
         #expect(try FileManager.default.attributesOfItem(atPath: config)[.posixPermissions] as? Int == 0o600)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).allSatisfy { !$0.contains(".tmp-") }, "no temporary file left")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).allSatisfy { !$0.contains(".tmp") }, "no temporary file left")
 
         let unset = try autofill(["providers", "unset", "org.t.netrc", "NetrcFile"])
         #expect(unset.status == 0, "\(unset.stderr)")

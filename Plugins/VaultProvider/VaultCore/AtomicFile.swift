@@ -1,66 +1,29 @@
+internal import AutofillSystem
 internal import Glibc
 
 /// Reading and atomically replacing whole files: the only place VaultCore writes a file.
 ///
-/// A write goes to a temporary file in the same folder (mode 0600), is fsynced, renamed over the
-/// target, and the folder is fsynced: a crash at any point leaves either the old or the new file.
+/// A write is ``AutofillSystem/AtomicFile``'s: a temporary file in the same folder (mode 0600),
+/// fsynced, renamed over the target, and the folder fsynced: a crash at any point leaves either the
+/// old or the new file.
 enum AtomicFile {
     /// Where a test makes a write fail, to check what a failure or crash leaves behind.
-    enum FailurePoint: Sendable {
-        /// Fail after the temporary file is written and fsynced, before the rename (cleans up as errors do).
-        case beforeRename
-        /// Stop dead before the rename, leaving the temporary file as a crash would.
-        case crashBeforeRename
-    }
+    typealias FailurePoint = AutofillSystem.AtomicFile.FailurePoint
 
     /// The largest file read (a vault is far smaller; this stops a wrong path from eating memory).
     static let maximumSize = 64 << 20
 
-    /// Writes `bytes` to `path` atomically with `mode`; returns the new file's stamp (nil if it
-    /// could not be taken: a reader then reads the file again).
+    /// Writes `bytes` to `path` atomically with `mode`; returns the new file's stamp.
     @discardableResult
     static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, failing failurePoint: FailurePoint? = nil)
         throws(VaultError) -> FileStamp?
     {
-        let folder = folderOf(path)
-        var random = SystemRandomNumberGenerator()
-        let temporary = "\(folder)/.\(nameOf(path)).\(String(random.next() as UInt64, radix: 16)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { throw ioError("cannot create a temporary file in \(folder)") }
-        var closed = false
-        var renamed = false
-        defer {
-            if !closed { close(fd) }
-            if !renamed && failurePoint != .crashBeforeRename { unlink(temporary) }
+        do {
+            // The rename keeps the inode, size and modification time: this is the stamp of the new vault.
+            return try AutofillSystem.AtomicFile.write(bytes, to: path, mode: mode, failing: failurePoint).map(FileStamp.init)
+        } catch {
+            throw VaultError(.io, error.description)
         }
-        guard fchmod(fd, mode) == 0 else { throw ioError("cannot set the mode of \(temporary)") }
-        let writeError: Int32 = bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return 0
-        }
-        guard writeError == 0 else { throw ioError("cannot write \(temporary)", writeError) }
-        guard fsync(fd) == 0 else { throw ioError("cannot flush \(temporary) to disk") }
-        // The rename keeps the inode, size and modification time: this is the stamp of the new vault.
-        let stamp = FileStamp(descriptor: fd)
-        closed = true
-        guard close(fd) == 0 else { throw ioError("cannot close \(temporary)") }
-        switch failurePoint {
-        case .beforeRename: throw VaultError(.io, "simulated failure before replacing \(path)")
-        case .crashBeforeRename: throw VaultError(.io, "simulated crash before replacing \(path)")
-        case nil: break
-        }
-        guard rename(temporary, path) == 0 else { throw ioError("cannot replace \(path)") }
-        renamed = true
-        syncFolder(folder)
-        return stamp
     }
 
     /// Reads all of `path`; `notFound` when it does not exist.
@@ -100,24 +63,9 @@ enum AtomicFile {
         return lstat(path, &info) == 0
     }
 
-    /// Fsyncs a folder so a rename in it is durable. Best effort: some file systems refuse.
-    static func syncFolder(_ folder: String) {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = fsync(fd)
-        close(fd)
-    }
-
     /// The folder part of `path` ("." for a bare name).
     static func folderOf(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-
-    /// The last component of `path`.
-    static func nameOf(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
+        LexicalPath.folder(of: path)
     }
 
     /// An I/O error with the system's reason appended.

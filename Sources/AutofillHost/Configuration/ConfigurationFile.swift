@@ -316,35 +316,20 @@ func describeDecodingError(_ error: any Error) -> String {
     }
 }
 
-/// Writing files so that a crash leaves either the old or the new contents.
-enum AtomicFile {
-    /// Writes `data` to `path` through a temporary file in the same folder, fsync, then rename.
-    /// Creates the folder (mode 0700) if needed.
+extension AtomicFile {
+    /// Writes `data` to `path` atomically (``AtomicFile``: temporary file in the same folder, fsync,
+    /// rename, fsync of the folder), creating the folder (mode 0700) if needed.
     static func write(_ data: Data, to path: String, mode: mode_t) throws(AutofillError) {
-        let folder = ConfigurationFile.directory(of: path)
+        let folder = LexicalPath.folder(of: path)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw AutofillError(.io, "cannot create the folder \(folder): \(error)")
         }
-        let temporary = "\(path).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw AutofillError(.io, "cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written, synced, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw AutofillError(.io, "cannot write \(path): \(reason)")
+        do {
+            try write([UInt8](data), to: path, mode: mode)
+        } catch {
+            throw AutofillError(.io, error.description)
         }
     }
 }

@@ -1,3 +1,4 @@
+internal import AutofillSystem
 internal import AutofillWire
 internal import CAutofillHelper
 internal import Glibc
@@ -36,14 +37,7 @@ public enum BubblewrapSupport {
         let answer = probe()
         if let runtime, let cache {
             mkdir("\(runtime)/autofill", 0o700)
-            let temporary = "\(cache).\(getpid())"
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if descriptor >= 0 {
-                let line = Array("\(boot) \(answer ? "yes" : "no")".utf8)
-                let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                close(descriptor)
-                if written != line.count || rename(temporary, cache) != 0 { unlink(temporary) }
-            }
+            _ = try? AtomicFile.write(Array("\(boot) \(answer ? "yes" : "no")".utf8), to: cache, mode: 0o600)
         }
         return answer
     }()

@@ -1,3 +1,4 @@
+internal import AutofillSystem
 internal import FoundationEssentials
 internal import Glibc
 
