@@ -87,7 +87,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .target(name: "AutofillMatching", dependencies: ["AutofillCore", "CPSL", "CIDN2"]),
-        .target(name: "AutofillStore", dependencies: ["AutofillCore", "AutofillMatching", "CSQLite"]),
+        .target(name: "AutofillStore", dependencies: ["AutofillCore", "AutofillMatching", "AutofillSystem", "CSQLite"]),
         .target(name: "AutofillABI", dependencies: ["AutofillCore", "CAutofillProvider"]),
         .target(
             name: "AutofillProviderRuntime",
@@ -114,7 +114,7 @@ let package = Package(
         .executableTarget(
             name: "autofill-cli",
             dependencies: [
-                "AutofillHost", "AutofillCore", "AutofillWire", "AutofillABI",
+                "AutofillHost", "AutofillSystem", "AutofillCore", "AutofillWire", "AutofillABI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -148,7 +148,7 @@ let package = Package(
         .executableTarget(
             name: "autofill-vault",
             dependencies: [
-                "VaultCore", "AutofillCompanion", "AutofillWire",
+                "VaultCore", "AutofillCompanion", "AutofillSystem", "AutofillWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Plugins/VaultProvider/Companion"

@@ -1,4 +1,5 @@
 internal import AutofillCore
+internal import AutofillSystem
 internal import Glibc
 
 /// Where the identity stores live: `$XDG_DATA_HOME/autofill/stores/` (default
@@ -12,11 +13,10 @@ public struct IdentityStoreDirectory: Hashable, Sendable {
         self.path = path
     }
 
-    /// The folder the environment names.
+    /// The folder the environment names (``UserFolders``: `$XDG_DATA_HOME` when absolute, else under
+    /// `$HOME`, else under the password database's home).
     public init(environment: [String: String]) {
-        let home = environment["HOME"] ?? "/"
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "\(home)/.local/share"
-        self.path = "\(dataHome)/autofill/stores"
+        self.path = "\(UserFolders(environment: environment).dataHome)/autofill/stores"
     }
 
     /// The database file of `providerID` (provider ids are reverse-DNS names, safe as file names).

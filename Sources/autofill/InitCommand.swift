@@ -1,6 +1,7 @@
 import ArgumentParser
 import AutofillCore
 import AutofillHost
+import AutofillSystem
 import FoundationEssentials
 
 /// `autofill init`: your own configuration, from the providers installed in the default plugin
@@ -64,7 +65,7 @@ struct InitCommand: AsyncParsableCommand {
                     .configuration,
                     "\(path) exists already, and init does not replace it: change it with `autofill providers enable|disable|set …`, or run `autofill init --force` (the current file is kept as \(path).bak-<time>)")
             }
-            let file = ConfigurationFile.new(at: path, home: environment["HOME"] ?? "/")
+            let file = ConfigurationFile.new(at: path, home: UserFolders(environment: environment).home)
             var setup = try global.setup(file: file)
             let installed = Self.installed(setup.catalog)
             let terminal = TerminalUserInterface.open()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AutofillSystem
 import Foundation
 import VaultCore
 
@@ -67,7 +68,7 @@ extension CreateCommand {
             vault, run: autofill providers set \(VaultLocation.providerID) VaultFile \(absolute)
             """)
         let folder = (absolute as NSString).deletingLastPathComponent
-        if folder == standard(environment["HOME"] ?? NSHomeDirectory()) {
+        if folder == standard(UserFolders(environment: environment).home) {
             printWarning("""
                 \(absolute) is directly in your home folder: autofill refuses to let the Vault change files there \
                 (docs/SANDBOX.md); move it into a folder of its own, e.g. ~/vault/\(VaultLocation.fileName)

@@ -35,8 +35,7 @@ struct VaultOptions: ParsableArguments {
     static func defaultVaultPath(environment: [String: String]) -> String {
         var environment = environment
         environment["AUTOFILL_PROVIDER_DATA_DIR"] = nil  // the provider's variable, never this program's
-        if environment["HOME"] == nil { environment["HOME"] = NSHomeDirectory() }
-        return VaultLocation.defaultPath(environment: environment) ?? "\(NSHomeDirectory())/.local/share/autofill/providers/\(VaultLocation.providerID)/\(VaultLocation.fileName)"
+        return VaultLocation.defaultPath(environment: environment)
     }
 }
 

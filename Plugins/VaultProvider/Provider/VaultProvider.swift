@@ -53,7 +53,6 @@ final class VaultProvider: CredentialProvider {
         } else {
             // Unset: the vault autofill-vault create makes, in this provider's own data folder.
             vaultPath = VaultLocation.defaultPath
-            if vaultPath == nil { host.log(.info, "no VaultFile setting and no data folder: serving nothing") }
         }
         let timeout = Self.seconds(host, "UnlockTimeoutSeconds", default: VaultMemory.defaultTimeout, maximum: VaultMemory.maximumTimeout)
         memory = VaultMemory(timeout: timeout) { [host] event in Self.log(event, to: host) }

@@ -1,3 +1,4 @@
+internal import AutofillSystem
 internal import FoundationEssentials
 
 /// Where the vault is when nothing names another: the Vault provider's own data folder, which its
@@ -12,16 +13,15 @@ public enum VaultLocation {
 
     /// `$AUTOFILL_PROVIDER_DATA_DIR/vault.afvault` inside the provider's sandbox (the host sets it to the
     /// provider's data folder), else `$XDG_DATA_HOME/autofill/providers/org.autofill.vault/vault.afvault`
-    /// (`~/.local/share/…` without XDG_DATA_HOME); nil when not even HOME is known.
-    public static func defaultPath(environment: [String: String]) -> String? {
+    /// (the host's rule, `UserFolders`: `~/.local/share/…` without an absolute XDG_DATA_HOME; `HOME`
+    /// unset, the password database's home).
+    public static func defaultPath(environment: [String: String]) -> String {
         if let data = environment["AUTOFILL_PROVIDER_DATA_DIR"], data.hasPrefix("/") { return "\(data)/\(fileName)" }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? environment["HOME"].flatMap { $0.hasPrefix("/") ? "\($0)/.local/share" : nil }
-        return dataHome.map { "\($0)/autofill/providers/\(providerID)/\(fileName)" }
+        return "\(UserFolders(environment: environment).dataHome)/autofill/providers/\(providerID)/\(fileName)"
     }
 
     /// ``defaultPath(environment:)`` of this process's environment.
-    public static var defaultPath: String? {
+    public static var defaultPath: String {
         defaultPath(environment: ProcessInfo.processInfo.environment)
     }
 }

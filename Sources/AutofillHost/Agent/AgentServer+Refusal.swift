@@ -1,3 +1,4 @@
+internal import AutofillSystem
 internal import AutofillWire
 
 extension AgentServer {
@@ -7,14 +8,6 @@ extension AgentServer {
         let reason: String
         let log: String
     }
-
-    /// The variables that decide where the user's files are: a request must name the agent's user
-    /// folders (each `XDG_*` folder as resolved, its default under `HOME` when unset), since the
-    /// agent's running providers, trust records and stores are those.
-    static let userFolders: [(name: String, fallback: String?)] = [
-        ("HOME", nil), ("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"),
-        ("XDG_STATE_HOME", ".local/state"), ("XDG_CACHE_HOME", ".cache"),
-    ]
 
     /// Knobs read from the agent's own environment when it launches a provider's helper (the helper
     /// executable, the loader's diagnostics, a test's switch): a request that sets them otherwise
@@ -49,7 +42,11 @@ extension AgentServer {
             return Refusal(reason: "the agent belongs to another installation of autofill than this client",
                            log: "a client of \(program) runs its command itself (the agent runs \(agentProgram))")
         }
-        var differing = Self.userFolders.filter { Self.folder($0, in: environment) != Self.folder($0, in: client) }.map(\.name)
+        // The user folders as both sides resolve them (UserFolders: each `XDG_*` folder, its default
+        // under `HOME` when unset): the agent's running providers, trust records and stores are those.
+        let agentFolders = UserFolders(environment: environment).byVariable, clientFolders = UserFolders(environment: client).byVariable
+        var differing = zip(agentFolders, clientFolders).filter { ours, theirs in ours.name != "XDG_RUNTIME_DIR" && ours.path != theirs.path }
+            .map { ours, _ in ours.name }
         // The runtime folder as both sides find it (XDG_RUNTIME_DIR, else /run/user/UID): a request
         // reaches this socket through it, unless its variable names another path to it.
         if AgentPaths(environment: client)?.runtimeFolder != paths.runtimeFolder { differing.append("XDG_RUNTIME_DIR") }
@@ -72,17 +69,5 @@ extension AgentServer {
         for (name, value) in environment where Self.isAgentsOwn(name) { result[name] = value }
         result["XDG_RUNTIME_DIR"] = paths.runtimeFolder
         return result
-    }
-
-    /// A user folder as `environment` resolves it (its trailing slashes dropped).
-    static func folder(_ folder: (name: String, fallback: String?), in environment: [String: String]) -> String? {
-        func trimmed(_ path: String) -> String {
-            var path = path
-            while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
-            return path
-        }
-        if let value = environment[folder.name], value.hasPrefix("/") { return trimmed(value) }
-        guard let fallback = folder.fallback, let home = environment["HOME"], home.hasPrefix("/") else { return nil }
-        return trimmed(home) + "/" + fallback
     }
 }

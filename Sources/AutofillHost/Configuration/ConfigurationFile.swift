@@ -45,7 +45,7 @@ public struct ConfigurationFile: Sendable {
     /// Finds and reads the configuration: `option`, then `$AUTOFILL_CONFIG`, then the user's file, then
     /// the embedded default. A file named by the option or the environment must exist.
     public static func locate(option: String?, environment: [String: String]) throws(AutofillError) -> ConfigurationFile {
-        let home = environment["HOME"] ?? "/"
+        let home = UserFolders(environment: environment).home
         let userPath = userPath(environment: environment)
         let candidates: [(String?, Source)] = [
             (option, .option), (environment["AUTOFILL_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }, .environment),
@@ -76,9 +76,7 @@ public struct ConfigurationFile: Sendable {
 
     /// The user's configuration file: `$XDG_CONFIG_HOME/autofill/config.plist` (default `~/.config/…`).
     public static func userPath(environment: [String: String]) -> String {
-        let home = environment["HOME"] ?? "/"
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "\(home)/.config"
-        return "\(configHome)/autofill/\(fileName)"
+        "\(UserFolders(environment: environment).configHome)/autofill/\(fileName)"
     }
 
     /// The file a new configuration is written to (`autofill init`): the one ``locate(option:environment:)``

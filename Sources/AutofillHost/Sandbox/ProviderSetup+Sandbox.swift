@@ -109,18 +109,13 @@ struct SandboxContext {
 
     init(environment: [String: String], home: String, hostOwned: [String], setup: ProviderSetup?) {
         self.environment = environment
-        let home = LexicalPath.standardized(home)
-        self.home = home
-        func xdg(_ name: String, _ fallback: String) -> String {
-            environment[name].flatMap { $0.hasPrefix("/") ? LexicalPath.standardized($0) : nil } ?? "\(home)/\(fallback)"
-        }
-        let dataHome = xdg("XDG_DATA_HOME", ".local/share"), configHome = xdg("XDG_CONFIG_HOME", ".config")
-        let stateHome = xdg("XDG_STATE_HOME", ".local/state")
-        let runtimeDirectory = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? LexicalPath.standardized($0) : nil }
+        let folders = UserFolders(environment: environment, home: home)
+        let (dataHome, configHome, stateHome, runtimeDirectory) = (folders.dataHome, folders.configHome, folders.stateHome, folders.runtimeDirectory)
+        self.home = folders.home
         self.dataHome = dataHome
         self.configHome = configHome
         self.stateHome = stateHome
-        cacheHome = xdg("XDG_CACHE_HOME", ".cache")
+        cacheHome = folders.cacheHome
         self.runtimeDirectory = runtimeDirectory
         var owned = hostOwned.map(LexicalPath.standardized)
         owned += ["\(configHome)/autofill", "\(dataHome)/autofill", "\(stateHome)/autofill"]
@@ -344,6 +339,6 @@ extension ProviderSetup {
         bare.sandbox = SandboxDeclaration()
         if let setup { return try SandboxContext(setup: setup).policy(for: bare) }
         let environment = ClientContext.current.environment
-        return try SandboxContext(environment: environment, home: environment["HOME"] ?? "/", hostOwned: [], setup: nil).policy(for: bare)
+        return try SandboxContext(environment: environment, home: UserFolders(environment: environment).home, hostOwned: [], setup: nil).policy(for: bare)
     }
 }

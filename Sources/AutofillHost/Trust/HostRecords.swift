@@ -19,15 +19,10 @@ public struct HostRecords: Hashable, Sendable {
         self.path = path
     }
 
-    /// The folder the environment names: `$XDG_STATE_HOME/autofill` when it is absolute, else
-    /// `$HOME/.local/state/autofill` (`HOME` unset: the user's home from the password database).
+    /// The folder the environment names: `$XDG_STATE_HOME/autofill` (``UserFolders``: when it is
+    /// absolute, else `$HOME/.local/state/autofill`, `HOME` unset: the user's home from the password database).
     public init(environment: [String: String]) {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            path = LexicalPath.standardized("\(state)/autofill")
-            return
-        }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? Self.passwordDatabaseHome()
-        path = LexicalPath.standardized("\(home)/.local/state/autofill")
+        path = "\(UserFolders(environment: environment).stateHome)/autofill"
     }
 
     /// The path of record file `name` in the folder.
@@ -37,15 +32,5 @@ public struct HostRecords: Hashable, Sendable {
     /// writable by no one else; see ``PluginPermissions``).
     static func problems(ofRecordFile filePath: String) -> [PluginProblem] {
         PluginPermissions.problems(hostPath: filePath, what: "autofill's records", folder: "the folder of autofill's records")
-    }
-
-    static func passwordDatabaseHome() -> String {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil, let directory = entry.pw_dir else {
-            return "/"
-        }
-        return String(cString: directory)
     }
 }
