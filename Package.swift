@@ -18,9 +18,10 @@
 //                        its library, the helper protocol and its serving loop, and the sandbox entry
 //                        (the helper links this alone: no PAM, SQLite, D-Bus, libpsl, libidn2)
 //   AutofillHost         discovers and trusts plugins; configuration; routing; spawns and talks to helpers
-//   CAutofillHelper      libc calls of helper processes Swift cannot make (spawn, prctl, signals)
+//   CAutofillSystem      the libc calls Swift cannot make, one header, one .c per concept, prefix afsys_
+//                        (spawning, processes, the fault reporter, descriptors, Unix sockets, the peer,
+//                        the lock file, the terminal)
 //   CAutofillSandbox     the provider sandbox's kernel calls: Landlock, seccomp (libseccomp), prctl
-//   CAutofillAgent       the agent's socket calls: listen/connect, SO_PEERCRED, SCM_RIGHTS, lock file
 //   CAutofillSessionBus  logind's Lock and PrepareForSleep on the system bus (libdbus), for the agent
 //   CDBus                libdbus (system library): used by CAutofillSessionBus alone
 //   autofill-provider-helper  runs one plugin in a process of its own (the default isolation)
@@ -69,10 +70,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "CAutofillProvider"),
-        .target(name: "CAutofillHelper"),
+        .target(name: "CAutofillSystem"),
         .target(name: "CAutofillSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
-        .target(name: "CAutofillAgent"),
-        .target(name: "AutofillWire", dependencies: ["CAutofillAgent"]),
+        .target(name: "AutofillWire", dependencies: ["CAutofillSystem"]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "CAutofillSessionBus", dependencies: ["CDBus"]),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "AutofillProviderRuntime",
             dependencies: [
-                "AutofillCore", "AutofillABI", "AutofillWire", "CAutofillProvider", "CFFI", "CAutofillHelper", "CAutofillSandbox",
+                "AutofillCore", "AutofillABI", "AutofillWire", "CAutofillProvider", "CFFI", "CAutofillSystem", "CAutofillSandbox",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -100,7 +100,7 @@ let package = Package(
             name: "AutofillHost",
             dependencies: [
                 "AutofillProviderRuntime", "AutofillSystem", "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
-                "CAutofillHelper", "CAutofillSandbox", "CAutofillAgent", "CAutofillSessionBus", "AutofillWire",
+                "CAutofillSystem", "CAutofillSandbox", "CAutofillSessionBus", "AutofillWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -109,7 +109,7 @@ let package = Package(
         .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "AutofillWebAuthn", dependencies: ["AutofillCore", .product(name: "Crypto", package: "swift-crypto")]),
-        .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillAgent"], path: "Sources/autofill-client"),
+        .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillSystem"], path: "Sources/autofill-client"),
         .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
         .executableTarget(
             name: "autofill-cli",

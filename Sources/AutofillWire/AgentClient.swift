@@ -1,4 +1,4 @@
-internal import CAutofillAgent
+internal import CAutofillSystem
 internal import Glibc
 
 /// The client side of the agent: what every `autofill` invocation of a command the agent serves
@@ -27,7 +27,7 @@ package enum AgentClient {
         guard let paths = AgentPaths(environment: environment) else { return .runHere(AgentPaths.noRuntimeFolder) }
         // An agent is reached only through the user's own folders: another user could have put the socket there.
         if let problem = paths.unsafeFolder() { return .runHere("no agent: \(problem)") }
-        var socket = afa_connect(paths.socket)
+        var socket = afsys_connect(paths.socket)
         if socket < 0 {
             guard start else { return .runHere("no agent is running") }
             switch startAgent(paths, environment: environment, executable: agentExecutable) {
@@ -38,7 +38,7 @@ package enum AgentClient {
         defer { close(socket) }
         // The agent gets this process's terminal and output: never hand them to another user's process.
         var uid: uid_t = 0, pid: pid_t = 0
-        guard afa_peer_credentials(socket, &uid, &pid) == 0, uid == getuid() else {
+        guard afsys_peer_credentials(socket, &uid, &pid) == 0, uid == getuid() else {
             writeError("autofill: \(paths.socket) is served by uid \(uid), not by you; autofill talks to no other user's agent. Remove the socket, or run with AUTOFILL_AGENT=off (docs/AGENT.md).\n")
             return .exited(77)
         }
@@ -89,13 +89,13 @@ package enum AgentClient {
         let variables = AgentProtocol.startEnvironment(environment).map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
         let status = withCStrings(arguments) { argv in
-            withCStrings(variables) { envp in afa_spawn_detached(executable, argv, envp, &pid) }
+            withCStrings(variables) { envp in afsys_spawn_detached(executable, argv, envp, &pid) }
         }
         guard status == 0 else { return .failure(StartFailure("cannot start \(executable) agent serve: \(String(cString: strerror(status)))")) }
         let deadline = ContinuousClock.now + startWait
         var reaped = false
         while ContinuousClock.now < deadline {
-            let socket = afa_connect(paths.socket)
+            let socket = afsys_connect(paths.socket)
             if socket >= 0 { return .success(socket) }
             // An agent that exits at once is reaped here: another one won the race (status 0: the
             // winner listens already or soon), or it could not start (it said why in its own log).

@@ -1,4 +1,4 @@
-internal import CAutofillAgent
+internal import CAutofillSystem
 internal import Glibc
 
 /// The protocol between `autofill` and its agent (docs/AGENT.md): the helper protocol's framing
@@ -126,10 +126,10 @@ extension AgentProtocol.Message {
         var buffer = [UInt8](repeating: 0, count: 65536)
         var received = false
         while true {
-            var fds = [Int32](repeating: -1, count: Int(AFA_MAX_FDS))
+            var fds = [Int32](repeating: -1, count: Int(AFSYS_MAX_FDS))
             var fdCount = 0
             let count = buffer.withUnsafeMutableBytes { raw in
-                afa_receive_with_fds(socket, raw.baseAddress, raw.count, &fds, fds.count, &fdCount)
+                afsys_receive_with_fds(socket, raw.baseAddress, raw.count, &fds, fds.count, &fdCount)
             }
             descriptors += fds.prefix(fdCount)
             if count < 0 { throw FrameError("cannot read the agent socket (\(String(cString: strerror(errno))))") }
@@ -151,7 +151,7 @@ extension AgentProtocol.Message {
         let frame = self.frame
         return frame.withUnsafeBytes { raw in
             descriptors.withUnsafeBufferPointer { fds in
-                afa_send_with_fds(socket, raw.baseAddress, raw.count, fds.baseAddress, fds.count) == 0
+                afsys_send_with_fds(socket, raw.baseAddress, raw.count, fds.baseAddress, fds.count) == 0
             }
         }
     }

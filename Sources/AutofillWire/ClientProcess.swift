@@ -1,4 +1,4 @@
-internal import CAutofillAgent
+internal import CAutofillSystem
 internal import Glibc
 
 /// What the small `autofill` client needs of its own process, without Foundation.
@@ -6,7 +6,7 @@ package enum ClientProcess {
     /// This process's environment.
     package static func environment() -> [String: String] {
         var result: [String: String] = [:]
-        guard var entry = afa_environment() else { return result }
+        guard var entry = afsys_environment() else { return result }
         while let pointer = entry.pointee {
             let text = String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)), as: UTF8.self)
             if let equals = text.firstIndex(of: "=") {

@@ -1,5 +1,5 @@
 package import AutofillWire
-internal import CAutofillAgent
+internal import CAutofillSystem
 internal import Dispatch
 internal import Glibc
 package import Logging
@@ -106,27 +106,27 @@ public final class AgentServer: Sendable {
             throw AutofillError(.configuration, "cannot start the agent: \(AgentPaths.noRuntimeFolder)")
         }
         try paths.prepare()
-        let lock = afa_lock_file(paths.lockFile)
+        let lock = afsys_lock_file(paths.lockFile)
         if lock == -2 { return .alreadyRunning(paths) }
         guard lock >= 0 else { throw AutofillError(.io, "cannot take the agent's lock \(paths.lockFile) (\(String(cString: strerror(errno))))") }
         // Holding the lock, any socket there is a dead agent's.
         unlink(paths.socket)
-        let listener = afa_listen(paths.socket)
+        let listener = afsys_listen(paths.socket)
         guard listener >= 0 else {
             let reason = String(cString: strerror(errno))
             close(lock)
             throw AutofillError(.io, "cannot listen on \(paths.socket) (\(reason))")
         }
         var device: UInt64 = 0, inode: UInt64 = 0
-        _ = afa_identity(paths.socket, &device, &inode)
-        guard afa_harden() == 0 else {
+        _ = afsys_identity(paths.socket, &device, &inode)
+        guard afsys_harden() == 0 else {
             close(listener)
             close(lock)
             throw AutofillError(.internal, "cannot harden the agent (no core dumps, not dumpable): \(String(cString: strerror(errno)))")
         }
         // Room for every connection waiting for its request, and for the requests served with their
         // descriptors (a client's four, the helpers' pipes and sockets), beyond a desktop's usual 1,024.
-        _ = afa_raise_descriptor_limit(UInt64(ConnectionIntake.maximumPending + 64 * maximumRequests + 1024))
+        _ = afsys_raise_descriptor_limit(UInt64(ConnectionIntake.maximumPending + 64 * maximumRequests + 1024))
         let server = AgentServer(paths: paths, environment: environment, listener: listener, lockDescriptor: lock,
                                  socketIdentity: (device, inode), idleTimeout: idleTimeout, userPolicy: userPolicy, handler: handler, logger: logger)
         guard let intake = ConnectionIntake(admit: { [server] in server.admit($0) },
@@ -155,7 +155,7 @@ public final class AgentServer: Sendable {
         lockWatcher.withLock { $0 }?.stop()
         pool.lock()
         var device: UInt64 = 0, inode: UInt64 = 0
-        if afa_identity(paths.socket, &device, &inode) == 0, device == socketIdentity.device, inode == socketIdentity.inode {
+        if afsys_identity(paths.socket, &device, &inode) == 0, device == socketIdentity.device, inode == socketIdentity.inode {
             unlink(paths.socket)
         }
         close(listener)
@@ -248,7 +248,7 @@ public final class AgentServer: Sendable {
             return stop("its executable was replaced (an upgrade); the next command starts the new one")
         }
         var device: UInt64 = 0, inode: UInt64 = 0
-        if afa_identity(paths.socket, &device, &inode) != 0 || device != socketIdentity.device || inode != socketIdentity.inode {
+        if afsys_identity(paths.socket, &device, &inode) != 0 || device != socketIdentity.device || inode != socketIdentity.inode {
             stop("its socket \(paths.socket) was removed or replaced")
         }
     }
@@ -260,14 +260,14 @@ public final class AgentServer: Sendable {
     private func acceptLoop() {
         let intake = self.intake.withLock { $0 }
         while true {
-            let connection = afa_accept(listener)
+            let connection = afsys_accept(listener)
             if connection < 0 {
                 if errno == EBADF || errno == EINVAL { return }  // closed: stopping
                 if errno == EMFILE || errno == ENFILE { usleep(50_000) }
                 continue
             }
             var uid: uid_t = 0, pid: pid_t = 0
-            guard afa_peer_credentials(connection, &uid, &pid) == 0, uid == getuid() else {
+            guard afsys_peer_credentials(connection, &uid, &pid) == 0, uid == getuid() else {
                 logger.warning("refused a connection from pid \(pid) of uid \(uid): the agent serves uid \(getuid()) only")
                 close(connection)
                 continue
@@ -281,14 +281,14 @@ public final class AgentServer: Sendable {
     static let confinedRefusal = "the agent serves only a person's own commands, not a provider's helper nor anything running under one, nor a process that runs confined (no_new_privs and a seccomp filter); the command runs in this process"
 
     /// Whether the peer of `socket` may talk to the agent: not a provider helper, nor anything under
-    /// one (``afa_peer_confinement``, docs/AGENT.md "Who may talk to it"). A peer refused is told
+    /// one (``afsys_peer_confinement``, docs/AGENT.md "Who may talk to it"). A peer refused is told
     /// ``confinedRefusal`` and nothing else.
     private func admit(_ socket: Int32) -> Bool {
         var why = [CChar](repeating: 0, count: 512)
-        let verdict = afa_peer_confinement(socket, getpid(), &why, why.count)
+        let verdict = afsys_peer_confinement(socket, getpid(), &why, why.count)
         guard verdict == 0 else {
             var uid: uid_t = 0, pid: pid_t = 0
-            _ = afa_peer_credentials(socket, &uid, &pid)
+            _ = afsys_peer_credentials(socket, &uid, &pid)
             let reason = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             logger.warning("refused pid \(pid): \(reason)")
             _ = AgentProtocol.Message.runHere(reason: Self.confinedRefusal).send(on: socket)
@@ -321,7 +321,7 @@ public final class AgentServer: Sendable {
     private func serve(_ socket: Int32, message: AgentProtocol.Message, descriptors: [Int32]) {
         defer { close(socket) }
         var uid: uid_t = 0, pid: pid_t = 0
-        _ = afa_peer_credentials(socket, &uid, &pid)
+        _ = afsys_peer_credentials(socket, &uid, &pid)
         guard case .run(let version, let arguments, let clientEnvironment, let program) = message, descriptors.count == 3 || descriptors.count == 4 else {
             for descriptor in descriptors { close(descriptor) }
             logger.warning("pid \(pid) sent something other than a request with its standard descriptors; refused")
@@ -367,14 +367,14 @@ public final class AgentServer: Sendable {
             status.withLock { $0 = result }
             done.cancel()
         }
-        let ready = afa_wait_either(socket, done.descriptor, -1)
+        let ready = afsys_wait_either(socket, done.descriptor, -1)
         if ready & 2 == 0 {
             // The client closed the connection (or wrote more, which the protocol forbids): it gets
             // nothing from here on, and what waits on its terminal stops waiting.
             console.close()
             cancellation.cancel()
             task.cancel()
-            _ = afa_wait_readable(done.descriptor, -1)
+            _ = afsys_wait_readable(done.descriptor, -1)
             logger.info("a client left before its command \(arguments.first ?? "") ended; cancelled")
             return nil
         }

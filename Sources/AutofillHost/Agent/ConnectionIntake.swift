@@ -1,6 +1,5 @@
 internal import AutofillWire
-internal import CAutofillAgent
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Glibc
 internal import Synchronization
 
@@ -29,8 +28,8 @@ final class ConnectionIntake: Sendable {
     /// Starts the intake's thread; nil when no thread or pipe can be had.
     init?(admit: @escaping Admit, deliver: @escaping Deliver, dropped: @escaping @Sendable (Int, String) -> Void) {
         var pipe: [Int32] = [-1, -1]
-        guard afh_pipe(&pipe, 1) == 0 else { return nil }
-        _ = afa_set_nonblocking(pipe[1], 1)
+        guard afsys_pipe(&pipe, 1) == 0 else { return nil }
+        _ = afsys_set_nonblocking(pipe[1], 1)
         wakeRead = pipe[0]
         wakeWrite = pipe[1]
         self.admit = admit
@@ -45,7 +44,7 @@ final class ConnectionIntake: Sendable {
 
     /// Hands over a connection just accepted.
     func add(_ socket: Int32) {
-        _ = afa_set_nonblocking(socket, 1)
+        _ = afsys_set_nonblocking(socket, 1)
         arrivals.withLock { $0.append(socket) }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
@@ -131,10 +130,10 @@ final class ConnectionIntake: Sendable {
             connection.admitted = true
         }
         while true {
-            var fds = [Int32](repeating: -1, count: Int(AFA_MAX_FDS))
+            var fds = [Int32](repeating: -1, count: Int(AFSYS_MAX_FDS))
             var fdCount = 0
             let count = buffer.withUnsafeMutableBytes { raw in
-                afa_receive_with_fds_now(connection.socket, raw.baseAddress, raw.count, &fds, fds.count, &fdCount)
+                afsys_receive_with_fds_now(connection.socket, raw.baseAddress, raw.count, &fds, fds.count, &fdCount)
             }
             connection.descriptors += fds.prefix(fdCount)
             if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK ? .waiting : .failed("its connection failed") }
@@ -146,7 +145,7 @@ final class ConnectionIntake: Sendable {
                 guard let body = try connection.assembler.next() else { continue }
                 guard !connection.assembler.isMidFrame else { return .failed("bytes after the request") }
                 let message = try AgentProtocol.Message(body: body)
-                _ = afa_set_nonblocking(connection.socket, 0)
+                _ = afsys_set_nonblocking(connection.socket, 0)
                 deliver(connection.socket, message, connection.descriptors)
                 return .done
             } catch {

@@ -1,5 +1,4 @@
-internal import CAutofillAgent
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Glibc
 
 /// The desktop's clipboard, through the user's own tools: `wl-copy`/`wl-paste` on Wayland, else

@@ -1,6 +1,5 @@
 internal import AutofillWire
-internal import CAutofillAgent
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Glibc
 
 /// Clears the clipboard after a while unless it changed since, as `pass -c` does: a process of its own
@@ -35,7 +34,7 @@ public enum ClipboardClearer {
     /// The agent's lifeline: created on first use, its write end held (close-on-exec) until the agent ends.
     private static let lifeline: Int32? = {
         var fds: [Int32] = [-1, -1]
-        guard afh_pipe(&fds, 0) == 0 else { return nil }
+        guard afsys_pipe(&fds, 0) == 0 else { return nil }
         return fds[0]  // the write end, fds[1], stays open for the life of this process
     }()
 
@@ -47,7 +46,7 @@ public enum ClipboardClearer {
         let lifeline = watchingAgent ? Self.lifeline : nil
         if lifeline != nil { arguments.append("--watch-agent") }
         var input: [Int32] = [-1, -1]
-        guard afh_socketpair(&input) == 0 else {
+        guard afsys_socketpair(&input) == 0 else {
             throw AutofillError(.internal, "cannot start the clipboard's clearer: socketpair failed (\(String(cString: strerror(errno))))")
         }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
@@ -55,7 +54,7 @@ public enum ClipboardClearer {
         let variables = clipboard.environment.map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
         let status = withCStrings(arguments) { argv in
-            withCStrings(variables) { envp in afh_spawn_program(executable, argv, envp, input[0], null, null, lifeline ?? -1, &pid) }
+            withCStrings(variables) { envp in afsys_spawn_program(executable, argv, envp, input[0], null, null, lifeline ?? -1, &pid) }
         }
         close(input[0])
         defer { close(input[1]) }
@@ -75,7 +74,7 @@ public enum ClipboardClearer {
     /// seconds (or until the agent's lifeline on descriptor 3 ends, with `watchingAgent`), then clear
     /// the clipboard if it still holds the secret.
     public static func run(tool: Clipboard.Tool, delay: Double, watchingAgent: Bool, environment: [String: String]) -> Int32 {
-        _ = afa_harden()
+        _ = afsys_harden()
         var secret: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -95,7 +94,7 @@ public enum ClipboardClearer {
             let left = end - ContinuousClock.now
             let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
             if watchingAgent {
-                if afa_wait_readable(3, milliseconds) == 1 { break }  // the agent ended
+                if afsys_wait_readable(3, milliseconds) == 1 { break }  // the agent ended
             } else {
                 usleep(UInt32(min(milliseconds, 1000)) * 1000)
             }

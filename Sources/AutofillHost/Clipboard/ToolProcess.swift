@@ -1,7 +1,6 @@
 internal import AutofillCore
 internal import AutofillWire
-internal import CAutofillAgent
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Glibc
 
 /// One run of a clipboard tool: started with `input` on a socket (a pipe's write could raise SIGPIPE), its error output in memory (a memfd:
@@ -19,18 +18,18 @@ struct ToolProcess {
 
     init(path: String, arguments: [String], environment: [String: String], input: [UInt8]?, captureOutput: Bool) {
         name = arguments[0]
-        let errors = afh_memfd("clipboard-tool-errors")
+        let errors = afsys_memfd("clipboard-tool-errors")
         errorFile = errors
         var inputPipe: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { if null >= 0 { close(null) } }
-        if input != nil, afh_socketpair(&inputPipe) != 0 { inputPipe = [-1, -1] }  // send(MSG_NOSIGNAL): no SIGPIPE
-        if captureOutput, afh_pipe(&output, 0) != 0 { output = [-1, -1] }
+        if input != nil, afsys_socketpair(&inputPipe) != 0 { inputPipe = [-1, -1] }  // send(MSG_NOSIGNAL): no SIGPIPE
+        if captureOutput, afsys_pipe(&output, 0) != 0 { output = [-1, -1] }
         let variables = environment.map { "\($0.key)=\($0.value)" }
         var child: pid_t = 0
         let status = withCStrings([path] + arguments.dropFirst()) { argv in
             withCStrings(variables) { envp in
-                afh_spawn_program(path, argv, envp, input == nil ? null : inputPipe[0], captureOutput ? output[1] : null,
+                afsys_spawn_program(path, argv, envp, input == nil ? null : inputPipe[0], captureOutput ? output[1] : null,
                                   errors >= 0 ? errors : null, -1, &child)
             }
         }
@@ -53,7 +52,7 @@ struct ToolProcess {
     static func writeAll(_ bytes: [UInt8], to fd: Int32) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { afh_send(fd, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes { afsys_send(fd, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 && errno == EINTR { continue }
             if written <= 0 { return }
             offset += written
@@ -73,7 +72,7 @@ struct ToolProcess {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while ContinuousClock.now < end {
                 let left = end - ContinuousClock.now
-                guard afa_wait_readable(outputPipe, Int32(left.components.seconds * 1000 + 1)) == 1 else { break }
+                guard afsys_wait_readable(outputPipe, Int32(left.components.seconds * 1000 + 1)) == 1 else { break }
                 let count = read(outputPipe, &buffer, buffer.count)
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
@@ -93,7 +92,7 @@ struct ToolProcess {
             }
             usleep(5_000)
         }
-        let code = afh_exited(status) != 0 ? afh_exit_status(status) : 128 + afh_term_signal(status)
+        let code = afsys_exited(status) != 0 ? afsys_exit_status(status) : 128 + afsys_term_signal(status)
         return Clipboard.Outcome(status: code, output: output, reason: code == 0 ? "" : " (exit \(code))\(errorText)")
     }
 

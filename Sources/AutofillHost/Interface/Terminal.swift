@@ -1,5 +1,4 @@
-internal import CAutofillAgent
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Glibc
 internal import Synchronization
 
@@ -41,7 +40,7 @@ final class Terminal: Sendable {
     /// Writes text to the terminal.
     /// The terminal's width in columns (80 when it does not say).
     var columns: Int {
-        let columns = Int(afh_terminal_columns(fd))
+        let columns = Int(afsys_terminal_columns(fd))
         return columns > 0 ? columns : 80
     }
 
@@ -78,7 +77,7 @@ final class Terminal: Sendable {
         while true {
             // The agent reads a client's terminal only while that client waits: its leaving ends the read.
             if let cancellation {
-                let ready = afa_wait_either(fd, cancellation.descriptor, -1)
+                let ready = afsys_wait_either(fd, cancellation.descriptor, -1)
                 if ready < 0 || ready & 2 != 0 { return nil }
             }
             let n = Glibc.read(fd, &byte, 1)

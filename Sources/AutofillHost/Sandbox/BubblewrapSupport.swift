@@ -1,6 +1,6 @@
 internal import AutofillSystem
 internal import AutofillWire
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Glibc
 
 /// Whether this system lets autofill make namespaces with bubblewrap: `bwrap` installed, and user
@@ -69,12 +69,12 @@ public enum BubblewrapSupport {
         defer { close(null) }
         var pid: pid_t = 0
         let status = withCStrings([executable] + command.arguments) { argv in
-            withCStrings(["PATH=/usr/bin:/bin"]) { envp in afh_spawn_program(executable, argv, envp, null, null, null, -1, &pid) }
+            withCStrings(["PATH=/usr/bin:/bin"]) { envp in afsys_spawn_program(executable, argv, envp, null, null, null, -1, &pid) }
         }
         guard status == 0 else { return false }
         var result: Int32 = 0
         while waitpid(pid, &result, 0) < 0 && errno == EINTR {}
-        return afh_exited(result) != 0 && afh_exit_status(result) == 0
+        return afsys_exited(result) != 0 && afsys_exit_status(result) == 0
     }
 
     /// The one line `-v` prints of the kind of sandbox a helper got.

@@ -1,6 +1,5 @@
 internal import AutofillWire
-internal import CAutofillAgent
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Glibc
 internal import Synchronization
 
@@ -66,7 +65,7 @@ final class DBusProxy: Sendable {
         let folder = String(cString: made)
         let socket = "\(folder)/bus"
         var pipe: [Int32] = [-1, -1]
-        guard afh_pipe(&pipe, 0) == 0 else {
+        guard afsys_pipe(&pipe, 0) == 0 else {
             rmdir(folder)
             throw fail("pipe failed (\(String(cString: strerror(errno))))")
         }
@@ -75,7 +74,7 @@ final class DBusProxy: Sendable {
         let arguments = [executable] + Self.arguments(upstream: filter.upstream, socket: socket, names: filter.names,
                                                       visibleNames: filter.visibleNames, lifeline: 3)
         let status = withCStrings(arguments) { argv in
-            withCStrings(["PATH=/usr/bin:/bin"]) { envp in afh_spawn_program(executable, argv, envp, null, null, null, pipe[1], &pid) }
+            withCStrings(["PATH=/usr/bin:/bin"]) { envp in afsys_spawn_program(executable, argv, envp, null, null, null, pipe[1], &pid) }
         }
         close(pipe[1])
         if null >= 0 { close(null) }
@@ -93,7 +92,7 @@ final class DBusProxy: Sendable {
         if listening.withLock({ $0 }) { return }
         let descriptor = lifeline.withLock { $0 }
         var byte: UInt8 = 0
-        guard descriptor >= 0, afa_wait_readable(descriptor, 10_000) == 1, read(descriptor, &byte, 1) == 1 else {
+        guard descriptor >= 0, afsys_wait_readable(descriptor, 10_000) == 1, read(descriptor, &byte, 1) == 1 else {
             stop()
             throw AutofillError(.internal, "cannot start the session bus filter for \(named): xdg-dbus-proxy ended or did not listen within 10 s (is your session bus running?)")
         }

@@ -1,5 +1,5 @@
 internal import AutofillWire
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Glibc
 
 /// bubblewrap making a helper's namespaces and keeping them, while the helper itself is executed
@@ -40,15 +40,15 @@ enum NamespaceHolder {
         let command = BubblewrapCommand(policy: namespaces.policy, helper: waiter, helperArguments: [], busFolder: busFolder,
                                         loaderTrace: trace)
         var input: [Int32] = [-1, -1], ready: [Int32] = [-1, -1]
-        guard afh_pipe(&input, 0) == 0 else { throw failure("pipe", namespaces) }
-        guard afh_pipe(&ready, 0) == 0 else {
+        guard afsys_pipe(&input, 0) == 0 else { throw failure("pipe", namespaces) }
+        guard afsys_pipe(&ready, 0) == 0 else {
             let error = failure("pipe", namespaces)
             input.forEach { close($0) }
             throw error
         }
         var pid: pid_t = 0
         let status = withCStrings([bubblewrap] + command.arguments) { argv in
-            withCStrings(environment) { envp in afh_spawn_holder(bubblewrap, argv, envp, input[0], ready[1], errorOutput, &pid) }
+            withCStrings(environment) { envp in afsys_spawn_holder(bubblewrap, argv, envp, input[0], ready[1], errorOutput, &pid) }
         }
         close(input[0])
         close(ready[1])
@@ -62,7 +62,7 @@ enum NamespaceHolder {
             let error = failure("write", namespaces)
             close(input[1])
             close(ready[0])
-            afh_kill_group(pid)
+            afsys_kill_group(pid)
             var ended: Int32 = 0
             while waitpid(pid, &ended, 0) < 0 && errno == EINTR {}
             throw error

@@ -1,5 +1,5 @@
 package import AutofillWire
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Glibc
 internal import Synchronization
 
@@ -29,7 +29,7 @@ package final class FrameChannel: Sendable {
             return frame.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
-                    let sent = afh_send(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    let sent = afsys_send(descriptor, raw.baseAddress! + offset, raw.count - offset)
                     if sent < 0 {
                         if errno == EINTR { continue }
                         return false

@@ -1,5 +1,5 @@
 internal import AutofillWire
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Glibc
 
 /// A helper process just spawned: its pid and the host's ends of its descriptors, all close-on-exec.
@@ -26,7 +26,7 @@ struct SpawnedHelper {
     /// waits for the holder (once: the last thing done with this helper).
     func endSandbox(reap: Bool) {
         if holder > 0 {
-            afh_kill_group(holder)  // before reaping: the group id is still bubblewrap's
+            afsys_kill_group(holder)  // before reaping: the group id is still bubblewrap's
             if reap {
                 if lifeline >= 0 { close(lifeline) }
                 var status: Int32 = 0
@@ -95,15 +95,15 @@ enum HelperSpawn {
             for descriptor in opened { close(descriptor) }
             return AutofillError(.internal, "cannot start the provider helper \(executable): \(what) failed (\(message))")
         }
-        guard afh_socketpair(&socket) == 0 else { throw fail("socketpair") }
+        guard afsys_socketpair(&socket) == 0 else { throw fail("socketpair") }
         opened += socket
-        guard afh_socketpair(&fault) == 0 else { throw fail("socketpair") }
+        guard afsys_socketpair(&fault) == 0 else { throw fail("socketpair") }
         opened += fault
         let flags = fcntl(fault[0], F_GETFL)
         guard flags >= 0, fcntl(fault[0], F_SETFL, flags | O_NONBLOCK) == 0 else { throw fail("fcntl") }
-        guard afh_pipe(&output, 1) == 0 else { throw fail("pipe") }
+        guard afsys_pipe(&output, 1) == 0 else { throw fail("pipe") }
         opened += output
-        guard afh_pipe(&errorOutput, 1) == 0 else { throw fail("pipe") }
+        guard afsys_pipe(&errorOutput, 1) == 0 else { throw fail("pipe") }
         opened += errorOutput
 
         var arguments = [executable, "--parent", "\(getpid())", "--memory-limit", "\(memoryLimit)"]
@@ -114,7 +114,7 @@ enum HelperSpawn {
         // in its memory for life (clearenv only forgets the pointers), so anything passed here would be
         // readable by the plugin later. The sandbox then replaces even this (SandboxPolicy.environment).
         var environment: [String] = []
-        if var entry = afh_environment() {
+        if var entry = afsys_environment() {
             while let pointer = entry.pointee {
                 let line = String(cString: pointer)
                 let name = line.prefix { $0 != "=" }
@@ -147,7 +147,7 @@ enum HelperSpawn {
         var pid: pid_t = 0
         let status = withCStrings(arguments) { argv in
             withCStrings(environment) { envp in
-                afh_spawn(executable, argv, envp, ready, socket[1], fault[1], output[1], errorOutput[1], &pid)
+                afsys_spawn(executable, argv, envp, ready, socket[1], fault[1], output[1], errorOutput[1], &pid)
             }
         }
         // The child's ends live on in the child only.
@@ -174,7 +174,7 @@ enum HelperSpawn {
 
     /// Ends a helper that never served (its process group, as every helper's) and closes the host's ends.
     static func discard(_ spawned: SpawnedHelper) {
-        afh_kill_group(spawned.pid)  // before reaping: the group id is still the helper's
+        afsys_kill_group(spawned.pid)  // before reaping: the group id is still the helper's
         var status: Int32 = 0
         while waitpid(spawned.pid, &status, 0) < 0 && errno == EINTR {}
         for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }

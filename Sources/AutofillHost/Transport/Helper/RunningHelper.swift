@@ -1,7 +1,7 @@
 internal import AutofillWire
 internal import AutofillABI
 internal import AutofillCore
-internal import CAutofillHelper
+internal import CAutofillSystem
 internal import Dispatch
 internal import Glibc
 internal import Logging
@@ -267,7 +267,7 @@ final class RunningHelper: Sendable {
         state.withLock { state in
             if let id { state.inFlight.removeValue(forKey: id) }
             guard !state.reaped, state.ending == nil else { return }
-            if state.stopReason == nil && afh_has_ended(pid, 0) != 1 { state.stopReason = reason }
+            if state.stopReason == nil && afsys_has_ended(pid, 0) != 1 { state.stopReason = reason }
             // Under the lock: the reader reaps (releases the pid) only while holding it, so this pid is still the helper's.
             kill(pid, SIGKILL)
         }
@@ -279,9 +279,9 @@ final class RunningHelper: Sendable {
     func stopAtExit() -> Bool {
         state.withLock { state in
             // Reaped or classified: its ending is being reported right now (until it leaves LiveHelpers).
-            if state.reaped || state.ending != nil || state.reaping || afh_has_ended(pid, 0) == 1 { return true }
+            if state.reaped || state.ending != nil || state.reaping || afsys_has_ended(pid, 0) == 1 { return true }
             if state.stopReason == nil { state.stopReason = .released }
-            afh_kill_group(pid)  // under the lock, not reaped: the group id is still the helper's
+            afsys_kill_group(pid)  // under the lock, not reaped: the group id is still the helper's
             spawned.endSandbox(reap: false)  // the bus filter's folder too, which nothing else would remove
             return false
         }
@@ -306,7 +306,7 @@ final class RunningHelper: Sendable {
         defer { buffer.deallocate() }
         // Readable when the process ends, whoever else holds its socket; -1 before Linux 5.3, where
         // the loop asks waitid every 50 ms instead.
-        let watch = afh_pidfd_open(pid)
+        let watch = afsys_pidfd_open(pid)
         defer { if watch >= 0 { close(watch) } }
         var descriptors = [
             pollfd(fd: spawned.channel, events: Int16(POLLIN), revents: 0),
@@ -330,7 +330,7 @@ final class RunningHelper: Sendable {
             if descriptors[4].fd >= 0 && descriptors[4].revents != 0 && !noteFault(buffer: buffer) {
                 descriptors[4].fd = -1  // end-of-file
             }
-            if watch >= 0 ? descriptors[3].revents != 0 : afh_has_ended(pid, 0) == 1 {
+            if watch >= 0 ? descriptors[3].revents != 0 : afsys_has_ended(pid, 0) == 1 {
                 ended = true
                 break
             }
@@ -354,9 +354,9 @@ final class RunningHelper: Sendable {
         guard count > 0 else { return true }  // EAGAIN
         state.withLock { state in
             guard !state.reaped else { return }
-            state.addressSpaceAtFault = afh_address_space(state.namespacedHelper ?? pid)
+            state.addressSpaceAtFault = afsys_address_space(state.namespacedHelper ?? pid)
         }
-        _ = afh_answer_fault(spawned.fault)
+        _ = afsys_answer_fault(spawned.fault)
         return true
     }
 
@@ -555,8 +555,8 @@ final class RunningHelper: Sendable {
         }
         // Its process group (whatever the plugin forked, and the helper itself if it still runs),
         // before reaping: until then no other process group can have its id.
-        afh_kill_group(pid)
-        _ = afh_has_ended(pid, 1)
+        afsys_kill_group(pid)
+        _ = afsys_has_ended(pid, 1)
         var status: Int32 = 0
         state.withLock { state in
             // Under the lock, so `stop` never signals the pid once it is released.
@@ -596,10 +596,10 @@ final class RunningHelper: Sendable {
             }
         }
         for _ in 0..<(milliseconds / 2) {
-            if afh_has_ended(pid, 0) != 0 { return true }
+            if afsys_has_ended(pid, 0) != 0 { return true }
             usleep(2000)
         }
-        return afh_has_ended(pid, 0) != 0
+        return afsys_has_ended(pid, 0) != 0
     }
 
     /// How the helper ended, from what the host saw: its wait status, the reason the host stopped it,
@@ -640,9 +640,9 @@ final class RunningHelper: Sendable {
         }
         // bubblewrap exits with its child's status, a signal N as 128 + N (a provider's own exit(128 + N)
         // reads as that signal too: it could as well raise it).
-        let namespacedSignal = spawned.namespaced && afh_exited(status) != 0 && (129...192).contains(afh_exit_status(status))
-        if afh_signaled(status) != 0 || namespacedSignal {
-            let signal = namespacedSignal ? afh_exit_status(status) - 128 : afh_term_signal(status)
+        let namespacedSignal = spawned.namespaced && afsys_exited(status) != 0 && (129...192).contains(afsys_exit_status(status))
+        if afsys_signaled(status) != 0 || namespacedSignal {
+            let signal = namespacedSignal ? afsys_exit_status(status) - 128 : afsys_term_signal(status)
             // At its ceiling: less than 1/16 of it (at least 16 MB) of address space left when the fault
             // reporter asked the host to look. The figure is the kernel's (/proc, read by the host);
             // the helper's note only made the host look, so a forged one can at most make the host read
@@ -654,7 +654,7 @@ final class RunningHelper: Sendable {
             }
             return fault(.crashed(signal: signal), "crashed (\(ProviderFault.signalName(signal)))")
         }
-        return fault(.exited(status: afh_exit_status(status)), "exited (status \(afh_exit_status(status)))")
+        return fault(.exited(status: afsys_exit_status(status)), "exited (status \(afsys_exit_status(status)))")
     }
 }
 
