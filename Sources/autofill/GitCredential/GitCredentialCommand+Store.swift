@@ -3,7 +3,7 @@ import AutofillHost
 
 /// `store` and `erase`: what git learned about a password, handed to the save-password entry point
 /// and the unused-password report (as `autofill save` and `autofill report unused-password` do),
-/// quietly. They run where `get` runs, in the agent when one is running: its providers are the ones
+/// quietly, except a `store` that no provider took: that says so in one line on stderr. They run where `get` runs, in the agent when one is running: its providers are the ones
 /// the user unlocked, and its questions go to the terminal of git's user.
 extension GitCredentialCommand {
     func hand(_ operation: String) async {
@@ -39,6 +39,11 @@ extension GitCredentialCommand {
             }
         } catch {
             note("nothing was \(operation == "store" ? "saved" : "reported"): \(error)")
+            // A password git asked to store and no store took is never dropped without a word: one
+            // line, whatever -v says (the user name and site only; -v adds why, above).
+            if operation == "store" && !global.verbose {
+                printError("autofill: git's password for \(user) at \(site) was not saved (credential.helper 'autofill -v' says why)")
+            }
         }
     }
 }

@@ -27,9 +27,13 @@ struct GitCredentialCommand: AsyncParsableCommand {
 
             erase: reports a password the server rejected: `autofill report unused-password SITE --user USER`.
 
-            store and erase print nothing; they do nothing for short-lived tokens (password_expiry_utc) \
-            and ephemeral credentials. Other operations are ignored, as git asks. -v says on stderr why \
-            nothing was given.
+            store goes to the provider holding that login, else the first writable one in your order \
+            (one that declares SupportsSavePasswordCredentials). A store that no provider took says so in \
+            one line on stderr (user and site, never the password); -v says why.
+
+            store and erase print nothing else; they do nothing for short-lived tokens \
+            (password_expiry_utc) and ephemeral credentials. Other operations are ignored, as git asks. \
+            -v says on stderr why nothing was given, saved or reported.
 
             Examples:
               git config --global credential.helper autofill
