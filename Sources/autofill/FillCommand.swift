@@ -89,19 +89,16 @@ struct FillCommand: AsyncParsableCommand {
 extension FillRouter {
     /// Fills a `kind` credential for `query` from the identity stores' suggestions (best first), the
     /// one `pick` chooses from them: `autofill fill` without `--list`, and git's `get`.
-    func fillFromSuggestions(for query: ServiceQuery, kind: CredentialIdentity.Kind, setup: ProviderSetup,
-                             pick: ([Suggestion]) -> FillPick, fallback: Bool) async throws -> FillResult {
-        try await fillFromSuggestions(for: .site(query), kind: kind, setup: setup, pick: pick, fallback: fallback)
-    }
-
-    /// The same for a site or a name (`autofill fill fastmail`: each suggestion fills for its own site).
+    /// The term is a site or a name (`autofill fill fastmail`: each suggestion fills for its own site).
+    /// `accept` drops suggestions the caller must not fill (git's `get`: erased logins, other paths).
     func fillFromSuggestions(for term: SearchTerm, kind: CredentialIdentity.Kind, setup: ProviderSetup,
-                             pick: ([Suggestion]) -> FillPick, fallback: Bool) async throws -> FillResult {
+                             pick: ([Suggestion]) -> FillPick, fallback: Bool,
+                             accept: (Suggestion) -> Bool = { _ in true }) async throws -> FillResult {
         let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
         for warning in engine.warnings { printError("autofill: warning: \(warning)") }
         let candidates = try AutofillError.fromStore { () throws(IdentityStoreError) in
             try engine.suggestions(for: term, kinds: [kind])
-        }
+        }.filter(accept)
         guard !candidates.isEmpty else {
             // The parsed name, never the input as typed: `https://alice:pw@…` carries a password.
             guard case .site(let query) = term else {

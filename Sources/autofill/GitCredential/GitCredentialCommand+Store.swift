@@ -9,6 +9,10 @@ extension GitCredentialCommand {
     func hand(_ operation: String) async {
         guard let (description, site) = readSite() else { return }
         guard let user = description.username, !user.isEmpty else {
+            if operation == "erase" {
+                GitErasures.shared.erase(origin: description.origin, user: nil)
+                return note("git names no user name: no login at \(description.origin) is given to git until it stores one; no provider was told")
+            }
             return note("git names no user name; nothing to \(operation)")
         }
         guard !user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -29,8 +33,11 @@ extension GitCredentialCommand {
                 let setup = try global.setup()
                 let router = try session.router(setup)
                 let result = try await router.savePassword(PasswordCredential(user: user, password: Secret(password)), for: query, providerID: nil)
+                GitErasures.shared.stored(origin: description.origin, user: user)
                 note("saved \(user)'s password for \(site) in \(result.providerName)")
             } else {
+                // git takes an erased password as gone: it is not given to git again until git stores one.
+                GitErasures.shared.erase(origin: description.origin, user: user)
                 let setup = try global.setup()
                 let router = try session.router(setup)
                 let update = CredentialUpdate.unusedPassword(domain: query.name.hostText, user: user)
