@@ -73,6 +73,7 @@ struct GitExternalHelperSuiteTests {
             "AUTOFILL_AGENT": "on", "AUTOFILL_CONFIG": config, "GIT_TEST_INSTALLED": "/usr/bin",
             "GIT_TEST_CREDENTIAL_HELPER": "\(CLI.root)/.build/debug/git-credential-autofill",
             "GIT_TEST_CREDENTIAL_HELPER_SETUP": setup,
+            "TEST_OUTPUT_DIRECTORY": "\(home.path)/git-output",  // its counts file, not in the shared t/
         ]) { $1 }
         let run = try ChildProcess.run("/bin/sh", [
             "-c", "cd \"$1\" && exec sh ./t0303-credential-external.sh --verbose --root=\"$2\"", "sh", Self.harness!, "\(home.path)/git-trash",
