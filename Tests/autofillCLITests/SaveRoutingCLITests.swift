@@ -40,13 +40,19 @@ struct SaveRoutingCLITests {
         try CLI.run(arguments + ["--config", config], home: home.path, input: input)
     }
 
+    /// `autofill save`, with the master password in a UI script: a command in its own process
+    /// (AUTOFILL_AGENT=off) meets a locked Vault; through the agent it is unlocked already.
+    func save(_ arguments: [String], input: String) throws -> CLI.Result {
+        try autofill(["save"] + arguments + ["--ui-script", "\(home.path)/unlock.txt"], input: input)
+    }
+
     @Test func aSaveGoesToTheProviderHoldingTheLoginElseTheFirstWritableOne() throws {
-        let held = try autofill(["save", "example.com", "--user", "carol"], input: "carol-new\n")
+        let held = try save(["example.com", "--user", "carol"], input: "carol-new\n")
         #expect(held.status == 0, "\(held.stderr)")
         #expect(held.stderr.contains("Saved carol's password for example.com in Saver (org.t.saver)."), "\(held.stderr)")
-        let new = try autofill(["save", "example.com", "--user", "dave"], input: "dave-new\n")
+        let new = try save(["example.com", "--user", "dave"], input: "dave-new\n")
         #expect(new.stderr.contains("Saved dave's password for example.com in Vault (org.autofill.vault)."), "\(new.stderr)")
-        let vaults = try autofill(["save", "example.com", "--user", "alice"], input: "alice-new\n")
+        let vaults = try save(["example.com", "--user", "alice"], input: "alice-new\n")
         #expect(vaults.stderr.contains("in Vault (org.autofill.vault)."), "\(vaults.stderr)")
         for result in [held, new, vaults] { #expect(!result.stderr.contains("-new")) }
     }
