@@ -63,5 +63,8 @@ struct NameSearchTests {
         #expect(missing.nameSearchHint(command: "suggest") == "hint: to search by name, user or site instead, try `autofill suggest nowhere` (or `autofill suggest --name TERM`)")
         #expect(try SearchTerm("fastmail").nameSearchHint(command: "suggest") == nil)
         guard case .name = try SearchTerm("fastmail.com", byName: true) else { Issue.record("--name makes any term a name"); return }
+        // A URL with a password before its host, searched as a name: the password is not part of the term.
+        let typed = try SearchTerm("https://alice:hunter2@mail.fastmail.com/login", byName: true)
+        #expect(!typed.description.contains("hunter2") && typed.description.contains("mail.fastmail.com"), "\(typed)")
     }
 }

@@ -11,7 +11,10 @@ public enum SearchTerm: Sendable, CustomStringConvertible {
     /// site; the error names what is wrong with a site that does not parse.
     public init(_ text: String, byName: Bool = false) throws(AutofillError) {
         if byName || NameQuery.isName(text) {
-            guard let query = NameQuery(text) else { throw AutofillError(.invalidData, "the name to search for is empty") }
+            // A URL searched as a name is searched without what it holds before its host
+            // (`https://alice:password@…`): that is never matched, echoed or kept.
+            let name = text.contains("://") ? (try? ServiceQuery(text)).map { $0.name.description } ?? text : text
+            guard let query = NameQuery(name) else { throw AutofillError(.invalidData, "the name to search for is empty") }
             self = .name(query)
             return
         }
