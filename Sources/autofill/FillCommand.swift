@@ -16,6 +16,10 @@ struct FillCommand: AsyncParsableCommand {
             without UI, autofill authenticates you itself (UserAuthentication policy: pam, confirm or \
             none). The secret is printed on stdout only.
 
+            A term that is not a site (fastmail, github, Email/fastmail), or any term with --name, \
+            searches by name, user and site as `autofill suggest` does; you pick from the list (or with \
+            --pick / --user), and the login fills for its own site.
+
             Exit status: 0 filled; 1 nothing to fill; 20 cancelled; 21 a UI was needed and there is no \
             terminal or UI script; 22 you were not authenticated; 69 the providers failed; 65 bad input \
             or UI script; see `autofill --help` for the rest.
@@ -26,6 +30,7 @@ struct FillCommand: AsyncParsableCommand {
               password=$(autofill fill example.com --user alice)
               eval "$(autofill fill example.com --pick 1 --format env)"
               autofill fill example.com --list --provider org.autofill.vault
+              autofill fill fastmail --pick 1
             """)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
@@ -36,7 +41,8 @@ struct FillCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var session: SessionOptions
-    @Argument(help: ArgumentHelp("The site: a URL or a domain.", valueName: "url|domain")) var service: String
+    @Argument(help: ArgumentHelp("The site: a URL or a domain; or a name (fastmail).", valueName: "url|domain|name")) var service: String
+    @Flag(help: "Search by name, user and site even when the term looks like a site.") var name = false
     @Option(help: "What to fill (default: password).") var type: Kind = .password
     @Flag(help: "Open a provider's full credential list instead of the suggestions.") var list = false
     @Option(help: ArgumentHelp("With --list: the provider whose list to open.", valueName: "id")) var provider: String?
@@ -57,17 +63,15 @@ struct FillCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         let clipboard = try self.clipboard.clipboard(format: format, json: json)
         try await reportingFillErrors(session) {
-            let query: ServiceQuery
-            do {
-                query = try ServiceQuery(service)
-            } catch {
-                throw AutofillError(.invalidData, "\(error)")
-            }
+            let term = try SearchTerm(service, byName: name)
             let setup = try global.setup()
             setup.prestartHelper()  // its start overlaps reading the stores and ranking
             let router = try session.router(setup)
             let result: FillResult
             if list {
+                guard case .site(let query) = term else {
+                    throw AutofillError(.usage, "--list opens a provider's list for a site; \(term) is a name (a site has a dot: \(term).com)")
+                }
                 result = try await router.fillFromList(
                     providerID: try router.chooseProvider(
                         declaring: type == .otp ? .providesOneTimeCodes : .providesPasswords, id: provider,
@@ -75,7 +79,7 @@ struct FillCommand: AsyncParsableCommand {
                     kind: type.identityKind, services: query.serviceIdentifiers)
             } else {
                 let choice: FillPick = pick.map { .position($0) } ?? user.map { .user($0) } ?? .interactive
-                result = try await router.fillFromSuggestions(for: query, kind: type.identityKind, setup: setup, pick: { _ in choice }, fallback: fallback)
+                result = try await router.fillFromSuggestions(for: term, kind: type.identityKind, setup: setup, pick: { _ in choice }, fallback: fallback)
             }
             try FillOutput(result).deliver(as: json ? .json : format, clipboard: clipboard)
         }
@@ -85,20 +89,27 @@ struct FillCommand: AsyncParsableCommand {
 extension FillRouter {
     /// Fills a `kind` credential for `query` from the identity stores' suggestions (best first), the
     /// one `pick` chooses from them: `autofill fill` without `--list`, and git's `get`.
-    func fillFromSuggestions(for query: ServiceQuery, kind: CredentialIdentity.Kind, setup: ProviderSetup,
-                             pick: ([Suggestion]) -> FillPick, fallback: Bool) async throws -> FillResult {
+    /// The term is a site or a name (`autofill fill fastmail`: each suggestion fills for its own site).
+    /// `accept` drops suggestions the caller must not fill (git's `get`: erased logins, other paths).
+    func fillFromSuggestions(for term: SearchTerm, kind: CredentialIdentity.Kind, setup: ProviderSetup,
+                             pick: ([Suggestion]) -> FillPick, fallback: Bool,
+                             accept: (Suggestion) -> Bool = { _ in true }) async throws -> FillResult {
         let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
         for warning in engine.warnings { printError("autofill: warning: \(warning)") }
         let candidates = try AutofillError.fromStore { () throws(IdentityStoreError) in
-            try engine.suggestions(for: query, kinds: [kind])
-        }
+            try engine.suggestions(for: term, kinds: [kind])
+        }.filter(accept)
         guard !candidates.isEmpty else {
             // The parsed name, never the input as typed: `https://alice:pw@…` carries a password.
+            guard case .site(let query) = term else {
+                throw FillFailure.nothingToFill("Nothing is named \(term), and no user or site holds it; `autofill suggest \(term)` searches the same way.")
+            }
             let site = query.name.description
             let listHint = kind == .oneTimeCode ? "autofill fill --list --type otp \(site)" : "autofill fill --list \(site)"
-            throw FillFailure.nothingToFill("No suggestions for \(site); `\(listHint)` opens a provider's full list.")
+            let nameHint = term.nameSearchHint(command: "fill").map { "; \($0)" } ?? ""
+            throw FillFailure.nothingToFill("No suggestions for \(site); `\(listHint)` opens a provider's full list\(nameHint).")
         }
-        return try await fill(candidates, for: query, pick: pick(candidates), fallback: fallback)
+        return try await fill(candidates, for: term, pick: pick(candidates), fallback: fallback)
     }
 }
 

@@ -16,16 +16,18 @@ struct SaveCommand: AsyncParsableCommand {
 
             Which provider saves: --provider ID; else the first enabled provider (in your order) whose \
             store holds a login for that user at the site and that declares SupportsSavePasswordCredentials; \
-            else the first enabled provider that declares it. Replacing a login the stores already show \
-            is authenticated like a fill (UserAuthentication policy); adding one is not.
+            else the first enabled provider that declares it (a writable one: `autofill providers list` \
+            shows capabilities). autofill finds it before asking for the password: with no writable \
+            provider it asks nothing and exits 1. Replacing a login the stores already show is \
+            authenticated like a fill (UserAuthentication policy); adding one is not.
 
             Examples:
               autofill save github.com --user octocat              # asks twice at the terminal
               printf '%s\\n' "$NEW" | autofill save https://example.com/login --user alice
               autofill save example.com --user alice --provider org.autofill.vault < password.txt
 
-            Exit status: 0 saved (a line on stderr names user, site and provider); 1 no provider saves \
-            passwords; 20 cancelled; 21 a UI was needed (a locked vault) and there is no terminal or UI \
+            Exit status: 0 saved (a line on stderr names user, site and provider); 1 no enabled provider \
+            saves passwords (nothing was asked); 20 cancelled; 21 a UI was needed (a locked vault) and there is no terminal or UI \
             script; 22 you were not authenticated; 64 bad argument; 65 empty or unreadable password, or \
             the two differ; 69 the provider failed.
             """)
@@ -40,9 +42,11 @@ struct SaveCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         try await reportingFillErrors(session) {
             let query = try serviceQuery(service)
-            let password = try PasswordInput.read(for: "\(user) at \(query.name.description)")
             let setup = try global.setup()
             let router = try session.router(setup)
+            // Which provider saves is known before the password is asked: with none, nothing is asked.
+            _ = try router.saveTarget(for: query, user: user, providerID: provider)
+            let password = try PasswordInput.read(for: "\(user) at \(query.name.description)")
             let result = try await router.savePassword(PasswordCredential(user: user, password: password), for: query, providerID: provider)
             printError("Saved \(user)'s password for \(query.name.description) in \(result.providerName) (\(result.providerID)).")
         }

@@ -10,16 +10,24 @@ import FoundationEssentials
 struct SuggestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "suggest",
-        abstract: "Suggest identities for a URL or domain, best first, across the enabled providers.",
+        abstract: "Suggest identities for a URL or domain, or by name, best first, across the enabled providers.",
         discussion: """
             Reads the providers' identity stores only: no provider code runs. The \
             order is documented in docs/RANKING.md: match quality (exact URL, exact \
             host, parent domains, same site), then rank, then your provider order. \
             Matching rules: docs/MATCHING.md.
 
+            A term that is not a site (no scheme, and no dot or port before its first /: fastmail, \
+            github, Email/fastmail), or any term with --name, searches by name: every identity whose \
+            name (pass: the entry's path), user or site contains the term, case-insensitively, ranked \
+            exact name, then prefix, then substring (docs/MATCHING.md, "Found by name"). A site with \
+            no suggestions says on stderr how to search by name.
+
             Examples:
               autofill suggest https://example.com/login
               autofill suggest example.com --type otp --limit 3
+              autofill suggest fastmail
+              autofill suggest --name example.com
               autofill suggest example.com --json | jq '.suggestions[].user'
             """)
 
@@ -36,8 +44,10 @@ struct SuggestCommand: ParsableCommand {
     }
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("The site: a URL (https://example.com/login) or a domain (example.com).", valueName: "url|domain"))
+    @Argument(help: ArgumentHelp("The site: a URL (https://example.com/login) or a domain (example.com); or a name (fastmail).",
+                                 valueName: "url|domain|name"))
     var service: String
+    @Flag(help: "Search by name, user and site even when the term looks like a site.") var name = false
     @Option(help: "Only this kind of identity (default: all).") var type: Kind?
     @Option(help: ArgumentHelp("At most this many suggestions.", valueName: "n")) var limit: Int?
     @Flag(help: "Print JSON (schema in docs/CLI.md).") var json = false
@@ -49,19 +59,15 @@ struct SuggestCommand: ParsableCommand {
     func run() throws {
         global.bootstrapLogging()
         try reportingErrors {
-            let query: ServiceQuery
-            do {
-                query = try ServiceQuery(service)
-            } catch {
-                throw AutofillError(.invalidData, "\(error)")
-            }
+            let term = try SearchTerm(service, byName: name)
             let setup = try global.setup()
             let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
             for warning in engine.warnings { printError("autofill: warning: \(warning)") }
             let kinds = type.map { [$0.identityKind] } ?? Set(CredentialIdentity.Kind.allCases)
             var suggestions = try AutofillError.fromStore { () throws(IdentityStoreError) in
-                try engine.suggestions(for: query, kinds: kinds)
+                try engine.suggestions(for: term, kinds: kinds)
             }
+            if suggestions.isEmpty, let hint = term.nameSearchHint(command: "suggest") { printError(hint) }
             if let limit { suggestions = Array(suggestions.prefix(limit)) }
             // At a terminal, without --limit: a screenful, and how many more there are.
             var more = 0
@@ -72,7 +78,7 @@ struct SuggestCommand: ParsableCommand {
                     suggestions = Array(suggestions.prefix(fitting))
                 }
             }
-            let report = SuggestionReport(input: service, query: query, suggestions: suggestions)
+            let report = SuggestionReport(term: term, suggestions: suggestions)
             if json { try printJSON(report) } else { print(report.text) }
             if more > 0 { print("\(more) more (--limit \(suggestions.count + more) shows them all)") }
         }
@@ -83,6 +89,8 @@ struct SuggestCommand: ParsableCommand {
 struct SuggestionReport: Encodable {
     struct Query: Encodable {
         let input: String
+        /// "site" or "name".
+        let search: String
         let serviceIdentifiers: [ServiceIdentifier]
         let registrableDomain: String?
     }
@@ -112,9 +120,14 @@ struct SuggestionReport: Encodable {
     let query: Query
     let suggestions: [Entry]
 
-    init(input: String, query: ServiceQuery, suggestions: [Suggestion]) {
-        self.query = Query(input: query.name.description,  // as parsed: never a user:password@ typed before the host
-                            serviceIdentifiers: query.serviceIdentifiers, registrableDomain: query.registrableDomain)
+    init(term: SearchTerm, suggestions: [Suggestion]) {
+        switch term {
+        case .site(let query):
+            self.query = Query(input: query.name.description,  // as parsed: never a user:password@ typed before the host
+                               search: "site", serviceIdentifiers: query.serviceIdentifiers, registrableDomain: query.registrableDomain)
+        case .name(let query):
+            self.query = Query(input: query.term, search: "name", serviceIdentifiers: [], registrableDomain: nil)
+        }
         self.suggestions = suggestions.enumerated().map { index, suggestion in
             Entry(position: index + 1, provider: .init(id: suggestion.providerID, displayName: suggestion.providerName),
                   kind: suggestion.identity.kind.rawValue, user: suggestion.identity.displayUser,
@@ -137,13 +150,16 @@ struct SuggestionReport: Encodable {
 }
 
 extension MatchQuality {
-    /// A stable name for JSON: exactURL, exactHost, parentDomain, sameSite.
+    /// A stable name for JSON: exactURL, exactHost, parentDomain, sameSite; exactName, namePrefix, nameSubstring.
     var code: String {
         switch self {
         case .exactURL: "exactURL"
         case .exactHost: "exactHost"
         case .parentDomain: "parentDomain"
         case .sameRegistrableDomain: "sameSite"
+        case .exactName: "exactName"
+        case .namePrefix: "namePrefix"
+        case .nameSubstring: "nameSubstring"
         }
     }
 }

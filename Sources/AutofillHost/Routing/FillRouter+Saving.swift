@@ -4,13 +4,17 @@ public import AutofillMatching
 /// Where a save, a generated password or a credential-update report goes, and how it is sent
 /// (iOS 26's entry points). Only providers whose plist declares the capability receive them.
 ///
-/// **Which provider saves** (`autofill save`): the one named with `--provider ID` (it must be
-/// enabled and declare `SupportsSavePasswordCredentials`); else the first provider, in the
-/// user's order, whose identity store holds a login for that user matching the site (as
+/// **Which provider writes** (`autofill save`, `autofill generate`, git's `store`): the one named
+/// with `--provider ID` (it must be enabled and declare the capability); else the first provider,
+/// in the user's order, whose identity store holds a login for that user matching the site (as
 /// `autofill suggest SITE` shows them) and that declares the capability; else the first enabled
-/// provider that declares it. Replacing a login the store already shows is authenticated like a
-/// fill (the `UserAuthentication` policy); adding a new one is not. A WebAuthn signal (it removes or
-/// renames passkeys) is authenticated too; an unused-password report (it lowers a rank) is not.
+/// provider that declares it (a *writable* provider). When the providers holding the login cannot
+/// write, the user is told that the login is added to another store. With no writable provider the
+/// command fails before anything is asked (``writeTarget(declaring:for:user:providerID:)``).
+/// Replacing a login the store already shows is authenticated like a fill (the
+/// `UserAuthentication` policy); adding a new one is not. A WebAuthn signal (it removes or renames
+/// passkeys) is authenticated too; an unused-password report (it lowers a rank) is not. Reports go
+/// to every provider that holds what they name and declares `SupportsCredentialUpdate`.
 extension FillRouter {
     /// Saves `credential` for `query`'s site with the provider the rule above chooses.
     public func savePassword(_ credential: PasswordCredential, for query: ServiceQuery, providerID: String?) async throws -> FillResult {
@@ -29,26 +33,46 @@ extension FillRouter {
     /// The provider that gets a save for `user` at `query`'s site, and whether its store already
     /// holds that login (the save replaces it).
     public func saveTarget(for query: ServiceQuery, user: String, providerID: String?) throws -> (PluginManifest, replaces: Bool) {
-        let savers = enabledProviders(declaring: .supportsSavePasswordCredentials)
-        let holders = try holders(of: .password, for: query) { $0.displayUser == user }
+        try writeTarget(declaring: .supportsSavePasswordCredentials, for: query, user: user, providerID: providerID)
+    }
+
+    /// The provider that writes with `capability` for `user` (nil: any) at `query`'s site, by the
+    /// rule above, and whether its store already holds that login. Throws a usage error for a
+    /// `providerID` that is not an enabled provider declaring `capability`, and
+    /// `FillFailure.nothingToFill` (naming the capability) when no enabled provider declares it.
+    public func writeTarget(declaring capability: Capability, for query: ServiceQuery, user: String?,
+                            providerID: String?) throws -> (PluginManifest, replaces: Bool) {
+        let writers = enabledProviders(declaring: capability)
+        var holders: Set<String> = []
+        if let user { holders = try self.holders(of: .password, for: query) { $0.displayUser == user } }
         if let providerID {
-            guard let manifest = savers.first(where: { $0.identifier == providerID }) else {
-                throw AutofillError(.usage, "\(providerID) is not an enabled provider with SupportsSavePasswordCredentials")
+            guard let manifest = writers.first(where: { $0.identifier == providerID }) else {
+                let ids = writers.map(\.identifier)
+                throw AutofillError(.usage, "\(providerID) is not an enabled provider with \(capability.plistKey)\(KeySpelling.didYouMean(providerID, among: ids))")
             }
             return (manifest, holders.contains(providerID))
         }
-        if let holder = savers.first(where: { holders.contains($0.identifier) }) { return (holder, true) }
-        guard let first = savers.first else {
-            throw FillFailure.nothingToFill("No enabled provider declares SupportsSavePasswordCredentials; nothing was saved.")
+        if let holder = writers.first(where: { holders.contains($0.identifier) }) { return (holder, true) }
+        guard let first = writers.first else { throw FillFailure.nothingToFill(Self.nothingWrites(capability)) }
+        let readOnly = setup.catalog.enabledIDs.filter(holders.contains).compactMap { try? setup.catalog.manifest(for: $0).displayName }
+        if let user, !readOnly.isEmpty {
+            notify("\(readOnly.joined(separator: ", ")) hold\(readOnly.count == 1 ? "s" : "") \(user)'s login at \(query.name.description) but cannot write it (no \(capability.plistKey)); \(first.displayName) gets it.")
         }
         return (first, false)
     }
 
+    /// Why nothing was written: no enabled provider declares `capability`, and what to do.
+    static func nothingWrites(_ capability: Capability) -> String {
+        let what = capability == .supportsGeneratePasswordCredentials ? "generated" : "saved"
+        return "No enabled provider declares \(capability.plistKey); nothing was \(what). Enable one that does "
+            + "(`autofill providers list` shows each provider's capabilities), or pass --provider ID."
+    }
+
     /// Asks a provider for a password for `query`'s site that honours `rules` (Apple's passwordrules
-    /// text, parsed by the caller); the host checks the answer against them.
-    public func generatePassword(for query: ServiceQuery, rules: String?, providerID: String?) async throws -> FillResult {
-        let manifest = try chooseProvider(declaring: .supportsGeneratePasswordCredentials, id: providerID,
-                                          title: "Which provider generates the password?", canceled: "Nothing was generated.")
+    /// text, parsed by the caller); the host checks the answer against them. The provider is chosen
+    /// as a save's is: the one holding `user`'s login there, else the first that generates.
+    public func generatePassword(for query: ServiceQuery, rules: String?, user: String? = nil, providerID: String?) async throws -> FillResult {
+        let (manifest, _) = try writeTarget(declaring: .supportsGeneratePasswordCredentials, for: query, user: user, providerID: providerID)
         let service = query.serviceIdentifiers.first ?? ServiceIdentifier(identifier: query.name.description, type: .domain)
         return try await interfaceRequest(.generatePassword(GeneratePasswordRequest(serviceIdentifier: service, passwordRules: rules)),
                                           manifest: manifest, capability: .supportsGeneratePasswordCredentials,

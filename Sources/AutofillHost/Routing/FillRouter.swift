@@ -107,7 +107,13 @@ public final class FillRouter: Sendable {
     /// Passkey candidates need `passkey`: the WebAuthn parameters of the sign-in (``PasskeyCeremony``).
     public func fill(_ candidates: [Suggestion], for query: ServiceQuery, pick: FillPick, fallback: Bool,
                      passkey: PasskeyParameters? = nil) async throws(FillFailure) -> FillResult {
-        guard !candidates.isEmpty else { throw .nothingToFill("No suggestions for \(query.name).") }
+        try await fill(candidates, for: .site(query), pick: pick, fallback: fallback, passkey: passkey)
+    }
+
+    /// Fills one of `candidates` found for `term` (a site, or a name: each fills for its own site).
+    public func fill(_ candidates: [Suggestion], for term: SearchTerm, pick: FillPick, fallback: Bool,
+                     passkey: PasskeyParameters? = nil) async throws(FillFailure) -> FillResult {
+        guard !candidates.isEmpty else { throw .nothingToFill("No suggestions for \(term).") }
         var failures: [Int: String] = [:]
         var messages: [String] = []
         var tried: Set<Int> = []
@@ -119,9 +125,9 @@ public final class FillRouter: Sendable {
             ? UserAuthentication(method: .confirm, userPresent: true, userVerified: false) : nil
         while true {
             tried.insert(next)
-            switch await provide(candidates[next], services: query.serviceIdentifiers, passkey: passkey, chosen: chosen) {
+            switch await provide(candidates[next], services: term.services(of: candidates[next]), passkey: passkey, chosen: chosen) {
             case .filled(let result):
-                recordDelivery(result, at: query.name.hostText)
+                recordDelivery(result, at: term.host(of: candidates[next]))
                 return result
             case .stop(let failure):
                 throw failure
@@ -135,7 +141,7 @@ public final class FillRouter: Sendable {
             }
             if pick == .interactive {
                 notify(messages[messages.count - 1])
-                next = try choose(candidates, query: query, failures: failures)
+                next = try choose(candidates, failures: failures)
                 continue
             }
             let remaining = candidates.indices.filter { index in
@@ -156,7 +162,7 @@ public final class FillRouter: Sendable {
         switch pick {
         case .interactive:
             if candidates.count == 1 { return 0 }
-            return try choose(candidates, query: nil, failures: [:])
+            return try choose(candidates, failures: [:])
         case .position(let position):
             guard candidates.indices.contains(position - 1) else {
                 throw .nothingToFill("There are \(candidates.count) suggestions; --pick takes 1 to \(candidates.count).")
@@ -171,7 +177,7 @@ public final class FillRouter: Sendable {
         }
     }
 
-    private func choose(_ candidates: [Suggestion], query: ServiceQuery?, failures: [Int: String]) throws(FillFailure) -> Int {
+    private func choose(_ candidates: [Suggestion], failures: [Int: String]) throws(FillFailure) -> Int {
         let items = candidates.enumerated().map { index, candidate in
             Self.label(candidate) + (failures[index].map { "  — failed: \($0)" } ?? "")
         }

@@ -3,12 +3,16 @@ import AutofillHost
 
 /// `store` and `erase`: what git learned about a password, handed to the save-password entry point
 /// and the unused-password report (as `autofill save` and `autofill report unused-password` do),
-/// quietly. They run where `get` runs, in the agent when one is running: its providers are the ones
+/// quietly, except a `store` that no provider took: that says so in one line on stderr. They run where `get` runs, in the agent when one is running: its providers are the ones
 /// the user unlocked, and its questions go to the terminal of git's user.
 extension GitCredentialCommand {
     func hand(_ operation: String) async {
         guard let (description, site) = readSite() else { return }
         guard let user = description.username, !user.isEmpty else {
+            if operation == "erase" {
+                GitErasures.shared.erase(origin: description.origin, user: nil)
+                return note("git names no user name: no login at \(description.origin) is given to git until it stores one; no provider was told")
+            }
             return note("git names no user name; nothing to \(operation)")
         }
         guard !user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -29,8 +33,11 @@ extension GitCredentialCommand {
                 let setup = try global.setup()
                 let router = try session.router(setup)
                 let result = try await router.savePassword(PasswordCredential(user: user, password: Secret(password)), for: query, providerID: nil)
+                GitErasures.shared.stored(origin: description.origin, user: user)
                 note("saved \(user)'s password for \(site) in \(result.providerName)")
             } else {
+                // git takes an erased password as gone: it is not given to git again until git stores one.
+                GitErasures.shared.erase(origin: description.origin, user: user)
                 let setup = try global.setup()
                 let router = try session.router(setup)
                 let update = CredentialUpdate.unusedPassword(domain: query.name.hostText, user: user)
@@ -39,6 +46,11 @@ extension GitCredentialCommand {
             }
         } catch {
             note("nothing was \(operation == "store" ? "saved" : "reported"): \(error)")
+            // A password git asked to store and no store took is never dropped without a word: one
+            // line, whatever -v says (the user name and site only; -v adds why, above).
+            if operation == "store" && !global.verbose {
+                printError("autofill: git's password for \(user) at \(site) was not saved (credential.helper 'autofill -v' says why)")
+            }
         }
     }
 }

@@ -25,11 +25,19 @@ struct GitCredentialCommand: AsyncParsableCommand {
             store: saves the password git used successfully, as `autofill save SITE --user USER` does (not \
             when it is the one autofill gave git: that one is saved already).
 
-            erase: reports a password the server rejected: `autofill report unused-password SITE --user USER`.
+            erase: reports a password the server rejected: `autofill report unused-password SITE --user USER`. \
+            git takes an erased password as gone: get does not give git that login (every login at the \
+            host when git names no user) until git stores one; the agent remembers this, a process of \
+            its own does not. With a path (credential.useHttpPath), get never gives a login saved for \
+            another path of the host.
 
-            store and erase print nothing; they do nothing for short-lived tokens (password_expiry_utc) \
-            and ephemeral credentials. Other operations are ignored, as git asks. -v says on stderr why \
-            nothing was given.
+            store goes to the provider holding that login, else the first writable one in your order \
+            (one that declares SupportsSavePasswordCredentials). A store that no provider took says so in \
+            one line on stderr (user and site, never the password); -v says why.
+
+            store and erase print nothing else; they do nothing for short-lived tokens \
+            (password_expiry_utc) and ephemeral credentials. Other operations are ignored, as git asks. \
+            -v says on stderr why nothing was given, saved or reported.
 
             Examples:
               git config --global credential.helper autofill
@@ -94,8 +102,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
                 // After a failure, another suggestion only for the user git named: never someone else's
                 // password in place of the one the path chose.
                 let result = try await router.fillFromSuggestions(
-                    for: query, kind: .password, setup: setup, pick: { pick(from: $0, for: description) },
-                    fallback: description.username.map { !$0.isEmpty } ?? false)
+                    for: .site(query), kind: .password, setup: setup, pick: { pick(from: $0, for: description) },
+                    fallback: description.username.map { !$0.isEmpty } ?? false, accept: { accepts($0, for: description) })
                 guard case .password(let credential) = result.credential else { return }
                 guard let answer = GitCredentialDescription.answer(user: credential.user, password: credential.password.revealed) else {
                     printError("autofill: \(result.providerName) gave a password for \(credential.user) that git cannot be given: its user name or password holds a line break or NUL, or is longer than git's lines; nothing was given (fix the entry in \(result.providerName))")
@@ -120,6 +128,15 @@ struct GitCredentialCommand: AsyncParsableCommand {
         let sameHost = candidates.indices.filter { [.exactURL, .exactHost].contains(candidates[$0].match) }
         if sameHost.count == 1, let only = sameHost.first { return .position(only + 1) }
         return .interactive
+    }
+
+    /// Whether `get` may give git this suggestion: not a login git erased (until git stores one), and,
+    /// when git names a path (credential.useHttpPath), not one saved for another path of the host.
+    func accepts(_ suggestion: Suggestion, for description: GitCredentialDescription) -> Bool {
+        if GitErasures.shared.isErased(origin: description.origin, user: suggestion.identity.displayUser) { return false }
+        guard let path = description.path, !path.isEmpty, suggestion.match != .exactURL else { return true }
+        let savedPath = IdentityIndex.serviceName(for: suggestion.identity)?.path ?? ""
+        return savedPath.isEmpty || savedPath == "/"
     }
 
     /// Whether a failure leaves git to its other helpers without a word: nothing matched, the user
