@@ -105,8 +105,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Sources/autofill"
+            ]
         ),
         .executableTarget(name: "autofill-provider-helper", dependencies: ["AutofillHost"]),
         .executableTarget(
