@@ -96,7 +96,7 @@ let package = Package(
         .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "AutofillWebAuthn", dependencies: ["AutofillCore", .product(name: "Crypto", package: "swift-crypto")]),
-        .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillAgent"], path: "Sources/autofill-client"),
+        .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillAgent"]),
         .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
         .executableTarget(
             name: "autofill-cli",

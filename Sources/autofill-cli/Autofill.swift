@@ -76,7 +76,7 @@ struct Autofill: AsyncParsableCommand {
         """
 
     /// Runs the command in this process. Users run `autofill`, the small client
-    /// (Sources/autofill-client), which sends the commands the agent serves to the agent and runs
+    /// (Sources/autofill), which sends the commands the agent serves to the agent and runs
     /// this program, `autofill-cli`, for everything else (docs/AGENT.md).
     static func main() async {
         Glibc.exit(await execute(Array(CommandLine.arguments.dropFirst())))
