@@ -75,30 +75,10 @@ struct FillCommand: AsyncParsableCommand {
                     kind: type.identityKind, services: query.serviceIdentifiers)
             } else {
                 let choice: FillPick = pick.map { .position($0) } ?? user.map { .user($0) } ?? .interactive
-                result = try await router.fillFromSuggestions(for: query, kind: type.identityKind, setup: setup, pick: { _ in choice }, fallback: fallback)
+                result = try await router.fillFromSuggestions(for: query, kind: type.identityKind, pick: { _ in choice }, fallback: fallback)
             }
             try FillOutput(result).deliver(as: json ? .json : format, clipboard: clipboard)
         }
-    }
-}
-
-extension FillRouter {
-    /// Fills a `kind` credential for `query` from the identity stores' suggestions (best first), the
-    /// one `pick` chooses from them: `autofill fill` without `--list`, and git's `get`.
-    func fillFromSuggestions(for query: ServiceQuery, kind: CredentialIdentity.Kind, setup: ProviderSetup,
-                             pick: ([Suggestion]) -> FillPick, fallback: Bool) async throws -> FillResult {
-        let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
-        for warning in engine.warnings { printError("autofill: warning: \(warning)") }
-        let candidates = try AutofillError.fromStore { () throws(IdentityStoreError) in
-            try engine.suggestions(for: query, kinds: [kind])
-        }
-        guard !candidates.isEmpty else {
-            // The parsed name, never the input as typed: `https://alice:pw@…` carries a password.
-            let site = query.name.description
-            let listHint = kind == .oneTimeCode ? "autofill fill --list --type otp \(site)" : "autofill fill --list \(site)"
-            throw FillFailure.nothingToFill("No suggestions for \(site); `\(listHint)` opens a provider's full list.")
-        }
-        return try await fill(candidates, for: query, pick: pick(candidates), fallback: fallback)
     }
 }
 

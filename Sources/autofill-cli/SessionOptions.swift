@@ -33,7 +33,7 @@ struct SessionOptions: ParsableArguments {
             setup: setup, ui: ui, authenticator: setup.catalog.file.userAuthenticator(ui: HostPrompts.open()),
             deadline: setup.catalog.file.configuration.noUIDeadline,
             trace: RequestTrace(onEntry: onEntry),
-            notify: { printError("autofill: \($0)") })
+            notify: { printError("autofill: \($0)") }, advice: FlagAdvice.advice)
     }
 }
 
