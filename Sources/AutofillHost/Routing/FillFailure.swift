@@ -1,4 +1,4 @@
-/// Why nothing was filled. Each maps to one exit status of the CLI.
+/// Why nothing was filled. Each maps to one exit status (``ExitStatus``, the one table).
 public enum FillFailure: Error, Sendable, CustomStringConvertible {
     /// Nothing to offer (no suggestion, no provider with the capability).
     case nothingToFill(String)
