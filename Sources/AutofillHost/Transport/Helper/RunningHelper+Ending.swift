@@ -1,11 +1,8 @@
-internal import AutofillWire
-internal import AutofillABI
 internal import AutofillCore
 internal import CAutofillHelper
 internal import Dispatch
 internal import Glibc
 internal import Logging
-internal import Synchronization
 
 /// How a helper ends: its process group ended, the process reaped, the ending classified and reported.
 extension RunningHelper {

@@ -1,11 +1,5 @@
-internal import AutofillWire
-internal import AutofillABI
 internal import AutofillCore
-internal import CAutofillHelper
 internal import Dispatch
-internal import Glibc
-internal import Logging
-internal import Synchronization
 
 /// The plugin's host-service calls, served on the reader thread (UI on another).
 extension RunningHelper {

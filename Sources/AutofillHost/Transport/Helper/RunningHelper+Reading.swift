@@ -2,10 +2,8 @@ internal import AutofillWire
 internal import AutofillABI
 internal import AutofillCore
 internal import CAutofillHelper
-internal import Dispatch
 internal import Glibc
 internal import Logging
-internal import Synchronization
 
 /// The reader thread: the helper's frames, its output, and its process ending, watched together.
 extension RunningHelper {
