@@ -31,7 +31,7 @@ extension FillRouter {
     /// How an answer is judged: what it is for, and what the host established about the user.
     struct AnswerRules {
         /// How the result is authenticated.
-        var authentication: InterfaceAuthentication
+        var authentication: AnswerAuthentication
         /// Whether the provider's UI may run (its entry point takes no deadline, and what its UI
         /// established counts); false for the no-UI entry points.
         var interactive: Bool
@@ -49,7 +49,7 @@ extension FillRouter {
     }
 
     /// How an answer's result is authenticated.
-    enum InterfaceAuthentication {
+    enum AnswerAuthentication {
         /// Nothing secret comes back (configuration, a save, a generated password, a report).
         case notNeeded
         /// The policy is applied after the provider completed, unless its UI established enough (or

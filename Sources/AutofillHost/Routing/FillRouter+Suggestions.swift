@@ -144,7 +144,7 @@ extension FillRouter {
         case .failure(let unconnected): return unconnected.attempt
         }
         let request: CredentialRequest
-        let authentication: InterfaceAuthentication
+        let authentication: AnswerAuthentication
         let user = suggestion.identity.displayUser
         let whose = user.isEmpty ? "the" : "\(user)'s"  // an entry without a user: "fill the password for …"
         let what = "\(whose) \(suggestion.identity.kind.label) for \(suggestion.service)"

@@ -20,6 +20,10 @@ internal import Synchronization
 /// the provider's own UI in that request already established what the policy asks.
 ///
 /// Only providers whose plist declares the capability receive a request kind.
+///
+/// One path: every request, whatever its kind, is sent and its answer settled in one place
+/// (`exchange`, FillRouter+Answers.swift), over the one connection ``ProviderSetup/connect(_:userInterface:)``
+/// gives. The router's messages say what happened; the caller's ``FillAdvice`` says how to go on.
 public final class FillRouter: Sendable {
     let setup: ProviderSetup
     let ui: RecordingUserInterface
@@ -123,7 +127,7 @@ public final class FillRouter: Sendable {
     }
 
     func interfaceRequest(_ request: ProviderRequest, providerID: String, capability: Capability,
-                          authentication: InterfaceAuthentication) async throws(FillFailure) -> FillResult {
+                          authentication: AnswerAuthentication) async throws(FillFailure) -> FillResult {
         let manifest: PluginManifest
         do {
             manifest = try setup.catalog.manifest(for: providerID)
@@ -136,7 +140,7 @@ public final class FillRouter: Sendable {
     /// Sends `request` to `manifest`'s provider through its UI entry point (no deadline), once it
     /// declares `capability`; `outcome` names what did not happen when it ends without a result.
     func interfaceRequest(_ request: ProviderRequest, manifest: PluginManifest, capability: Capability,
-                          authentication: InterfaceAuthentication, outcome: String = "filled") async throws(FillFailure) -> FillResult {
+                          authentication: AnswerAuthentication, outcome: String = "filled") async throws(FillFailure) -> FillResult {
         guard manifest.capabilities.contains(capability) else {
             throw .nothingToFill("\(manifest.displayName) does not declare \(capability.plistKey)")
         }
