@@ -109,7 +109,7 @@ let package = Package(
         .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "AutofillWebAuthn", dependencies: ["AutofillCore", .product(name: "Crypto", package: "swift-crypto")]),
-        .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillSystem"], path: "Sources/autofill-client"),
+        .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillSystem"]),
         .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
         .executableTarget(
             name: "autofill-cli",
@@ -118,8 +118,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Sources/autofill"
+            ]
         ),
         .executableTarget(name: "autofill-provider-helper", dependencies: ["AutofillProviderRuntime"]),
         .executableTarget(

@@ -13,8 +13,8 @@ internal import CAutofillProvider
 /// }
 /// ```
 public enum ProviderExport {
-    /// Creates the provider and returns its `af_provider` table, or nil to refuse to load
-    /// (wrong ABI version, or the provider's `init` threw).
+    /// Creates the provider and returns its `af_provider` table, or nil to refuse to load: another
+    /// ABI version, a host table that is not ABI 1's, or the provider's `init` threw (logged).
     public static func entry<P: CredentialProvider>(_ type: P.Type, hostABIVersion: UInt32, host: UnsafeRawPointer?)
         -> UnsafeRawPointer?
     {

@@ -27,7 +27,9 @@ public final class ProviderHost: Sendable {
         message.withUTF8 { services.table.log?(level.rawValue, $0.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, $0.count) }
     }
 
-    /// The provider's setting `key` from the host configuration, if set.
+    /// The provider's setting `key` from the host configuration (`ProviderSettings`), nil when it is
+    /// not set. A file setting the plist declares (`AFProviderSandbox`) comes as the absolute path the
+    /// host resolved it to: the file the sandbox lets the provider open.
     public func setting(_ key: String) -> String? {
         var key = key
         var capacity = 256

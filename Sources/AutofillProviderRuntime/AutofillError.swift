@@ -1,4 +1,5 @@
 public import AutofillCore
+internal import AutofillWire
 
 /// An error of the autofill host: a stable code, a message for people, and what caused it.
 ///
@@ -47,20 +48,8 @@ public struct AutofillError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
-    /// The process exit status for this error (BSD sysexits.h).
-    public var exitStatus: Int32 {
-        switch code {
-        case .usage: 64  // EX_USAGE
-        case .invalidPlugin, .invalidData: 65  // EX_DATAERR
-        case .notFound: 66  // EX_NOINPUT
-        case .providerUnavailable: 69  // EX_UNAVAILABLE
-        case .internal: 70  // EX_SOFTWARE
-        case .io: 74  // EX_IOERR
-        case .temporaryFailure: 75  // EX_TEMPFAIL
-        case .refused: 77  // EX_NOPERM
-        case .configuration: 78  // EX_CONFIG
-        }
-    }
+    /// The process exit status for this error (``ExitStatus``, the one table).
+    public var exitStatus: Int32 { ExitStatus(code).rawValue }
 
     /// The error for an identity-store failure.
     public init(_ error: IdentityStoreError) {

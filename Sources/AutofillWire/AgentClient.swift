@@ -40,7 +40,7 @@ package enum AgentClient {
         var uid: uid_t = 0, pid: pid_t = 0
         guard afsys_peer_credentials(socket, &uid, &pid) == 0, uid == getuid() else {
             writeError("autofill: \(paths.socket) is served by uid \(uid), not by you; autofill talks to no other user's agent. Remove the socket, or run with AUTOFILL_AGENT=off (docs/AGENT.md).\n")
-            return .exited(77)
+            return .exited(ExitStatus.refused.rawValue)
         }
         let request = AgentProtocol.Message.run(
             version: AgentProtocol.version, arguments: absolutePaths(arguments), environment: environment,
@@ -76,10 +76,10 @@ package enum AgentClient {
         case .runHere(let reason)?: return .runHere(reason)
         case .busy(let reason)?:
             writeError("autofill: \(reason)\n")
-            return .exited(75)
+            return .exited(ExitStatus.temporaryFailure.rawValue)
         case .run?, nil:
             writeError("autofill: the agent ended before it answered (it was stopped or crashed); nothing more happened. The next command starts a new agent (docs/AGENT.md).\n")
-            return .exited(69)
+            return .exited(ExitStatus.unavailable.rawValue)
         }
     }
 

@@ -1,6 +1,19 @@
 /// Which commands the agent runs (the ones that fill, git's credential `get` among them, and locking),
 /// and whether one may start it.
 package struct AgentRoute {
+    /// The commands that start an agent when none runs and run in it: the one list, which help and
+    /// the docs name (``listed(_:)``; a test holds the docs to it). git's credential `get` starts it too.
+    package static let startingCommands = ["fill", "suggest", "text", "passkey", "save", "generate", "report", "unlock"]
+
+    /// The commands that run in the agent only when one runs (without one nothing is unlocked); so do
+    /// git's credential `store` and `erase`, and `agent status`.
+    package static let joiningCommands = ["lock"]
+
+    /// `names` as a sentence names them: "fill, suggest and text".
+    package static func listed(_ names: [String]) -> String {
+        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+    }
+
     /// Whether this command starts an agent when none runs (`lock` and `agent status` do not).
     package let startsAgent: Bool
 
@@ -12,11 +25,11 @@ package struct AgentRoute {
         guard !options.contains(where: { ["-h", "--help", "help", "--no-agent", "--version"].contains($0) }) else { return nil }
         switch command {
         // save, generate and report reach the providers the agent keeps warm (a save needs the unlocked vault).
-        case "fill", "suggest", "text", "passkey", "save", "generate", "report", "unlock": startsAgent = true
+        case _ where Self.startingCommands.contains(command): startsAgent = true
         case "git-credential" where arguments.last == "get": startsAgent = true  // git appends the operation
         // store and erase reach the providers the user unlocked; with no agent, nothing was unlocked.
         case "git-credential" where arguments.last == "store" || arguments.last == "erase": startsAgent = false
-        case "lock": startsAgent = false
+        case _ where Self.joiningCommands.contains(command): startsAgent = false
         case "agent" where arguments.dropFirst().first == "status": startsAgent = false
         default: return nil
         }

@@ -30,7 +30,7 @@ package enum ClientProcess {
     package static func replace(with executable: String, arguments: [String]) -> Never {
         _ = withCStrings(["autofill"] + arguments) { argv in execv(executable, argv) }
         writeError("autofill: cannot run \(executable): \(String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(strerror(errno)!).assumingMemoryBound(to: UInt8.self), count: strlen(strerror(errno))), as: UTF8.self)); reinstall autofill (autofill-cli belongs next to autofill)\n")
-        exit(70)
+        exit(ExitStatus.software.rawValue)
     }
 
     /// Writes `text` to stderr.

@@ -48,6 +48,9 @@ struct GrantApprovalTests {
         let trusted = try autofill(["providers", "trust", "org.t.net"])
         #expect(trusted.status == 0, "\(trusted.stderr)")
         #expect(trusted.stdout.contains("read the file named by its NetrcFile setting (now \(key))"), "\(trusted.stdout)")
+        #expect(trusted.stdout.contains("New since you last approved it: read \(key)."), "\(trusted.stdout)")
+        #expect(trusted.stdout.hasSuffix("Its files are unchanged; trusted Netrc again, with what its settings now let it reach.\n"),
+                "it records the new grant, so it does not say nothing changed: \(trusted.stdout)")
         #expect(try autofill(["providers", "sync"]).status == 0)
     }
 

@@ -106,6 +106,25 @@ struct HelpTests {
         let result = try CLI.run(["--help"], home: home.path)
         for status in ["64", "65", "66", "69", "70", "74", "77", "78"] { #expect(result.stdout.contains("  \(status)  ")) }
     }
+
+    /// Every status a command's help names is one of the table's (docs/CLI.md lists the table, and
+    /// ExitStatusTests holds that list to ExitStatus).
+    @Test func everyStatusAHelpNamesIsInTheTable() throws {
+        let docs = try String(contentsOfFile: "\(CLI.root)/docs/CLI.md", encoding: .utf8)
+        let section = try #require(docs.components(separatedBy: "## Exit statuses").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let table = Set(section.split(separator: "\n").compactMap { line in line.hasPrefix("| ") ? Int(line.dropFirst(2).prefix { $0.isNumber }) : nil })
+        #expect(table.contains(0) && table.contains(77))
+        let folder = "\(CLI.root)/Tests/autofillCLITests/Snapshots"
+        // autofill-vault, the Vault's companion, has statuses of its own (docs/VAULT.md).
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasPrefix("help") {
+            let text = try String(contentsOfFile: "\(folder)/\(name)", encoding: .utf8)
+            guard let start = text.range(of: "Exit status") else { continue }
+            let paragraph = text[start.lowerBound...].components(separatedBy: "\n\n")[0]
+            let numbers = paragraph.split { !$0.isNumber }.compactMap { Int($0) }
+            #expect(!numbers.isEmpty, "\(name)")
+            for number in numbers { #expect(table.contains(number), "\(name) names exit status \(number), which is not in the table") }
+        }
+    }
 }
 
 /// The binaries' dynamic dependencies are what the design says: the host (`autofill-cli`, which the

@@ -90,7 +90,7 @@ struct PasskeyTests {
         #expect(created.status == 0, "\(created.stderr)")
         let credential = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
         let id = try #require(credential["id"] as? String)
-        let signal = try autofill(["passkey", "signal", "unknown-credential", "--rp", "example.com", "--credential-id", id])
+        let signal = try autofill(["passkey", "signal", "unknown-credential", "--rp", "example.com", "--credential-id=\(id)"])  // = : an id may start with "-"
         #expect(signal.status == 0, "\(signal.stderr)")
         #expect(signal.stderr.contains("Reported the unknown passkey at example.com to Vault."))
         let get = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", try authenticationOptions("signal")])
@@ -105,7 +105,7 @@ struct PasskeyTests {
         #expect(created.status == 0, "\(created.stderr)")
         let credential = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
         let id = try #require(credential["id"] as? String)
-        let signal = try autofill(["passkey", "signal", "unknown-credential", "--rp", "example.com", "--credential-id", id], policy: "deny")
+        let signal = try autofill(["passkey", "signal", "unknown-credential", "--rp", "example.com", "--credential-id=\(id)"], policy: "deny")
         #expect(signal.status == 22, "\(signal.stderr)")
         let get = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", try authenticationOptions("denied-signal")])
         #expect(get.status == 0, "the passkey is still there: \(get.stderr)")

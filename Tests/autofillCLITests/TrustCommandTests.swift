@@ -333,6 +333,10 @@ struct TrustCommandTests {
         try enable()
         #expect(try autofill(["providers", "enable", other]).status == 0)
         try Self.append(0, to: library)
+        // Without --fallback the next is not tried: the router says so, the CLI names the flag.
+        let alone = try autofill(["fill", "example.com", "--pick", "1"])
+        #expect(alone.status == 77, "\(alone.stderr)")
+        #expect(alone.stderr.contains("No other suggestion was tried; pass --fallback to try the next suggestion automatically."), "\(alone.stderr)")
         let fill = try autofill(["fill", "example.com", "--pick", "1", "--fallback"])
         #expect(fill.status == 0, "\(fill.stderr)")
         #expect(fill.stdout == "other-pw\n")

@@ -53,7 +53,7 @@ public final class ProviderPool: Sendable {
         self.userPolicy = userPolicy
     }
 
-    /// The running connection of `manifest` for `setup`, launched (``ProviderSetup/launch(_:store:userInterface:)``)
+    /// The running connection of `manifest` for `setup`, launched (``ProviderSetup/launch(_:userInterface:)``)
     /// when there is none or it was launched differently. Admits the provider first either way, and
     /// refuses a request whose policy is weaker than the user's or than one the provider served.
     func connection(for manifest: PluginManifest, setup: ProviderSetup) throws(AutofillError) -> any ProviderConnection {
@@ -116,10 +116,7 @@ public final class ProviderPool: Sendable {
     private func launch(_ manifest: PluginManifest, setup: ProviderSetup, key: String, signature: Signature, level: AuthenticationLevel)
         throws(AutofillError) -> any ProviderConnection
     {
-        guard let store = try setup.store(for: manifest.identifier) else {
-            throw AutofillError(.configuration, "\(manifest.identifier) is not enabled")
-        }
-        let connection = try setup.launch(manifest, store: store)
+        let connection = try setup.launch(manifest)
         let replaced = entries.withLock { entries in
             defer { entries[key] = Entry(signature: signature, connection: connection, providerID: manifest.identifier, served: level) }
             return entries[key]

@@ -48,3 +48,22 @@ public enum PasskeyResultCheck {
         return nil
     }
 }
+
+extension PasskeyResultCheck {
+    /// What is wrong with `credential` as the answer to `request`, or nil: assertions (a sign-in, or
+    /// one picked from a passkey provider's list, where a password is an answer too) and registrations
+    /// (``PasskeyRegistrationCheck``); nil for every other request.
+    public static func problem(with credential: Credential, for request: ProviderRequest) -> String? {
+        switch request {
+        case .credentialWithoutUserInteraction(let request), .interfaceToProvideCredential(let request):
+            return problem(with: credential, for: request)
+        case .passkeyCredentialList(_, let parameters):
+            guard case .passkeyAssertion(let assertion) = credential else { return nil }
+            return problem(with: assertion, parameters: parameters, expectedCredential: nil)
+        case .passkeyRegistration(let request), .conditionalPasskeyRegistration(let request):
+            return PasskeyRegistrationCheck.problem(with: credential, for: request)
+        default:
+            return nil
+        }
+    }
+}

@@ -12,12 +12,9 @@ extension FillRouter {
             throw .nothingToFill("\(providerID) is not an enabled provider that declares ProvidesPasskeys.")
         }
         let connection: any ProviderConnection
-        do {
-            connection = try self.connection(for: manifest)
-        } catch where error.code == .refused {
-            throw .providersRefused([error.description])
-        } catch {
-            throw .providersFailed(["\(manifest.displayName) could not be loaded: \(error)"])
+        switch connect(manifest) {
+        case .success(let connected): connection = connected
+        case .failure(let unconnected): return try unconnected.attempt.result()
         }
         let account = "\(request.identity.userName) at \(request.parameters.relyingParty)"
         var request = request
@@ -32,34 +29,9 @@ extension FillRouter {
             request.parameters.hostUserVerified = authentication.userVerified
         }
         request.parameters.hostUserInterfaceScripted = !ui.answersComeFromAPerson
-        ui.reset()
-        let start = ContinuousClock.now
-        let outcome = await connection.send(.passkeyRegistration(request), deadline: nil)
-        trace.record(manifest, .prepareInterfaceForPasskeyRegistration, outcome, since: start)
-        switch outcome {
-        case .completed(let credential):
-            if let problem = PasskeyRegistrationCheck.problem(with: credential, for: request) {
-                throw .providersFailed(["\(manifest.displayName) answered with \(problem); no passkey was created"])
-            }
-            let established = ui.established.map { host.combined(with: $0) } ?? host
-            if let problem = PasskeyClaimCheck.problem(with: credential, established: established) {
-                throw .providersFailed(["\(manifest.displayName) answered with \(problem); no passkey was created"])
-            }
-            return FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
-                              suggestion: nil, authentication: established)
-        case .canceled(let error) where error.code == .matchedExcludedCredential:
-            throw .excludedCredential(
-                "\(manifest.displayName) already holds a passkey the relying party listed in excludeCredentials (\(account)); no passkey was created.")
-        case .canceled(let error) where error.code == .userCanceled:
-            throw .canceled("No passkey was created: cancelled in \(manifest.displayName).")
-        case .canceled(let error):
-            if let reason = ui.unavailableReason {
-                throw .userInterfaceUnavailable("\(manifest.displayName) needs to ask you something, and \(reason).")
-            }
-            throw .providersFailed(["\(manifest.displayName) did not create the passkey: \(error.failureReason ?? error.code.description)"])
-        case .failed(let failure):
-            throw .providersFailed([failure.message])
-        }
+        let rules = AnswerRules(authentication: .before(host), interactive: true, undone: "No passkey was created",
+                                checkSuffix: "; no passkey was created", cancelVerb: "did not create the passkey")
+        return try await exchange(.passkeyRegistration(request), with: connection, manifest: manifest, rules: rules).result()
     }
 
     /// The automatic passkey upgrade: asks each enabled provider that declares
@@ -92,28 +64,20 @@ extension FillRouter {
             }
             request.parameters.hostRecentPasswordFill = true
             let connection: any ProviderConnection
-            do {
-                connection = try self.connection(for: manifest)
-            } catch {
-                reasons.append("\(manifest.displayName) could not be loaded: \(error)")
+            switch connect(manifest) {
+            case .success(let connected): connection = connected
+            case .failure(let unconnected):
+                if case .refused(let message) = unconnected.attempt { reasons.append("\(manifest.displayName) could not be loaded: \(message)") }
+                if case .failed(let message) = unconnected.attempt { reasons.append(message) }
                 continue
             }
-            let start = ContinuousClock.now
-            let outcome = await connection.send(.conditionalPasskeyRegistration(request), deadline: deadline)
-            trace.record(manifest, .performPasskeyRegistrationWithoutUserInteraction, outcome, since: start)
-            switch outcome {
-            case .completed(let credential):
-                if let problem = PasskeyRegistrationCheck.problem(with: credential, for: request)
-                    ?? PasskeyClaimCheck.problem(with: credential, established: UserAuthentication(method: .none, userPresent: false, userVerified: false)) {
-                    reasons.append("\(manifest.displayName) answered with \(problem)")
-                    continue
-                }
-                return FillResult(credential: credential, providerID: manifest.identifier, providerName: manifest.displayName,
-                                  suggestion: nil, authentication: UserAuthentication(method: .none, userPresent: false, userVerified: false))
-            case .canceled(let error):
-                reasons.append("\(manifest.displayName) declined: \(error.failureReason ?? error.code.description)")
-            case .failed(let failure):
-                reasons.append(failure.message)
+            let none = UserAuthentication(method: .none, userPresent: false, userVerified: false)
+            let rules = AnswerRules(authentication: .before(none), interactive: false, declining: true)
+            switch await exchange(.conditionalPasskeyRegistration(request), with: connection, manifest: manifest, rules: rules) {
+            case .filled(let result): return result
+            case .failed(let reason), .refused(let reason): reasons.append(reason)
+            case .stop(let failure): reasons.append(failure.description)
+            case .needsUserInterface: break
             }
         }
         throw .declined(reasons)
@@ -138,13 +102,8 @@ extension FillRouter {
         parameters.hostUserPresent = host.userPresent
         parameters.hostUserVerified = host.userVerified
         parameters.hostUserInterfaceScripted = !ui.answersComeFromAPerson  // (list requests do not carry it)
-        let result = try await interfaceRequest(.passkeyCredentialList(services, parameters), manifest: manifest, capability: .providesPasskeys,
-                                                authentication: .before(host))
-        if case .passkeyAssertion(let assertion) = result.credential,
-           let problem = PasskeyResultCheck.problem(with: assertion, parameters: parameters, expectedCredential: nil) {
-            throw .providersFailed(["\(result.providerName) answered with \(problem)"])
-        }
-        return result
+        return try await interfaceRequest(.passkeyCredentialList(services, parameters), manifest: manifest, capability: .providesPasskeys,
+                                          authentication: .before(host))
     }
 
 }

@@ -49,13 +49,12 @@ public enum SearchTerm: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The hint for a site search that found nothing: how to search by name instead (the part of
-    /// the site a person would remember: `fastmail` for `www.fastmail.com`). nil for a name search.
-    public func nameSearchHint(command: String) -> String? {
+    /// For a site search that found nothing, the part of the site a person would remember, to search
+    /// by name instead (`fastmail` for `www.fastmail.com`). nil for a name search.
+    public var nameSearchLabel: String? {
         guard case .site(let query) = self else { return nil }
         let host = query.name.hostText
-        let label = PublicSuffixList.shared.registrableDomain(host)?.split(separator: ".").first.map(String.init) ?? host
-        return "hint: to search by name, user or site instead, try `autofill \(command) \(label)` (or `autofill \(command) --name TERM`)"
+        return PublicSuffixList.shared.registrableDomain(host)?.split(separator: ".").first.map(String.init) ?? host
     }
 }
 

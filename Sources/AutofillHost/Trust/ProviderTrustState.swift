@@ -114,6 +114,13 @@ public struct TrustChange: Sendable {
         guard let previous else { return [manifest.executable, "Info.plist"] }
         return current.fingerprint.changedFiles(since: previous.fingerprint, executable: manifest.executable)
     }
+
+    /// What the provider's settings let it reach now that the replaced record did not approve
+    /// (grant keys, ``ProviderSetup/grantKeys(of:)``); empty without an earlier record of grants.
+    public var newGrants: [String] {
+        guard let approved = previous?.grants, let now = current.grants else { return [] }
+        return ProviderSetup.widerGrants(now, than: approved)
+    }
 }
 
 extension Date {

@@ -51,7 +51,7 @@ final class RunningHelper: Sendable {
         var entryPoints: EntryPoints?
     }
 
-    private struct State {
+    struct State {
         var stage: LoadStage?
         var helloSeen = false
         /// The host allowed the load (``load()``); `load` goes out once this and the hello are both in.
@@ -77,19 +77,19 @@ final class RunningHelper: Sendable {
 
     let pid: pid_t
     let channel: FrameChannel
-    private let spawned: SpawnedHelper
-    private let manifest: PluginManifest
-    private let options: HelperOptions
-    private let handler: any HostServicesHandler
-    private let logger: Logger
-    private let state = Mutex(State())
-    private let settled = DispatchSemaphore(value: 0)  // loaded, or ended
-    private let reaped = DispatchSemaphore(value: 0)
-    private let onEnd: @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
+    let spawned: SpawnedHelper
+    let manifest: PluginManifest
+    let options: HelperOptions
+    let handler: any HostServicesHandler
+    let logger: Logger
+    let state = Mutex(State())
+    let settled = DispatchSemaphore(value: 0)  // loaded, or ended
+    let reaped = DispatchSemaphore(value: 0)
+    let onEnd: @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void
     /// Where the plugin's UI calls wait for the user, one at a time: a serial queue, so its thread
     /// comes from Dispatch's overcommitting pool and a prompt that waits minutes holds none of the few
     /// threads of `DispatchQueue.global()` (deadline timers need those).
-    private let userInterfaceQueue: DispatchQueue
+    let userInterfaceQueue: DispatchQueue
 
     private init(spawned: SpawnedHelper, manifest: PluginManifest, options: HelperOptions, handler: any HostServicesHandler,
                  logger: Logger, onEnd: @escaping @Sendable (RunningHelper, Ending, [UInt64: EntryPoint]) -> Void) {
@@ -178,7 +178,7 @@ final class RunningHelper: Sendable {
 
     /// Marks one of the two conditions of `load` (the hello, the host's approval) and sends `load`
     /// when both hold, exactly once.
-    private func sendLoadIfReady(_ mark: (inout State) -> Void) {
+    func sendLoadIfReady(_ mark: (inout State) -> Void) {
         let ready = state.withLock { state -> [String: String]?? in
             mark(&state)
             guard state.helloSeen, state.approved, !state.loadSent else { return nil }
@@ -294,367 +294,6 @@ final class RunningHelper: Sendable {
         if !waitUntilReaped(timeout: .seconds(5)) {
             logger.error("the helper of \(manifest.displayName) (pid \(pid)) was not reaped within 5 s of being stopped")
         }
-    }
-
-    // MARK: The reader thread
-
-    private func readLoop() {
-        let handler = self.handler
-        var output = HelperOutputLog(logger: logger) { level, line in handler.printed(line, level: level) }
-        var assembler = FrameAssembler()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
-        defer { buffer.deallocate() }
-        // Readable when the process ends, whoever else holds its socket; -1 before Linux 5.3, where
-        // the loop asks waitid every 50 ms instead.
-        let watch = afsys_pidfd_open(pid)
-        defer { if watch >= 0 { close(watch) } }
-        var descriptors = [
-            pollfd(fd: spawned.channel, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: spawned.output, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: spawned.errorOutput, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: watch, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: spawned.fault, events: Int16(POLLIN), revents: 0),
-        ]
-        var ended = false
-        while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), watch >= 0 ? -1 : 50)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            for index in 1...2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
-                if !drain(descriptors[index].fd, into: &output, stream: index == 1 ? .stdout : .stderr, buffer: buffer) {
-                    descriptors[index].fd = -1  // end-of-file: the plugin closed it; the protocol goes on
-                }
-            }
-            if descriptors[4].fd >= 0 && descriptors[4].revents != 0 && !noteFault(buffer: buffer) {
-                descriptors[4].fd = -1  // end-of-file
-            }
-            if watch >= 0 ? descriptors[3].revents != 0 : afsys_has_ended(pid, 0) == 1 {
-                ended = true
-                break
-            }
-            guard descriptors[0].revents != 0 else { continue }
-            let count = readSome(spawned.channel, into: buffer)
-            guard count > 0, receive(count, from: buffer, into: &assembler) else { break }
-        }
-        if ended {
-            state.withLock { $0.reaping = true }  // no new requests, no UI for it
-            readLastFrames(into: &assembler, buffer: buffer)
-        }
-        finish(ended: ended, watch: watch, output: &output, buffer: buffer)
-    }
-
-    /// The fault reporter says a fatal signal arrived and waits: read the helper's address space
-    /// (the kernel's figure, not anything the helper wrote), then let it die. What the note says is
-    /// never read: at most it makes the host look. False at end-of-file.
-    private func noteFault(buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        let count = readSome(spawned.fault, into: buffer)
-        guard count != 0 else { return false }
-        guard count > 0 else { return true }  // EAGAIN
-        state.withLock { state in
-            guard !state.reaped else { return }
-            state.addressSpaceAtFault = afsys_address_space(state.namespacedHelper ?? pid)
-        }
-        _ = afsys_answer_fault(spawned.fault)
-        return true
-    }
-
-    /// Handles the frames `count` bytes of `buffer` complete; false to stop reading (the helper is being stopped).
-    private func receive(_ count: Int, from buffer: UnsafeMutableRawBufferPointer, into assembler: inout FrameAssembler) -> Bool {
-        assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-        do {
-            while let body = try assembler.next() {
-                guard handle(try HelperMessage(body: body)) else { return false }
-            }
-            return true
-        } catch {
-            stop(.violation(error.message))
-            return false
-        }
-    }
-
-    /// After the process ended: the frames it sent before (a completion, a last log line), as far as
-    /// they are in the socket now. At most 4 MB: more is a forked child still writing, not the helper.
-    private func readLastFrames(into assembler: inout FrameAssembler, buffer: UnsafeMutableRawBufferPointer) {
-        let flags = fcntl(spawned.channel, F_GETFL)
-        guard flags >= 0, fcntl(spawned.channel, F_SETFL, flags | O_NONBLOCK) == 0 else { return }
-        var budget = 4 << 20
-        while budget > 0 {
-            let count = readSome(spawned.channel, into: buffer)
-            guard count > 0, receive(count, from: buffer, into: &assembler) else { return }
-            budget -= count
-        }
-    }
-
-    /// Reads what `descriptor` has into the output log; false at end-of-file.
-    /// At most 1 MB a time: a writer that never stops (a child the plugin forked) cannot hold the reader.
-    private func drain(_ descriptor: Int32, into output: inout HelperOutputLog, stream: HelperOutputLog.Stream,
-                       buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        var budget = 1 << 20
-        while budget > 0 {
-            let count = readSome(descriptor, into: buffer)
-            if count > 0 {
-                output.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), from: stream)
-                budget -= count
-                continue
-            }
-            return count < 0 && errno == EAGAIN
-        }
-        return true
-    }
-
-    /// Handles one message from the helper; false to stop reading (the helper is being stopped).
-    private func handle(_ message: HelperMessage) -> Bool {
-        let helloSeen = state.withLock { $0.helloSeen }
-        if !helloSeen {
-            guard case .hello(let version, let abi) = message else {
-                stop(.violation("it spoke before its hello"))
-                return false
-            }
-            return hello(version: version, abi: abi)
-        }
-        switch message {
-        case .hello:
-            stop(.violation("a second hello"))
-            return false
-        case .loading(let stage):
-            state.withLock { $0.stage = stage }
-        case .sandboxed(let report):
-            // Believed only before the plugin's library is opened: after that, its code could send anything.
-            let accepted = state.withLock { state -> Bool in
-                guard options.sandbox != nil, state.loadSent, state.stage == nil, state.sandbox == nil, state.load == nil else { return false }
-                state.sandbox = report
-                return true
-            }
-            guard accepted else {
-                stop(.violation("a sandbox report out of turn"))
-                return false
-            }
-            logger.info("\(manifest.displayName) (\(manifest.identifier)) \(report.summary(kind: BubblewrapSupport.kind(namespaces: spawned.namespaced)))")
-        case .loaded(let problems, let entryPoints):
-            enum Verdict { case first, second, unsandboxed }
-            let verdict = state.withLock { state -> Verdict in
-                guard state.load == nil else { return .second }
-                if entryPoints != nil && options.sandbox != nil && state.sandbox == nil { return .unsandboxed }
-                state.load = LoadResult(problems: problems, entryPoints: entryPoints)
-                return .first
-            }
-            switch verdict {
-            case .first: break
-            case .second:
-                stop(.violation("a second load result"))
-                return false
-            case .unsandboxed:
-                stop(.violation("it loaded the plugin without reporting its sandbox"))
-                return false
-            }
-            settled.signal()
-        case .log(let level, let text):
-            handler.log(level: level, message: text)
-        case .malformedCall(let service, let problem):
-            handler.reportMalformedCall(service, problem)
-        case .call(let id, let call):
-            serve(call, id: id)
-        case .returned(let id):
-            handler.entryPointReturned(id)
-        case .load, .request, .reply:
-            stop(.violation("it sent a host message"))
-            return false
-        }
-        return true
-    }
-
-    private func hello(version: UInt32, abi: UInt32) -> Bool {
-        guard version == HelperProtocol.version, abi == providerABIVersion else {
-            let problem = PluginProblem(
-                .loadFailed, file: HelperSpawn.selfExecutable(),
-                message: "the provider helper speaks protocol version \(version) and C ABI version \(abi); this autofill speaks \(HelperProtocol.version) and \(providerABIVersion)",
-                fix: "reinstall autofill: the helper (\(HelperProtocol.executableName)) must come from the same build as autofill")
-            stop(.versionMismatch(problem))
-            return false
-        }
-        // Before the plugin runs, the helper is the only process in its namespaces: find it now.
-        let inner = spawned.namespaced ? HelperSpawn.namespacedHelper(of: pid) : nil
-        sendLoadIfReady { state in
-            state.helloSeen = true
-            state.namespacedHelper = inner
-        }
-        return true
-    }
-
-    /// Answers one host-service call. UI waits for the user, so it is answered from another thread.
-    private func serve(_ call: HostCall, id: UInt64) {
-        let reply: HostReply
-        switch call {
-        case .setting(let key):
-            reply = .setting(handler.setting(forKey: key))
-        case .storeState:
-            do {
-                reply = .storeState(.success(try handler.identityStore.state()))
-            } catch {
-                reply = .storeState(.failure(.init(code: error.code)))
-            }
-        case .storeSave(let identities):
-            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.save(identities) }
-        case .storeRemove(let identities):
-            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.remove(identities) }
-        case .storeReplace(let identities):
-            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.replace(with: identities) }
-        case .storeRemoveAll:
-            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.removeAll() }
-        case .complete(let request, let answer):
-            let status = handler.complete(request: request, with: answer)
-            untrack(request)
-            reply = .status(status.rawValue)
-        case .present(let request, let ui):
-            guard isRunning else {
-                // Its last frames, read after it ended: nobody is left to answer the user.
-                reply = .userInterface(.failure(.unavailable("the provider's helper ended")))
-                break
-            }
-            let handler = self.handler, channel = self.channel
-            userInterfaceQueue.async {
-                let answer: Result<UserInterfaceAnswer, UserInterfaceError>
-                do throws(UserInterfaceError) {
-                    answer = .success(try handler.present(ui, forRequest: request))
-                } catch {
-                    answer = .failure(error)
-                }
-                _ = try? channel.send(.reply(id, .userInterface(answer)))
-            }
-            return
-        }
-        do {
-            try channel.send(.reply(id, reply))
-        } catch {
-            stop(.violation(error.message))
-        }
-    }
-
-    private static func storeReply(_ write: () throws(IdentityStoreError) -> Void) -> HostReply {
-        do {
-            try write()
-            return .store(nil)
-        } catch {
-            return .store(error.code)
-        }
-    }
-
-    // MARK: Ending
-
-    /// Ends the helper's process group, reaps the process, classifies how it ended, and reports it.
-    /// `ended`: the process had ended (else the channel did, and the process gets a moment to follow).
-    private func finish(ended: Bool, watch: Int32, output: inout HelperOutputLog, buffer: UnsafeMutableRawBufferPointer) {
-        state.withLock { $0.reaping = true }
-        channel.close()
-        if !ended && !waitForEnd(watch: watch, milliseconds: 100) {
-            state.withLock { state in
-                if state.stopReason == nil { state.stopReason = .violation("it closed its protocol channel") }
-            }
-        }
-        // Its process group (whatever the plugin forked, and the helper itself if it still runs),
-        // before reaping: until then no other process group can have its id.
-        afsys_kill_group(pid)
-        _ = afsys_has_ended(pid, 1)
-        var status: Int32 = 0
-        state.withLock { state in
-            // Under the lock, so `stop` never signals the pid once it is released.
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            state.reaped = true
-        }
-        for (descriptor, stream) in [(spawned.output, HelperOutputLog.Stream.stdout), (spawned.errorOutput, .stderr)] {
-            _ = drain(descriptor, into: &output, stream: stream, buffer: buffer)
-            close(descriptor)
-        }
-        output.finish()
-        close(spawned.fault)
-        spawned.endSandbox(reap: true)
-
-        let (ending, inFlight) = state.withLock { state -> (Ending, [UInt64: EntryPoint]) in
-            let ending = classify(status: status, state: state)
-            state.ending = ending
-            let inFlight = state.inFlight
-            state.inFlight = [:]
-            return (ending, inFlight)
-        }
-        if let fault = ending.fault { logger.warning("\(fault.message)") }
-        onEnd(self, ending, inFlight)
-        LiveHelpers.remove(self)
-        reaped.signal()
-        settled.signal()
-    }
-
-    /// Waits up to `milliseconds` for the process to end; true when it has.
-    private func waitForEnd(watch: Int32, milliseconds: Int32) -> Bool {
-        if watch >= 0 {
-            var descriptor = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
-            while true {
-                let ready = poll(&descriptor, 1, milliseconds)
-                if ready < 0 && errno == EINTR { continue }
-                return ready > 0
-            }
-        }
-        for _ in 0..<(milliseconds / 2) {
-            if afsys_has_ended(pid, 0) != 0 { return true }
-            usleep(2000)
-        }
-        return afsys_has_ended(pid, 0) != 0
-    }
-
-    /// How the helper ended, from what the host saw: its wait status, the reason the host stopped it,
-    /// the address space it read when the fault reporter asked it to look, and what it was doing
-    /// (the host's own request list; while loading, the last stage the helper named, which can only
-    /// choose between the host's phrases for the stages).
-    private func classify(status: Int32, state: State) -> Ending {
-        let name = manifest.displayName
-        let stage = state.load == nil ? state.stage ?? .readingPlist : nil
-        // What the helper was doing: loading, answering a request, or nothing.
-        let doing: String
-        if let stage {
-            doing = stage.during(manifest)
-        } else if let entry = state.inFlight.values.min(by: { $0.rawValue < $1.rawValue }) {
-            doing = "while answering \(entry.appleName)"
-        } else {
-            doing = "between requests"
-        }
-        func fault(_ kind: ProviderFault.Kind, _ what: String, _ predicate: String? = nil) -> Ending {
-            let predicate = predicate ?? "\(what) \(doing)"
-            return Ending(fault: ProviderFault(kind, "\(name) \(predicate)"), what: what, predicate: predicate, stage: stage)
-        }
-        switch state.stopReason {
-        case .released?:
-            return Ending(fault: nil, what: nil, predicate: nil, stage: stage)
-        case .versionMismatch?:
-            return Ending(fault: nil, what: "could not be started", predicate: nil, stage: stage)
-        case .deadline(let entry, let deadline)?:
-            return fault(.killedAtDeadline, "did not answer within \(deadline.formattedSeconds) and was stopped",
-                         "did not answer \(entry.appleName) within \(deadline.formattedSeconds) and was stopped")
-        case .loadDeadline?:
-            return fault(.killedAtDeadline, "did not finish loading within \(options.loadDeadline.formattedSeconds) and was stopped",
-                         "did not finish loading within \(options.loadDeadline.formattedSeconds) (stuck \(doing)) and was stopped")
-        case .violation(let problem)?:
-            return fault(.protocolViolation, "broke the helper protocol (\(problem)) and was stopped")
-        case nil:
-            break
-        }
-        // bubblewrap exits with its child's status, a signal N as 128 + N (a provider's own exit(128 + N)
-        // reads as that signal too: it could as well raise it).
-        let namespacedSignal = spawned.namespaced && afsys_exited(status) != 0 && (129...192).contains(afsys_exit_status(status))
-        if afsys_signaled(status) != 0 || namespacedSignal {
-            let signal = namespacedSignal ? afsys_exit_status(status) - 128 : afsys_term_signal(status)
-            // At its ceiling: less than 1/16 of it (at least 16 MB) of address space left when the fault
-            // reporter asked the host to look. The figure is the kernel's (/proc, read by the host);
-            // the helper's note only made the host look, so a forged one can at most make the host read
-            // a true figure. Not the faulting thread's errno: glibc leaves a stale ENOMEM behind
-            // whenever it fails to reserve a thread arena under a tight ceiling.
-            let limit = options.memoryLimitBytes
-            if limit > 0, let space = state.addressSpaceAtFault, space + max(16 << 20, limit / 16) >= limit {
-                return fault(.exceededMemory(limitBytes: limit), "ran out of its \(options.memoryLimitMegabytes) MB memory limit")
-            }
-            return fault(.crashed(signal: signal), "crashed (\(ProviderFault.signalName(signal)))")
-        }
-        return fault(.exited(status: afsys_exit_status(status)), "exited (status \(afsys_exit_status(status)))")
     }
 }
 

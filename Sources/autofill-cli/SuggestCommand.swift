@@ -67,7 +67,7 @@ struct SuggestCommand: ParsableCommand {
             var suggestions = try AutofillError.fromStore { () throws(IdentityStoreError) in
                 try engine.suggestions(for: term, kinds: kinds)
             }
-            if suggestions.isEmpty, let hint = term.nameSearchHint(command: "suggest") { printError(hint) }
+            if suggestions.isEmpty, let label = term.nameSearchLabel { printError(FlagAdvice.nameSearchHint(command: "suggest", label: label)) }
             if let limit { suggestions = Array(suggestions.prefix(limit)) }
             // At a terminal, without --limit: a screenful, and how many more there are.
             var more = 0

@@ -13,8 +13,9 @@ struct AgentCommand: ParsableCommand {
         commandName: "agent",
         abstract: "Run, stop or inspect the agent that keeps providers unlocked in memory between commands.",
         discussion: """
-            fill, suggest, text, passkey, unlock and lock start the agent on first use and talk to it over \
-            $XDG_RUNTIME_DIR/autofill/agent/socket; you rarely need these. AUTOFILL_AGENT=off (or --no-agent) \
+            \(AgentRoute.listed(AgentRoute.startingCommands)) (and git's credential get) start the agent on \
+            first use and talk to it over $XDG_RUNTIME_DIR/autofill/agent/socket; \
+            \(AgentRoute.listed(AgentRoute.joiningCommands)) talks to it only when it runs. You rarely need these. AUTOFILL_AGENT=off (or --no-agent) \
             runs a command in its own process instead: then nothing stays unlocked between commands.
 
             Examples:
@@ -66,8 +67,7 @@ struct AgentCommand: ParsableCommand {
                     _ = server.wait()
                 }
             } catch {
-                printError("autofill: \(error)")
-                throw ExitCode(error.exitStatus)
+                throw reported(error)
             }
         }
     }
@@ -120,7 +120,7 @@ struct AgentCommand: ParsableCommand {
                     return
                 }
                 if json { try printJSON(StatusReport(running: false)) } else { print("No agent is running.") }
-                throw ExitCode(3)
+                throw ExitCode(ExitStatus.agentNotRunning)
             }
             let status = server.status
             let report = StatusReport(

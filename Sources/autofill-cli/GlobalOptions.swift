@@ -66,7 +66,6 @@ func reportingErrors<Result>(_ body: () throws -> Result) throws -> Result {
     do {
         return try body()
     } catch let error as AutofillError {
-        printError("autofill: \(error)")
-        throw ExitCode(error.exitStatus)
+        throw reported(error)
     }
 }

@@ -33,7 +33,7 @@ struct SessionOptions: ParsableArguments {
             setup: setup, ui: ui, authenticator: setup.catalog.file.userAuthenticator(ui: HostPrompts.open()),
             deadline: setup.catalog.file.configuration.noUIDeadline,
             trace: RequestTrace(onEntry: onEntry),
-            notify: { printError("autofill: \($0)") })
+            notify: { printError("autofill: \($0)") }, advice: FlagAdvice.advice)
     }
 }
 
@@ -45,30 +45,6 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case env
     /// The documented JSON object (docs/CLI.md).
     case json
-}
-
-/// Exit statuses of commands that fill (besides sysexits).
-enum FillExitStatus {
-    static let nothingToFill: Int32 = 1
-    static let canceled: Int32 = 20
-    static let userInterfaceUnavailable: Int32 = 21
-    static let authenticationFailed: Int32 = 22
-    static let declined: Int32 = 23
-    static let excludedCredential: Int32 = 24
-
-    static func status(_ failure: FillFailure) -> Int32 {
-        switch failure {
-        case .nothingToFill: nothingToFill
-        case .canceled: canceled
-        case .userInterfaceUnavailable: userInterfaceUnavailable
-        case .authenticationFailed: authenticationFailed
-        case .authenticationUnavailable: userInterfaceUnavailable
-        case .providersFailed: 69
-        case .declined: declined
-        case .excludedCredential: excludedCredential
-        case .providersRefused: AutofillError(.refused, "").exitStatus
-        }
-    }
 }
 
 /// Prints a fill's result in `format`.
@@ -140,19 +116,15 @@ struct FillOutput: Encodable {
     }
 }
 
-/// Runs an async command body, turning errors into messages and exit statuses. With a UI script,
-/// "no UI" means the script did not fit what was asked: bad input (65), not a missing terminal.
+/// Runs an async command body, turning the host's errors into messages and exit statuses
+/// (``reported(_:uiScripted:)``). With a UI script, "no UI" means the script did not fit what was
+/// asked: bad input (65), not a missing terminal.
 func reportingFillErrors(_ session: SessionOptions, _ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as AutofillError {
-        printError("autofill: \(error)")
-        throw ExitCode(error.exitStatus)
+        throw reported(error)
     } catch let failure as FillFailure {
-        // A declined conditional registration is quiet by design: the reasons are in --trace.
-        if case .declined = failure { throw ExitCode(FillExitStatus.status(failure)) }
-        printError("autofill: \(failure)")
-        if case .userInterfaceUnavailable = failure, session.uiScript != nil { throw ExitCode(65) }
-        throw ExitCode(FillExitStatus.status(failure))
+        throw reported(failure, uiScripted: session.uiScript != nil)
     }
 }

@@ -29,8 +29,8 @@ struct Autofill: AsyncParsableCommand {
             are installed with autofill in PREFIX/share/doc/autofill (~/.local/share/doc/autofill \
             by default).
 
-            fill, suggest, text, passkey, save, generate, report, unlock and \
-            lock run in the agent, a per-user daemon started on first use that \
+            \(AgentRoute.listed(AgentRoute.startingCommands + AgentRoute.joiningCommands)) \
+            run in the agent, a per-user daemon started on first use that \
             keeps providers (and what they unlocked) in memory between \
             commands; AUTOFILL_AGENT=off or --no-agent runs them in this \
             process (`autofill agent --help`).
@@ -76,7 +76,7 @@ struct Autofill: AsyncParsableCommand {
         """
 
     /// Runs the command in this process. Users run `autofill`, the small client
-    /// (Sources/autofill-client), which sends the commands the agent serves to the agent and runs
+    /// (Sources/autofill), which sends the commands the agent serves to the agent and runs
     /// this program, `autofill-cli`, for everything else (docs/AGENT.md).
     static func main() async {
         Glibc.exit(await execute(Array(CommandLine.arguments.dropFirst())))
@@ -97,7 +97,12 @@ struct Autofill: AsyncParsableCommand {
         } catch {
             if let typo = CommandSpelling.typo(root: Self.self, arguments: arguments) {
                 ClientContext.current.console.write(typo.message + "\n", to: .error)
-                return ExitCode.validationFailure.rawValue
+                return ExitStatus.usage.rawValue
+            }
+            // The host's errors: their message and the one table's status (ExitStatus).
+            if let status = ExitStatus(error) {
+                if case FillFailure.declined = error {} else { ClientContext.current.console.write("autofill: \(error)\n", to: .error) }
+                return status.rawValue
             }
             let code = exitCode(for: error).rawValue
             let message = fullMessage(for: error)

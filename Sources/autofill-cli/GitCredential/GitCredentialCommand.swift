@@ -102,7 +102,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
                 // After a failure, another suggestion only for the user git named: never someone else's
                 // password in place of the one the path chose.
                 let result = try await router.fillFromSuggestions(
-                    for: .site(query), kind: .password, setup: setup, pick: { pick(from: $0, for: description) },
+                    for: .site(query), kind: .password, pick: { pick(from: $0, for: description) },
                     fallback: description.username.map { !$0.isEmpty } ?? false, accept: { accepts($0, for: description) })
                 guard case .password(let credential) = result.credential else { return }
                 guard let answer = GitCredentialDescription.answer(user: credential.user, password: credential.password.revealed) else {

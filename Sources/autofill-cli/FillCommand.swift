@@ -79,37 +79,10 @@ struct FillCommand: AsyncParsableCommand {
                     kind: type.identityKind, services: query.serviceIdentifiers)
             } else {
                 let choice: FillPick = pick.map { .position($0) } ?? user.map { .user($0) } ?? .interactive
-                result = try await router.fillFromSuggestions(for: term, kind: type.identityKind, setup: setup, pick: { _ in choice }, fallback: fallback)
+                result = try await router.fillFromSuggestions(for: term, kind: type.identityKind, pick: { _ in choice }, fallback: fallback)
             }
             try FillOutput(result).deliver(as: json ? .json : format, clipboard: clipboard)
         }
-    }
-}
-
-extension FillRouter {
-    /// Fills a `kind` credential for `query` from the identity stores' suggestions (best first), the
-    /// one `pick` chooses from them: `autofill fill` without `--list`, and git's `get`.
-    /// The term is a site or a name (`autofill fill fastmail`: each suggestion fills for its own site).
-    /// `accept` drops suggestions the caller must not fill (git's `get`: erased logins, other paths).
-    func fillFromSuggestions(for term: SearchTerm, kind: CredentialIdentity.Kind, setup: ProviderSetup,
-                             pick: ([Suggestion]) -> FillPick, fallback: Bool,
-                             accept: (Suggestion) -> Bool = { _ in true }) async throws -> FillResult {
-        let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)
-        for warning in engine.warnings { printError("autofill: warning: \(warning)") }
-        let candidates = try AutofillError.fromStore { () throws(IdentityStoreError) in
-            try engine.suggestions(for: term, kinds: [kind])
-        }.filter(accept)
-        guard !candidates.isEmpty else {
-            // The parsed name, never the input as typed: `https://alice:pw@…` carries a password.
-            guard case .site(let query) = term else {
-                throw FillFailure.nothingToFill("Nothing is named \(term), and no user or site holds it; `autofill suggest \(term)` searches the same way.")
-            }
-            let site = query.name.description
-            let listHint = kind == .oneTimeCode ? "autofill fill --list --type otp \(site)" : "autofill fill --list \(site)"
-            let nameHint = term.nameSearchHint(command: "fill").map { "; \($0)" } ?? ""
-            throw FillFailure.nothingToFill("No suggestions for \(site); `\(listHint)` opens a provider's full list\(nameHint).")
-        }
-        return try await fill(candidates, for: term, pick: pick(candidates), fallback: fallback)
     }
 }
 

@@ -2,6 +2,29 @@ public import AutofillCore
 public import AutofillStore
 
 extension ProviderSetup {
+    /// The one way to a provider's connection for a request: under the agent, the provider its
+    /// ``ProviderPool`` keeps running, its sends carrying `userInterface`; otherwise launched here
+    /// (``launch(_:userInterface:)``).
+    public func connect(_ manifest: PluginManifest, userInterface: any ProviderUserInterface = UnavailableUserInterface())
+        throws(AutofillError) -> any ProviderConnection
+    {
+        if let pool = ClientContext.current.pool {
+            return try pool.connection(for: manifest, setup: self, userInterface: userInterface)
+        }
+        return try launch(manifest, userInterface: userInterface)
+    }
+
+    /// Starts enabled provider `manifest` with its own store (``launch(_:store:userInterface:)``): for
+    /// this process, or for the agent's pool.
+    public func launch(_ manifest: PluginManifest, userInterface: any ProviderUserInterface = UnavailableUserInterface())
+        throws(AutofillError) -> any ProviderConnection
+    {
+        guard let store = try store(for: manifest.identifier) else {
+            throw AutofillError(.configuration, "\(manifest.identifier) is not enabled")
+        }
+        return try launch(manifest, store: store, userInterface: userInterface)
+    }
+
     /// Starts provider `manifest` for use with its own store, settings and the host's UI, and returns
     /// the transport-neutral connection every request goes through.
     ///

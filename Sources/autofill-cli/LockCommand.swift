@@ -1,6 +1,7 @@
 import ArgumentParser
 import AutofillCore
 import AutofillHost
+import AutofillWire
 
 /// `autofill lock [ID]`: end providers' unlocked state now.
 struct LockCommand: ParsableCommand {
@@ -31,7 +32,7 @@ struct LockCommand: ParsableCommand {
                 + ((try? global.configurationFile())?.configuration.enabledProviders ?? [])
             if !known.contains(id), let meant = KeySpelling.nearest(id, among: known) {
                 printError("autofill: \(id) is not an enabled provider; did you mean \(meant)?")
-                throw ExitCode(AutofillError(.usage, "").exitStatus)
+                throw ExitCode(ExitStatus.usage)
             }
         }
         guard let pool = ClientContext.current.pool, let server = AgentServer.current else {

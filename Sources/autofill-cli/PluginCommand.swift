@@ -1,6 +1,7 @@
 import ArgumentParser
 import AutofillCore
 import AutofillHost
+import AutofillWire
 import FoundationEssentials
 import Logging
 
@@ -40,7 +41,7 @@ struct PluginCommand: ParsableCommand {
             if let refused = PluginPermissions.refusedValidation(bundle: bundle) {
                 let report = ValidationReport(refused)
                 if json { try printJSON(report) } else { print(report.text) }
-                throw ExitCode(AutofillError(.refused, "").exitStatus)
+                throw ExitCode(ExitStatus.refused)
             }
             let (manifest, _) = ManifestReader.read(bundle: bundle)
             // The provider's settings from the configuration, if there is one: a provider may need them to load.
@@ -107,7 +108,7 @@ struct PluginCommand: ParsableCommand {
             if json { try printJSON(report) } else { print(report.text) }
             guard validation.isValid else {
                 let notFound = validation.problems.contains { $0.code == .bundleNotFound }
-                throw ExitCode(AutofillError(notFound ? .notFound : .invalidPlugin, "").exitStatus)
+                throw ExitCode(notFound ? ExitStatus.noInput : .dataError)
             }
         }
     }

@@ -7,6 +7,10 @@ public import Logging
 ///
 /// The configuration's `EnabledProviders` is the truth; a provider's store is enabled exactly when
 /// the provider is (disabling wipes it, as on Apple platforms).
+///
+/// Its jobs, a file each in this folder: configuration and stores (here: enable, disable, sync),
+/// launching (`+Launch`: `connect`, the one way to a provider's connection, and `launch`), trust,
+/// records and faults (`+Trust`), what its settings reach (`+Grants`), and its sandbox (`+Sandbox`).
 public struct ProviderSetup: Sendable {
     /// The configuration and the plugins found.
     public private(set) var catalog: ProviderCatalog

@@ -248,14 +248,15 @@ struct ProvidersCommand: ParsableCommand {
             if let previous { print("  recorded \(previous.recorded.autofillTimestamp) (\(previous.origin.rawValue))") }
             print("It may:")
             for line in setup.sandboxSummary(for: manifest) { print("  \(line)") }
-            let new = manifest.sandbox.asksMore(than: previous?.permissions ?? [])
+            let new = manifest.sandbox.asksMore(than: previous?.permissions ?? []) + change.newGrants
             if previous != nil && !new.isEmpty {
                 print("New since you last approved it: \(new.map(SandboxDeclaration.describe(permissionKey:)).joined(separator: "; ")).")
             }
             if let lifted = change.liftedQuarantine { print("Lifted the quarantine (since \(lifted.since.autofillTimestamp): \(lifted.reason)).") }
-            print(change.changedFiles.isEmpty
-                  ? "Nothing changed; trusted \(manifest.displayName) again."
-                  : "Trusted \(manifest.displayName) as it is now.")
+            // Unchanged files may still reach more than before: a setting named another file since.
+            print(!change.changedFiles.isEmpty ? "Trusted \(manifest.displayName) as it is now."
+                  : change.newGrants.isEmpty ? "Nothing changed; trusted \(manifest.displayName) again."
+                  : "Its files are unchanged; trusted \(manifest.displayName) again, with what its settings now let it reach.")
         }
     }
 }

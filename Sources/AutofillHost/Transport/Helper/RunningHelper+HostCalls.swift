@@ -1,0 +1,63 @@
+internal import AutofillCore
+internal import Dispatch
+
+/// The plugin's host-service calls, served on the reader thread (UI on another).
+extension RunningHelper {
+    /// Answers one host-service call. UI waits for the user, so it is answered from another thread.
+    func serve(_ call: HostCall, id: UInt64) {
+        let reply: HostReply
+        switch call {
+        case .setting(let key):
+            reply = .setting(handler.setting(forKey: key))
+        case .storeState:
+            do {
+                reply = .storeState(.success(try handler.identityStore.state()))
+            } catch {
+                reply = .storeState(.failure(.init(code: error.code)))
+            }
+        case .storeSave(let identities):
+            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.save(identities) }
+        case .storeRemove(let identities):
+            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.remove(identities) }
+        case .storeReplace(let identities):
+            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.replace(with: identities) }
+        case .storeRemoveAll:
+            reply = Self.storeReply { () throws(IdentityStoreError) in try handler.identityStore.removeAll() }
+        case .complete(let request, let answer):
+            let status = handler.complete(request: request, with: answer)
+            untrack(request)
+            reply = .status(status.rawValue)
+        case .present(let request, let ui):
+            guard isRunning else {
+                // Its last frames, read after it ended: nobody is left to answer the user.
+                reply = .userInterface(.failure(.unavailable("the provider's helper ended")))
+                break
+            }
+            let handler = self.handler, channel = self.channel
+            userInterfaceQueue.async {
+                let answer: Result<UserInterfaceAnswer, UserInterfaceError>
+                do throws(UserInterfaceError) {
+                    answer = .success(try handler.present(ui, forRequest: request))
+                } catch {
+                    answer = .failure(error)
+                }
+                _ = try? channel.send(.reply(id, .userInterface(answer)))
+            }
+            return
+        }
+        do {
+            try channel.send(.reply(id, reply))
+        } catch {
+            stop(.violation(error.message))
+        }
+    }
+
+    private static func storeReply(_ write: () throws(IdentityStoreError) -> Void) -> HostReply {
+        do {
+            try write()
+            return .store(nil)
+        } catch {
+            return .store(error.code)
+        }
+    }
+}

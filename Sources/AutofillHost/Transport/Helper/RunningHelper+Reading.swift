@@ -1,0 +1,194 @@
+internal import AutofillWire
+internal import AutofillABI
+internal import AutofillCore
+internal import CAutofillSystem
+internal import Glibc
+internal import Logging
+
+/// The reader thread: the helper's frames, its output, and its process ending, watched together.
+extension RunningHelper {
+    func readLoop() {
+        let handler = self.handler
+        var output = HelperOutputLog(logger: logger) { level, line in handler.printed(line, level: level) }
+        var assembler = FrameAssembler()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        defer { buffer.deallocate() }
+        // Readable when the process ends, whoever else holds its socket; -1 before Linux 5.3, where
+        // the loop asks waitid every 50 ms instead.
+        let watch = afsys_pidfd_open(pid)
+        defer { if watch >= 0 { close(watch) } }
+        var descriptors = [
+            pollfd(fd: spawned.channel, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: spawned.output, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: spawned.errorOutput, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: watch, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: spawned.fault, events: Int16(POLLIN), revents: 0),
+        ]
+        var ended = false
+        while true {
+            let ready = poll(&descriptors, nfds_t(descriptors.count), watch >= 0 ? -1 : 50)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for index in 1...2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
+                if !drain(descriptors[index].fd, into: &output, stream: index == 1 ? .stdout : .stderr, buffer: buffer) {
+                    descriptors[index].fd = -1  // end-of-file: the plugin closed it; the protocol goes on
+                }
+            }
+            if descriptors[4].fd >= 0 && descriptors[4].revents != 0 && !noteFault(buffer: buffer) {
+                descriptors[4].fd = -1  // end-of-file
+            }
+            if watch >= 0 ? descriptors[3].revents != 0 : afsys_has_ended(pid, 0) == 1 {
+                ended = true
+                break
+            }
+            guard descriptors[0].revents != 0 else { continue }
+            let count = readSome(spawned.channel, into: buffer)
+            guard count > 0, receive(count, from: buffer, into: &assembler) else { break }
+        }
+        if ended {
+            state.withLock { $0.reaping = true }  // no new requests, no UI for it
+            readLastFrames(into: &assembler, buffer: buffer)
+        }
+        finish(ended: ended, watch: watch, output: &output, buffer: buffer)
+    }
+
+    /// The fault reporter says a fatal signal arrived and waits: read the helper's address space
+    /// (the kernel's figure, not anything the helper wrote), then let it die. What the note says is
+    /// never read: at most it makes the host look. False at end-of-file.
+    private func noteFault(buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        let count = readSome(spawned.fault, into: buffer)
+        guard count != 0 else { return false }
+        guard count > 0 else { return true }  // EAGAIN
+        state.withLock { state in
+            guard !state.reaped else { return }
+            state.addressSpaceAtFault = afsys_address_space(state.namespacedHelper ?? pid)
+        }
+        _ = afsys_answer_fault(spawned.fault)
+        return true
+    }
+
+    /// Handles the frames `count` bytes of `buffer` complete; false to stop reading (the helper is being stopped).
+    private func receive(_ count: Int, from buffer: UnsafeMutableRawBufferPointer, into assembler: inout FrameAssembler) -> Bool {
+        assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        do {
+            while let body = try assembler.next() {
+                guard handle(try HelperMessage(body: body)) else { return false }
+            }
+            return true
+        } catch {
+            stop(.violation(error.message))
+            return false
+        }
+    }
+
+    /// After the process ended: the frames it sent before (a completion, a last log line), as far as
+    /// they are in the socket now. At most 4 MB: more is a forked child still writing, not the helper.
+    private func readLastFrames(into assembler: inout FrameAssembler, buffer: UnsafeMutableRawBufferPointer) {
+        let flags = fcntl(spawned.channel, F_GETFL)
+        guard flags >= 0, fcntl(spawned.channel, F_SETFL, flags | O_NONBLOCK) == 0 else { return }
+        var budget = 4 << 20
+        while budget > 0 {
+            let count = readSome(spawned.channel, into: buffer)
+            guard count > 0, receive(count, from: buffer, into: &assembler) else { return }
+            budget -= count
+        }
+    }
+
+    /// Reads what `descriptor` has into the output log; false at end-of-file.
+    /// At most 1 MB a time: a writer that never stops (a child the plugin forked) cannot hold the reader.
+    func drain(_ descriptor: Int32, into output: inout HelperOutputLog, stream: HelperOutputLog.Stream,
+                       buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        var budget = 1 << 20
+        while budget > 0 {
+            let count = readSome(descriptor, into: buffer)
+            if count > 0 {
+                output.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), from: stream)
+                budget -= count
+                continue
+            }
+            return count < 0 && errno == EAGAIN
+        }
+        return true
+    }
+
+    /// Handles one message from the helper; false to stop reading (the helper is being stopped).
+    private func handle(_ message: HelperMessage) -> Bool {
+        let helloSeen = state.withLock { $0.helloSeen }
+        if !helloSeen {
+            guard case .hello(let version, let abi) = message else {
+                stop(.violation("it spoke before its hello"))
+                return false
+            }
+            return hello(version: version, abi: abi)
+        }
+        switch message {
+        case .hello:
+            stop(.violation("a second hello"))
+            return false
+        case .loading(let stage):
+            state.withLock { $0.stage = stage }
+        case .sandboxed(let report):
+            // Believed only before the plugin's library is opened: after that, its code could send anything.
+            let accepted = state.withLock { state -> Bool in
+                guard options.sandbox != nil, state.loadSent, state.stage == nil, state.sandbox == nil, state.load == nil else { return false }
+                state.sandbox = report
+                return true
+            }
+            guard accepted else {
+                stop(.violation("a sandbox report out of turn"))
+                return false
+            }
+            logger.info("\(manifest.displayName) (\(manifest.identifier)) \(report.summary(kind: BubblewrapSupport.kind(namespaces: spawned.namespaced)))")
+        case .loaded(let problems, let entryPoints):
+            enum Verdict { case first, second, unsandboxed }
+            let verdict = state.withLock { state -> Verdict in
+                guard state.load == nil else { return .second }
+                if entryPoints != nil && options.sandbox != nil && state.sandbox == nil { return .unsandboxed }
+                state.load = LoadResult(problems: problems, entryPoints: entryPoints)
+                return .first
+            }
+            switch verdict {
+            case .first: break
+            case .second:
+                stop(.violation("a second load result"))
+                return false
+            case .unsandboxed:
+                stop(.violation("it loaded the plugin without reporting its sandbox"))
+                return false
+            }
+            settled.signal()
+        case .log(let level, let text):
+            handler.log(level: level, message: text)
+        case .malformedCall(let service, let problem):
+            handler.reportMalformedCall(service, problem)
+        case .call(let id, let call):
+            serve(call, id: id)
+        case .returned(let id):
+            handler.entryPointReturned(id)
+        case .load, .request, .reply:
+            stop(.violation("it sent a host message"))
+            return false
+        }
+        return true
+    }
+
+    func hello(version: UInt32, abi: UInt32) -> Bool {
+        guard version == HelperProtocol.version, abi == providerABIVersion else {
+            let problem = PluginProblem(
+                .loadFailed, file: HelperSpawn.selfExecutable(),
+                message: "the provider helper speaks protocol version \(version) and C ABI version \(abi); this autofill speaks \(HelperProtocol.version) and \(providerABIVersion)",
+                fix: "reinstall autofill: the helper (\(HelperProtocol.executableName)) must come from the same build as autofill")
+            stop(.versionMismatch(problem))
+            return false
+        }
+        // Before the plugin runs, the helper is the only process in its namespaces: find it now.
+        let inner = spawned.namespaced ? HelperSpawn.namespacedHelper(of: pid) : nil
+        sendLoadIfReady { state in
+            state.helloSeen = true
+            state.namespacedHelper = inner
+        }
+        return true
+    }
+}
