@@ -1,22 +1,8 @@
 package import AutofillWire
 
-/// What went wrong → the exit status (``ExitStatus``): the one mapping the CLI and the agent use.
+/// What went wrong → the exit status (``ExitStatus``): the one mapping the CLI and the agent use
+/// (an ``AutofillError``'s code is mapped beside the error, in AutofillProviderRuntime).
 extension ExitStatus {
-    /// The status of an ``AutofillError`` with `code`.
-    package init(_ code: AutofillError.Code) {
-        self = switch code {
-        case .usage: .usage
-        case .invalidPlugin, .invalidData: .dataError
-        case .notFound: .noInput
-        case .providerUnavailable: .unavailable
-        case .internal: .software
-        case .io: .ioError
-        case .temporaryFailure: .temporaryFailure
-        case .refused: .refused
-        case .configuration: .configuration
-        }
-    }
-
     /// The status of a fill that ended with `failure`. `uiScripted`: the command had a UI script, so a
     /// UI that could not answer is a script that did not fit what was asked (bad input), not a
     /// missing terminal.

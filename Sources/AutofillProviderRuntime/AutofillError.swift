@@ -1,5 +1,5 @@
 public import AutofillCore
-internal import AutofillWire
+package import AutofillWire
 
 /// An error of the autofill host: a stable code, a message for people, and what caused it.
 ///
@@ -72,5 +72,24 @@ public struct AutofillError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         guard !problems.isEmpty else { return message }
         return ([message] + problems.map { "  - \($0)" }).joined(separator: "\n")
+    }
+}
+
+/// An error's code → the exit status (``ExitStatus``, the one table; fill failures are mapped in
+/// AutofillHost's `ExitStatus+Errors.swift`).
+extension ExitStatus {
+    /// The status of an ``AutofillError`` with `code`.
+    package init(_ code: AutofillError.Code) {
+        self = switch code {
+        case .usage: .usage
+        case .invalidPlugin, .invalidData: .dataError
+        case .notFound: .noInput
+        case .providerUnavailable: .unavailable
+        case .internal: .software
+        case .io: .ioError
+        case .temporaryFailure: .temporaryFailure
+        case .refused: .refused
+        case .configuration: .configuration
+        }
     }
 }

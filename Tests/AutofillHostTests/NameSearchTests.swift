@@ -60,8 +60,8 @@ struct NameSearchTests {
         #expect(try engine.suggestions(for: site, kinds: [.password]).map(\.identity.displayUser) == ["alice"])
         let missing = try SearchTerm("https://www.nowhere.example/login")
         #expect(try engine.suggestions(for: missing, kinds: [.password]).isEmpty)
-        #expect(missing.nameSearchHint(command: "suggest") == "hint: to search by name, user or site instead, try `autofill suggest nowhere` (or `autofill suggest --name TERM`)")
-        #expect(try SearchTerm("fastmail").nameSearchHint(command: "suggest") == nil)
+        #expect(missing.nameSearchLabel == "nowhere")  // the CLI's hint: `autofill suggest nowhere`
+        #expect(try SearchTerm("fastmail").nameSearchLabel == nil)
         guard case .name = try SearchTerm("fastmail.com", byName: true) else { Issue.record("--name makes any term a name"); return }
         // A URL with a password before its host, searched as a name: the password is not part of the term.
         let typed = try SearchTerm("https://alice:hunter2@mail.fastmail.com/login", byName: true)

@@ -99,7 +99,7 @@ struct FillSessionTests {
     @Test(arguments: [
         (["example.com"], "cancel\n", Int32(20), "Nothing was filled"),
         (["example.com", "--pick", "9"], "", 1, "--pick takes 1 to 3"),
-        (["nothing-here.example"], "", 1, "No suggestions for nothing-here.example; `autofill fill --list nothing-here.example` opens a provider's full list."),
+        (["nothing-here.example"], "", 1, "No suggestions for nothing-here.example; `autofill fill --list nothing-here.example` opens a provider's full list"),
         (["example.com"], "secret x\n", 65, "answers `secret`, but autofill asked for a choice"),
         (["exa mple.com"], "", 65, "autofill: "),
     ])

@@ -27,9 +27,7 @@ struct GitExternalHelperSuiteTests {
 
     /// t0303's tests autofill does not pass, and why (each is expected to fail: a fix makes the
     /// known issue go unrecorded, which fails the test until it is taken off this list).
-    static let knownFailures: [Int: String] = [
-        12: "git stores an empty user name with an empty password (SSO helpers); autofill never saves an empty password",
-    ]
+    static let knownFailures: [Int: String] = [:]
 
     static let master = "t0303-master-password"
 

@@ -9,7 +9,12 @@ extension GitCredentialCommand {
     func hand(_ operation: String) async {
         guard let (description, site) = readSite() else { return }
         guard let user = description.username, !user.isEmpty else {
+            if operation == "store", description.username != nil, description.password == "" {
+                GitEmptyLogins.shared.stored(origin: description.origin)
+                return note("git stored an empty user name and password for \(description.origin) (single sign-on): given back to git while autofill remembers it; no provider was told")
+            }
             if operation == "erase" {
+                GitEmptyLogins.shared.forget(origin: description.origin)
                 GitErasures.shared.erase(origin: description.origin, user: nil)
                 return note("git names no user name: no login at \(description.origin) is given to git until it stores one; no provider was told")
             }
@@ -34,6 +39,7 @@ extension GitCredentialCommand {
                 let router = try session.router(setup)
                 let result = try await router.savePassword(PasswordCredential(user: user, password: Secret(password)), for: query, providerID: nil)
                 GitErasures.shared.stored(origin: description.origin, user: user)
+                GitEmptyLogins.shared.forget(origin: description.origin)
                 note("saved \(user)'s password for \(site) in \(result.providerName)")
             } else {
                 // git takes an erased password as gone: it is not given to git again until git stores one.

@@ -28,7 +28,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
             erase: reports a password the server rejected: `autofill report unused-password SITE --user USER`. \
             git takes an erased password as gone: get does not give git that login (every login at the \
             host when git names no user) until git stores one; the agent remembers this, a process of \
-            its own does not. With a path (credential.useHttpPath), get never gives a login saved for \
+            its own does not. An empty user name with an empty password (single sign-on) that git \
+            stores is given back the same way, from the agent's memory, until git erases it. With a path (credential.useHttpPath), get never gives a login saved for \
             another path of the host.
 
             store goes to the provider holding that login, else the first writable one in your order \
@@ -90,6 +91,10 @@ struct GitCredentialCommand: AsyncParsableCommand {
             query = try ServiceQuery(site)
         } catch {
             return note("\(error)")
+        }
+        if description.username?.isEmpty ?? true, GitEmptyLogins.shared.contains(origin: description.origin) {
+            ClientContext.current.console.write("username=\npassword=\n", to: .output)
+            return note("git stored an empty user name and password for \(description.origin) (single sign-on); given back")
         }
         try await reportingFillErrors(session) {
             do {
