@@ -196,6 +196,26 @@ size_t keyring_logins(const keyring *k) {
     return n;
 }
 
+/* Says (in `-v`) which items are not offered and why: one line per reason, with how many and the
+ * first item's path (`secret-tool search --all` and Seahorse show its attributes). */
+static void log_skipped(const keyring *k) {
+    const char *reasons[16];
+    size_t counts[16], firsts[16], n = 0;
+    for (size_t i = 0; i < k->count; i++) {
+        const login *l = &k->items[i];
+        const char *why = l->service ? NULL : l->locked ? "its collection is locked (its attributes show once it is unlocked)" : l->skipped;
+        size_t r = 0;
+        if (!why) continue;
+        while (r < n && strcmp(reasons[r], why) != 0) r++;
+        if (r == n && n == 16) continue;
+        if (r == n) reasons[n] = why, counts[n] = 0, firsts[n] = i, n++;
+        counts[r]++;
+    }
+    for (size_t r = 0; r < n; r++)
+        afu_log(state.host, AF_LOG_INFO, "not offered: %zu item%s (the first: %s): %s", counts[r], counts[r] == 1 ? "" : "s",
+                k->items[firsts[r]].path, reasons[r]);
+}
+
 /* Writes the identities of every login. With a partial view (a locked collection hides its
  * items), only saves: a replace would drop the logins that are merely locked. */
 void publish(const keyring *k) {
@@ -209,6 +229,7 @@ void publish(const keyring *k) {
                                  .service = {l->service, strlen(l->service)}, .user = {l->user, strlen(l->user)},
                                  .record_identifier = {l->path, strlen(l->path)}, .rank = 0};
     }
+    log_skipped(k);
     int replace = !k->partial || state.host->store_get_state(&store) != AF_OK || !store.supports_incremental_updates;
     af_status s = replace ? state.host->store_replace(n ? ids : NULL, n) : (n ? state.host->store_save(ids, n) : AF_OK);
     if (s == AF_OK)
