@@ -35,8 +35,9 @@ public final class PrivateKeyring: Sendable {
     /// Starts the bus and (with `keyring`) GNOME Keyring on it, and waits until it provides the Secret
     /// Service. With `abstract`, the bus listens on an abstract socket, as some desktops' buses do.
     /// With `prompter`, the bus can start gcr's prompter (`org.gnome.keyring.SystemPrompter`, as a
-    /// desktop's bus can) without a display to show it on: it fails to come up, as on a server.
-    public init(keyring: Bool = true, abstract: Bool = false, prompter: Bool = false) throws {
+    /// desktop's bus can), showing its dialog on `display` (an X server of the test's,
+    /// ``PrivateXServer``); without a display it fails to come up, as on a server.
+    public init(keyring: Bool = true, abstract: Bool = false, prompter: Bool = false, display: String? = nil) throws {
         folder = try TemporaryFolder("keyring")
         for sub in ["home/data", "run"] {
             try FileManager.default.createDirectory(atPath: "\(folder.path)/\(sub)", withIntermediateDirectories: true,
@@ -51,7 +52,7 @@ public final class PrivateKeyring: Sendable {
             _ = try folder.file("services/org.gnome.keyring.SystemPrompter.service", """
                 [D-BUS Service]
                 Name=org.gnome.keyring.SystemPrompter
-                Exec=/usr/bin/env -u DISPLAY -u WAYLAND_DISPLAY /usr/libexec/gcr-prompter
+                Exec=/usr/bin/env -u WAYLAND_DISPLAY \(display.map { "DISPLAY=\($0)" } ?? "-u DISPLAY") /usr/libexec/gcr-prompter
 
                 """)
         }
@@ -134,6 +135,18 @@ public final class PrivateKeyring: Sendable {
     /// `secret-tool ARGUMENTS` against this keyring (`lookup`, `search --all`, ...).
     public func secretTool(_ arguments: [String], input: String = "") throws -> ChildProcess.Result {
         try ChildProcess.run("/usr/bin/secret-tool", arguments, environment: environment, input: input)
+    }
+
+    /// Ends the program that owns `name` on the bus (gcr's prompter, say: its dialog goes away
+    /// unanswered); false when nobody owns it.
+    public func endOwner(of name: String) throws -> Bool {
+        let result = try ChildProcess.run("/usr/bin/dbus-send", [
+            "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:\(name)",
+        ])
+        guard result.status == 0, let pid = result.stdout.split(separator: " ").last.flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        else { return false }
+        return kill(pid, SIGKILL) == 0
     }
 
     /// Whether `collection` is locked.

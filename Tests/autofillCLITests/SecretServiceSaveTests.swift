@@ -172,6 +172,31 @@ struct SecretServiceSaveTests {
         #expect(try prompting.secretTool(["search", "--all", "user", "dave"]).stdout.isEmpty, "nothing was saved while locked")
     }
 
+    /// A desktop (an X server of the test's): gcr's prompter comes up with the keyring's dialog, which
+    /// goes away unanswered (its program ends). That is the user's cancel: exit 20, nothing filled.
+    @Test func aPromptThatCameUpAndWentAwayUnansweredIsACancel() throws {
+        keyring.stop()
+        let x = try PrivateXServer()
+        defer { x.stop() }
+        let desktop = try PrivateKeyring(prompter: true, display: x.display)
+        defer { desktop.stop() }
+        try desktop.store(label: "git", [("xdg:schema", "org.git.Password"), ("protocol", "https"), ("server", "example.com"),
+                                         ("user", "alice")], secret: "git-pw")
+        let config = try config()
+        #expect(try autofill(["providers", "sync", Self.id], config: config, on: desktop).status == 0)
+        try desktop.lock()
+        let fill = try ChildProcess.start(CLI.binary, ["fill", "example.com", "--config", config],
+                                          environment: CLI.environment(home: home.path).merging(["DBUS_SESSION_BUS_ADDRESS": desktop.address]) { $1 })
+        let deadline = ContinuousClock.now + .seconds(60)
+        while fill.isRunning, ContinuousClock.now < deadline, try desktop.owner(of: "org.gnome.keyring.SystemPrompter") == nil { usleep(50_000) }
+        #expect(try desktop.endOwner(of: "org.gnome.keyring.SystemPrompter"), "the prompter came up")
+        let result = fill.wait()
+        #expect(result.status == 20, "\(result.stderr)")
+        #expect(result.stderr.contains("cancelled in Secret Service"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty && !result.stderr.contains("cannot ask for its password"))
+        #expect(try desktop.isLocked())
+    }
+
     @Test func aGeneratedPasswordHonoursTheRulesAndSavesNothing() throws {
         defer { keyring.stop() }
         let config = try config()
