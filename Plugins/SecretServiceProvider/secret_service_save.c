@@ -29,6 +29,7 @@
  */
 #include "secret_service_provider.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,7 +245,8 @@ void save_password(af_request_id request, const af_save_password_request *save) 
         const char *schema = "org.gnome.keyring.NetworkPassword";
         SecretCollection *target = secret_collection_new_for_dbus_path_sync(service, collection, SECRET_COLLECTION_NONE, NULL, &error);
         g_hash_table_insert(wanted, "xdg:schema", g_strdup(schema));
-        char *title = save->title.length ? g_strndup(save->title.data, save->title.length) : NULL;
+        int has_title = save->size >= offsetof(af_save_password_request, title) + sizeof save->title && save->title.length;
+        char *title = has_title ? g_strndup(save->title.data, save->title.length) : NULL;
         if (target) item = secret_item_create_sync(target, NULL, wanted, title ? title : label, value, SECRET_ITEM_CREATE_NONE, NULL, &error);
         if (item) afu_log(state.host, AF_LOG_INFO, "added the item %s (%s) to %s", g_dbus_proxy_get_object_path(G_DBUS_PROXY(item)), schema, collection);
         g_free(title);
