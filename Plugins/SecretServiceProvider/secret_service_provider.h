@@ -85,6 +85,8 @@ void cancel_with(af_request_id request, const problem *p);
 /* secret_service_bus.c */
 SecretService *service_connect(problem *p);
 int bus_knows_name(const char *name, int activatable);
+GVariant *service_call(const char *path, const char *interface, const char *method, GVariant *arguments, const char *reply_type,
+                       GError **error);
 
 /* secret_service_logins.c */
 void login_take_item(login *l, SecretItem *item);

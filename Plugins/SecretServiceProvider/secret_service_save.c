@@ -113,12 +113,6 @@ static int holds_login(GVariant *item, GHashTable *wanted) {
 
 /* ---- The keyring ------------------------------------------------------------------- */
 
-static GVariant *service_call(const char *path, const char *interface, const char *method, GVariant *arguments,
-                              const char *reply_type, GError **error) {
-    return g_dbus_connection_call_sync(state.bus, state.owner, path, interface, method, arguments, G_VARIANT_TYPE(reply_type),
-                                       G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, error);
-}
-
 /* A property of the object at `path` (the reply's value, to unref), or NULL. */
 static GVariant *property(const char *path, const char *interface, const char *name) {
     GVariant *reply = service_call(path, "org.freedesktop.DBus.Properties", "Get", g_variant_new("(ss)", interface, name), "(v)", NULL);

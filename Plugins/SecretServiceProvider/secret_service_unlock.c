@@ -42,12 +42,6 @@ static gboolean on_timeout(gpointer data) {
     return G_SOURCE_REMOVE;
 }
 
-static GVariant *call(const char *path, const char *interface, const char *method, GVariant *arguments,
-                      const char *reply_type, GError **error) {
-    return g_dbus_connection_call_sync(state.bus, state.owner, path, interface, method, arguments, G_VARIANT_TYPE(reply_type),
-                                       G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, error);
-}
-
 /* Shows the prompt at `prompt` and waits for its Completed signal, noting whether the prompter
  * came up. 0 when it completed (see wait->dismissed), -1 with p set when it could not be shown. */
 static int run_prompt(const char *prompt, prompt_wait *wait, problem *p) {
@@ -58,7 +52,7 @@ static int run_prompt(const char *prompt, prompt_wait *wait, problem *p) {
                                                         "NameOwnerChanged", "/org/freedesktop/DBus", GNOME_PROMPTER_NAME,
                                                         G_DBUS_SIGNAL_FLAGS_NONE, on_prompter, wait, NULL);
     wait->prompter_seen = bus_knows_name(GNOME_PROMPTER_NAME, 0); /* GNOME Shell's is there all along */
-    GVariant *reply = call(prompt, "org.freedesktop.Secret.Prompt", "Prompt", g_variant_new("(s)", ""), "()", &error);
+    GVariant *reply = service_call(prompt, "org.freedesktop.Secret.Prompt", "Prompt", g_variant_new("(s)", ""), "()", &error);
     int result = 0;
     if (!reply) {
         set_problem(p, AF_ERROR_FAILED, "the Secret Service did not show its unlock prompt: %s", error->message);
@@ -74,7 +68,7 @@ static int run_prompt(const char *prompt, prompt_wait *wait, problem *p) {
         g_source_destroy(timeout);
         g_source_unref(timeout);
         if (!wait->completed) {
-            GVariant *dismissed = call(prompt, "org.freedesktop.Secret.Prompt", "Dismiss", NULL, "()", NULL);
+            GVariant *dismissed = service_call(prompt, "org.freedesktop.Secret.Prompt", "Dismiss", NULL, "()", NULL);
             if (dismissed) g_variant_unref(dismissed);
             set_problem(p, AF_ERROR_FAILED, "the Secret Service's unlock prompt got no answer in %d minutes (dismissed)",
                         PROMPT_SECONDS / 60);
@@ -93,7 +87,7 @@ int unlock_paths(const char *const *paths, size_t count, const char *what, probl
     prompt_wait wait = {0};
     GVariant *objects = g_variant_new_objv(paths, (gssize)count);
     afu_log(state.host, AF_LOG_NOTICE, "asking the Secret Service to unlock %s (it shows its own prompt)", what);
-    GVariant *reply = call("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Unlock", g_variant_new_tuple(&objects, 1),
+    GVariant *reply = service_call("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Unlock", g_variant_new_tuple(&objects, 1),
                            "(aoo)", &error);
     if (!reply) {
         set_problem(p, AF_ERROR_FAILED, "the Secret Service could not unlock %s: %s", what, error->message);
