@@ -1,6 +1,6 @@
 /*
- * secret_service_keyring.c — listing: every item of every collection, read afresh, and the
- * identities published from them.
+ * secret_service_keyring.c — listing: every item of every collection, read afresh, the identities
+ * published from them, and unused-password reports (which publish some again, ranked last).
  */
 #include "secret_service_provider.h"
 
@@ -238,4 +238,35 @@ void publish(const keyring *k) {
     else
         afu_log(state.host, AF_LOG_DEBUG, "writing the identity store failed (status %d); identities not published", (int)s);
     g_free(ids);
+}
+
+/* ---- Unused-password reports --------------------------------------------------------- */
+
+/* An unused password: the user's logins at the domain are kept, their identities published again
+ * below every other login's (rank -1) until the provider next writes all its identities. Passkey
+ * reports name nothing this provider holds. */
+void report_update(af_request_id request, const af_credential_update *update) {
+    keyring k;
+    size_t demoted = 0;
+    if (update->kind == AF_UPDATE_UNUSED_PASSWORD && keyring_for(request, &k)) {
+        char *domain = host_of(update->service.data, update->service.length);
+        char *hosts[] = {domain, NULL};
+        for (size_t i = 0; i < k.count; i++) {
+            const login *l = &k.items[i];
+            if (!l->service || strlen(l->user) != update->user.length || memcmp(l->user, update->user.data, update->user.length) != 0 ||
+                !login_matches(l, hosts))
+                continue;
+            af_identity id = {.kind = AF_IDENTITY_PASSWORD, .service_type = l->service_type, .service = {l->service, strlen(l->service)},
+                              .user = {l->user, strlen(l->user)}, .record_identifier = {l->path, strlen(l->path)}, .rank = -1};
+            demoted += state.host->store_save(&id, 1) == AF_OK;
+        }
+        afu_log(state.host, AF_LOG_INFO, "%zu login%s of %.*s at %s marked unused (rank -1); the items are kept", demoted,
+                demoted == 1 ? "" : "s", AFU_SHOW_STR(update->user), domain);
+        g_free(domain);
+        keyring_clear(&k);
+    } else if (update->kind == AF_UPDATE_UNUSED_PASSWORD) {
+        return; /* keyring_for cancelled the request */
+    }
+    af_status s = state.host->complete_credential_update(request);
+    if (s != AF_OK) afu_log(state.host, AF_LOG_DEBUG, "complete_credential_update returned status %d", (int)s);
 }

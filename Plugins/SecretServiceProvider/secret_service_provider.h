@@ -6,10 +6,10 @@
  *                              GLib context), configuration, and text for the user
  *   secret_service_bus.c       the session bus and the Secret Service on it
  *   secret_service_logins.c    the schemas: which items are logins, and as what
- *   secret_service_keyring.c   listing every item, publishing the identities
+ *   secret_service_keyring.c   listing every item, publishing the identities, unused-password reports
  *   secret_service_answer.c    one login's password (unlocking as needed), the credential list
  *   secret_service_unlock.c    unlocking through the service's prompt; dismissed or cannot prompt
- *   secret_service_save.c      saving a password (a new item, or the login's own), unused-password reports
+ *   secret_service_save.c      saving a password (a new item, or the login's own)
  *   secret_service_generate.c  a password that honours a site's rules
  */
 #ifndef SECRET_SERVICE_PROVIDER_H
@@ -102,6 +102,7 @@ int keyring_load(SecretService *service, keyring *k, problem *p);
 SecretService *keyring_for(af_request_id request, keyring *k);
 size_t keyring_logins(const keyring *k);
 void publish(const keyring *k);
+void report_update(af_request_id request, const af_credential_update *update);
 
 /* secret_service_unlock.c: 0 when the objects at `paths` are unlocked; else p says why:
  * AF_ERROR_USER_CANCELED (the prompt was dismissed), AF_ERROR_FAILED (nothing can show it here, or
@@ -118,7 +119,6 @@ void prepare_credential_list(void *context, af_request_id request, const af_serv
 
 /* secret_service_save.c */
 void save_password(af_request_id request, const af_save_password_request *save);
-void report_update(af_request_id request, const af_credential_update *update);
 
 /* secret_service_generate.c */
 void generate_password(af_request_id request, const af_generate_password_request *generate);

@@ -1,6 +1,5 @@
 /*
- * secret_service_save.c — saving a password as git-credential-libsecret and secret-tool read it,
- * and unused-password reports.
+ * secret_service_save.c — saving a password as git-credential-libsecret and secret-tool read it.
  *
  * What a save writes (docs/WRITING_A_PROVIDER.md, "Saving"): the network-password item git's own
  * libsecret helper writes and searches, from the site of the request:
@@ -32,6 +31,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define SAVE_SCHEMA "org.gnome.keyring.NetworkPassword"
 
 /* ---- The site --------------------------------------------------------------------- */
 
@@ -198,6 +199,26 @@ done:
     return result;
 }
 
+/* CreateItem in the collection at `path`, without ReplaceExisting (the rule at the top), the secret
+ * sent in the Secret Service session: the new item's path (g_free), or NULL with `error` set. By path,
+ * not through a libsecret collection object, which would read the collection's every property (the
+ * paths of all its items) first. */
+static char *create_item(SecretService *service, const char *path, GHashTable *attributes, const char *label, SecretValue *value,
+                         GError **error) {
+    GHashTableIter iter;
+    gpointer key, text;
+    GVariantBuilder pairs;
+    g_variant_builder_init(&pairs, G_VARIANT_TYPE("a{ss}"));
+    g_hash_table_iter_init(&iter, attributes);
+    while (g_hash_table_iter_next(&iter, &key, &text)) g_variant_builder_add(&pairs, "{ss}", (char *)key, (char *)text);
+    GHashTable *properties = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_variant_unref);
+    g_hash_table_insert(properties, "org.freedesktop.Secret.Item.Label", g_variant_ref_sink(g_variant_new_string(label)));
+    g_hash_table_insert(properties, "org.freedesktop.Secret.Item.Attributes", g_variant_ref_sink(g_variant_builder_end(&pairs)));
+    char *created = secret_service_create_item_dbus_path_sync(service, path, properties, value, SECRET_ITEM_CREATE_NONE, NULL, error);
+    g_hash_table_unref(properties);
+    return created;
+}
+
 /* Publishes the identity of the item (its attributes as read now). */
 static void publish_item(SecretItem *item) {
     login l;
@@ -236,15 +257,13 @@ void save_password(af_request_id request, const af_save_password_request *save) 
             afu_log(state.host, AF_LOG_INFO, "saved the new password in the item %s", path);
         else g_clear_object(&item);
     } else {
-        const char *schema = "org.gnome.keyring.NetworkPassword";
-        SecretCollection *target = secret_collection_new_for_dbus_path_sync(service, collection, SECRET_COLLECTION_NONE, NULL, &error);
-        g_hash_table_insert(wanted, "xdg:schema", g_strdup(schema));
         int has_title = save->size >= offsetof(af_save_password_request, title) + sizeof save->title && save->title.length;
         char *title = has_title ? g_strndup(save->title.data, save->title.length) : NULL;
-        if (target) item = secret_item_create_sync(target, NULL, wanted, title ? title : label, value, SECRET_ITEM_CREATE_NONE, NULL, &error);
-        if (item) afu_log(state.host, AF_LOG_INFO, "added the item %s (%s) to %s", g_dbus_proxy_get_object_path(G_DBUS_PROXY(item)), schema, collection);
-        g_free(title);
-        g_clear_object(&target);
+        g_hash_table_insert(wanted, "xdg:schema", g_strdup(SAVE_SCHEMA));
+        char *created = create_item(service, collection, wanted, title ? title : label, value, &error);
+        if (created) item = secret_item_new_for_dbus_path_sync(service, created, SECRET_ITEM_NONE, NULL, &error);
+        if (item) afu_log(state.host, AF_LOG_INFO, "added the item %s (" SAVE_SCHEMA ") to %s", created, collection);
+        g_free(title), g_free(created);
     }
     if (!item) {
         set_problem(&p, AF_ERROR_FAILED, "the Secret Service did not save the password: %s", error ? error->message : "no reason given");
@@ -261,33 +280,4 @@ done:
     g_clear_object(&item);
     if (wanted) g_hash_table_unref(wanted);
     g_free(label), g_free(collection), g_free(path);
-}
-
-/* An unused password: the user's logins at the domain are kept, their identities published again
- * below every other login's (rank -1) until the provider next writes all its identities. Passkey
- * reports name nothing this provider holds. */
-void report_update(af_request_id request, const af_credential_update *update) {
-    keyring k;
-    size_t demoted = 0;
-    if (update->kind == AF_UPDATE_UNUSED_PASSWORD && keyring_for(request, &k)) {
-        char *domain = host_of(update->service.data, update->service.length);
-        char *hosts[] = {domain, NULL};
-        for (size_t i = 0; i < k.count; i++) {
-            const login *l = &k.items[i];
-            if (!l->service || strlen(l->user) != update->user.length || memcmp(l->user, update->user.data, update->user.length) != 0 ||
-                !login_matches(l, hosts))
-                continue;
-            af_identity id = {.kind = AF_IDENTITY_PASSWORD, .service_type = l->service_type, .service = {l->service, strlen(l->service)},
-                              .user = {l->user, strlen(l->user)}, .record_identifier = {l->path, strlen(l->path)}, .rank = -1};
-            demoted += state.host->store_save(&id, 1) == AF_OK;
-        }
-        afu_log(state.host, AF_LOG_INFO, "%zu login%s of %.*s at %s marked unused (rank -1); the items are kept", demoted,
-                demoted == 1 ? "" : "s", AFU_SHOW_STR(update->user), domain);
-        g_free(domain);
-        keyring_clear(&k);
-    } else if (update->kind == AF_UPDATE_UNUSED_PASSWORD) {
-        return; /* keyring_for cancelled the request */
-    }
-    af_status s = state.host->complete_credential_update(request);
-    if (s != AF_OK) afu_log(state.host, AF_LOG_DEBUG, "complete_credential_update returned status %d", (int)s);
 }
