@@ -67,7 +67,10 @@ static int run_prompt(const char *prompt, prompt_wait *wait, problem *p) {
             g_main_context_iteration(state.context, TRUE);
         g_source_destroy(timeout);
         g_source_unref(timeout);
-        if (!wait->completed) {
+        if (!wait->completed && g_dbus_connection_is_closed(state.bus)) {
+            set_problem(p, AF_ERROR_FAILED, "the session bus went away while the Secret Service's unlock prompt was open");
+            result = -1;
+        } else if (!wait->completed) {
             GVariant *dismissed = service_call(prompt, "org.freedesktop.Secret.Prompt", "Dismiss", NULL, "()", NULL);
             if (dismissed) g_variant_unref(dismissed);
             set_problem(p, AF_ERROR_FAILED, "the Secret Service's unlock prompt got no answer in %d minutes (dismissed)",
