@@ -3,7 +3,8 @@ internal import Glibc
 
 /// The Secret Service provider's figure: `autofill fill` of one login from a keyring of 1,000 items
 /// (the collection unlocked), whole process, against `secret-tool lookup` of the same item (libsecret's
-/// own command line, the least any program pays to read one secret) and `/bin/true`, in the same run.
+/// own command line, the least any program pays to read one secret) and `/bin/true`, in the same run;
+/// then `autofill save` against `secret-tool store` of the same entries, new and again.
 ///
 /// Setup, in a temporary folder: a `dbus-daemon` of its own and a real `gnome-keyring-daemon
 /// --components=secrets` on it (its keyring unlocked with a password on stdin), 1,000 items stored
@@ -57,6 +58,11 @@ struct SecretServiceBenchmark {
             "UserAuthentication": ["Policy": "none"],
         ]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        // The user's own configuration allows `none` too: the agent holds the user's policy, and a
+        // request's configuration may not weaken it (docs/AGENT.md, "Whose policy").
+        try FileManager.default.createDirectory(atPath: "\(home)/.config/autofill", withIntermediateDirectories: true)
+        try PropertyListSerialization.data(fromPropertyList: ["UserAuthentication": ["Policy": "none"]], format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: "\(home)/.config/autofill/config.plist"))
         let environment = ["HOME=\(home)", "XDG_CONFIG_HOME=\(home)/.config", "XDG_DATA_HOME=\(home)/.local/share",
                            "XDG_RUNTIME_DIR=\(home)/run", "AUTOFILL_CONFIG=\(config)", "PATH=/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS=\(bus)"]
         try shell("\(autofill) providers trust org.autofill.secretservice && \(autofill) providers sync", environment)
@@ -82,16 +88,54 @@ struct SecretServiceBenchmark {
             lookups.append(try lookup.run().elapsed)
             floors.append(try floor.run().elapsed)
         }
+        let (saving, storing) = try saves(folder: folder, environment: environment, keyringEnvironment: keyringEnvironment)
         let a = Samples(alones), g = Samples(agents), l = Samples(lookups), t = Samples(floors)
         func ms(_ value: Double) -> String { String(format: "%.1f ms", value) }
         func ratio(_ value: Double) -> String { String(format: "%.2f", value / l.median) }
+        let s = Samples(saving.new), u = Samples(saving.again), n = Samples(storing.new), r = Samples(storing.again)
         return """
             Secret Service: one login from a keyring of \(Self.items) items, unlocked (\(runs) runs each, interleaved)
               autofill fill, in its own process     median \(ms(a.median))  p90 \(ms(a.p90))  (\(ratio(a.median))× secret-tool)
               autofill fill, through the agent      median \(ms(g.median))  p90 \(ms(g.p90))  (\(ratio(g.median))× secret-tool)
               peer: secret-tool lookup              median \(ms(l.median))  p90 \(ms(l.p90))
               peer: /bin/true                       median \(ms(t.median))
+            Saving the same entries (\(runs) each, interleaved; the item git's libsecret helper writes)
+              autofill save, new, through the agent median \(ms(s.median))  p90 \(ms(s.p90))  (\(String(format: "%.2f", s.median / n.median))× secret-tool)
+              autofill save, again (an update)      median \(ms(u.median))  p90 \(ms(u.p90))  (\(String(format: "%.2f", u.median / r.median))× secret-tool)
+              peer: secret-tool store, new          median \(ms(n.median))  p90 \(ms(n.p90))
+              peer: secret-tool store, again        median \(ms(r.median))  p90 \(ms(r.p90))
             """
+    }
+
+    /// `autofill save` through the agent against `secret-tool store` of the same entry shape (a new
+    /// login i for each, then the same login again: an update), interleaved.
+    private func saves(folder: String, environment: [String], keyringEnvironment: [String]) throws
+        -> (autofill: (new: [Duration], again: [Duration]), secretTool: (new: [Duration], again: [Duration]))
+    {
+        var ours: (new: [Duration], again: [Duration]) = ([], []), theirs: (new: [Duration], again: [Duration]) = ([], [])
+        for i in 0..<runs {
+            let line = "\(folder)/save-\(i)", bare = "\(folder)/store-\(i)"
+            try "saved-\(i)\n".write(toFile: line, atomically: true, encoding: .utf8)
+            try "saved-\(i)".write(toFile: bare, atomically: true, encoding: .utf8)
+            var save = Subprocess(path: autofill, arguments: ["save", "https://saved\(i).example.com", "--user", "saver"], environment: environment)
+            save.input = line
+            var store = Subprocess(path: "/usr/bin/secret-tool", arguments: [
+                "store", "--label=Git: https://stored\(i).example.com/", "xdg:schema", "org.gnome.keyring.NetworkPassword",
+                "protocol", "https", "server", "stored\(i).example.com", "user", "saver",
+            ], environment: keyringEnvironment)
+            store.input = bare
+            for (program, into) in [(save, 0), (store, 1), (save, 2), (store, 3)] {
+                let outcome = try program.run()
+                guard outcome.status == 0 else { throw BenchmarkError("\(program.path) \(program.arguments[0]) failed (status \(outcome.status))") }
+                switch into {
+                case 0: ours.new.append(outcome.elapsed)
+                case 1: theirs.new.append(outcome.elapsed)
+                case 2: ours.again.append(outcome.elapsed)
+                default: theirs.again.append(outcome.elapsed)
+                }
+            }
+        }
+        return (ours, theirs)
     }
 
     /// 1,000 items, a quarter each as git, GNOME Web, Chromium and KeePassXC-style items write them;

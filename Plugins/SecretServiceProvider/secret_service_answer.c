@@ -9,7 +9,7 @@
 /* ---- One login's password ----------------------------------------------------------- */
 
 /* The label of the collection at `path`, g_malloc'd (its path when it has none or cannot be read). */
-static char *collection_label(SecretService *service, const char *path) {
+char *collection_label(SecretService *service, const char *path) {
     SecretCollection *collection = secret_collection_new_for_dbus_path_sync(service, path, SECRET_COLLECTION_NONE, NULL, NULL);
     char *label = collection ? secret_collection_get_label(collection) : NULL;
     g_clear_object(&collection);
@@ -53,44 +53,11 @@ static int find_login(SecretService *service, const af_identity *id, login *foun
 
 /* Unlocks the collection of `l` through the service's own prompt; 0 when it is unlocked. */
 static int unlock(SecretService *service, const login *l, problem *p) {
-    GError *error = NULL;
-    GList *unlocked = NULL;
     char *label = collection_label(service, l->collection);
-    SecretCollection *collection = secret_collection_new_for_dbus_path_sync(service, l->collection, SECRET_COLLECTION_NONE,
-                                                                            NULL, NULL);
-    /* The collection, as its prompt names it. */
-    GList *objects = collection ? g_list_append(NULL, collection) : NULL;
-    if (!collection) {
-        set_problem(p, AF_ERROR_FAILED, "the Secret Service did not give the collection \"%s\" to unlock", label);
-        g_free(label);
-        return -1;
-    }
-    afu_log(state.host, AF_LOG_NOTICE, "asking the Secret Service to unlock the collection \"%s\" (it shows its own prompt)", label);
-    gint count = secret_service_unlock_sync(service, objects, NULL, &unlocked, &error);
-    g_list_free(objects);
-    g_list_free_full(unlocked, g_object_unref);
-    g_clear_object(&collection);
-    int result = 0;
-    if (count <= 0 && error) {
-        set_problem(p, AF_ERROR_FAILED, "the Secret Service could not unlock the collection \"%s\": %s", label, error->message);
-        result = -1;
-    } else if (count <= 0) {
-        /* Dismissed. gnome-keyring dismisses at once when nothing can show its prompt (no desktop):
-         * tell that apart from a user who said no. */
-        if (bus_knows_name(GNOME_KEYRING_NAME, 0) && !bus_knows_name(GNOME_PROMPTER_NAME, 0) &&
-            !bus_knows_name(GNOME_PROMPTER_NAME, 1))
-            set_problem(p, AF_ERROR_FAILED,
-                        "the collection \"%s\" is locked, and GNOME Keyring cannot ask for its password here (no desktop "
-                        "session: nothing provides " GNOME_PROMPTER_NAME "). Unlock it from your desktop, or run "
-                        "gnome-keyring-daemon --replace --unlock --components=secrets with the keyring's password on its "
-                        "standard input (README: \"GNOME Keyring, KWallet, KeePassXC\"); then try again", label);
-        else
-            set_problem(p, AF_ERROR_USER_CANCELED,
-                        "the collection \"%s\" stays locked: its unlock prompt was dismissed, or could not be shown. Unlock "
-                        "it with your desktop's keyring (or KeePassXC, KWallet), then try again", label);
-        result = -1;
-    }
-    if (error) g_error_free(error);
+    char *what = g_strdup_printf("the collection \"%s\"", label);
+    const char *paths[] = {l->collection};
+    int result = unlock_paths(paths, 1, what, p);
+    g_free(what);
     g_free(label);
     return result;
 }
@@ -173,14 +140,14 @@ void provide(af_request_id request, const af_credential_request *cr, int ui) {
 /* ---- The credential list ------------------------------------------------------------- */
 
 /* The host of a URL or domain, lower-cased, without scheme, userinfo, port, path or a final dot. */
-static char *host_of(const char *text, size_t length) {
+char *host_of(const char *text, size_t length) {
     const char *host;
     size_t host_length = afu_host_span(text, length, 1, &host);
     return g_ascii_strdown(host, (gssize)host_length);
 }
 
 /* Whether the login's host is one of the hosts, or a parent domain of one. */
-static int login_matches(const login *l, char **hosts) {
+int login_matches(const login *l, char **hosts) {
     char *mine = host_of(l->service, strlen(l->service));
     int match = 0;
     for (size_t i = 0; !match && hosts[i]; i++) match = afu_domain_matches(hosts[i], strlen(hosts[i]), mine, strlen(mine));

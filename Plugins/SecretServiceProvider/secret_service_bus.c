@@ -104,6 +104,14 @@ int bus_knows_name(const char *name, int activatable) {
     return known;
 }
 
+/* A method call to the Secret Service (the program that owned its name when we connected), waited
+ * for: its reply of `reply_type`, or NULL with `error` set. */
+GVariant *service_call(const char *path, const char *interface, const char *method, GVariant *arguments, const char *reply_type,
+                       GError **error) {
+    return g_dbus_connection_call_sync(state.bus, state.owner, path, interface, method, arguments, G_VARIANT_TYPE(reply_type),
+                                       G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, error);
+}
+
 /* The unique name owning `name` on our bus, g_malloc'd; NULL when none does. */
 static gchar *name_owner(const char *name) {
     GVariant *reply = g_dbus_connection_call_sync(state.bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",

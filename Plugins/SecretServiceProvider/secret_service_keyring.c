@@ -1,6 +1,6 @@
 /*
- * secret_service_keyring.c — listing: every item of every collection, read afresh, and the
- * identities published from them.
+ * secret_service_keyring.c — listing: every item of every collection, read afresh, the identities
+ * published from them, and unused-password reports (which publish some again, ranked last).
  */
 #include "secret_service_provider.h"
 
@@ -196,6 +196,26 @@ size_t keyring_logins(const keyring *k) {
     return n;
 }
 
+/* Says (in `-v`) which items are not offered and why: one line per reason, with how many and the
+ * first item's path (`secret-tool search --all` and Seahorse show its attributes). */
+static void log_skipped(const keyring *k) {
+    const char *reasons[16];
+    size_t counts[16], firsts[16], n = 0;
+    for (size_t i = 0; i < k->count; i++) {
+        const login *l = &k->items[i];
+        const char *why = l->service ? NULL : l->locked ? "its collection is locked (its attributes show once it is unlocked)" : l->skipped;
+        size_t r = 0;
+        if (!why) continue;
+        while (r < n && strcmp(reasons[r], why) != 0) r++;
+        if (r == n && n == 16) continue;
+        if (r == n) reasons[n] = why, counts[n] = 0, firsts[n] = i, n++;
+        counts[r]++;
+    }
+    for (size_t r = 0; r < n; r++)
+        afu_log(state.host, AF_LOG_INFO, "not offered: %zu item%s (the first: %s): %s", counts[r], counts[r] == 1 ? "" : "s",
+                k->items[firsts[r]].path, reasons[r]);
+}
+
 /* Writes the identities of every login. With a partial view (a locked collection hides its
  * items), only saves: a replace would drop the logins that are merely locked. */
 void publish(const keyring *k) {
@@ -209,6 +229,7 @@ void publish(const keyring *k) {
                                  .service = {l->service, strlen(l->service)}, .user = {l->user, strlen(l->user)},
                                  .record_identifier = {l->path, strlen(l->path)}, .rank = 0};
     }
+    log_skipped(k);
     int replace = !k->partial || state.host->store_get_state(&store) != AF_OK || !store.supports_incremental_updates;
     af_status s = replace ? state.host->store_replace(n ? ids : NULL, n) : (n ? state.host->store_save(ids, n) : AF_OK);
     if (s == AF_OK)
@@ -217,4 +238,35 @@ void publish(const keyring *k) {
     else
         afu_log(state.host, AF_LOG_DEBUG, "writing the identity store failed (status %d); identities not published", (int)s);
     g_free(ids);
+}
+
+/* ---- Unused-password reports --------------------------------------------------------- */
+
+/* An unused password: the user's logins at the domain are kept, their identities published again
+ * below every other login's (rank -1) until the provider next writes all its identities. Passkey
+ * reports name nothing this provider holds. */
+void report_update(af_request_id request, const af_credential_update *update) {
+    keyring k;
+    size_t demoted = 0;
+    if (update->kind == AF_UPDATE_UNUSED_PASSWORD && keyring_for(request, &k)) {
+        char *domain = host_of(update->service.data, update->service.length);
+        char *hosts[] = {domain, NULL};
+        for (size_t i = 0; i < k.count; i++) {
+            const login *l = &k.items[i];
+            if (!l->service || strlen(l->user) != update->user.length || memcmp(l->user, update->user.data, update->user.length) != 0 ||
+                !login_matches(l, hosts))
+                continue;
+            af_identity id = {.kind = AF_IDENTITY_PASSWORD, .service_type = l->service_type, .service = {l->service, strlen(l->service)},
+                              .user = {l->user, strlen(l->user)}, .record_identifier = {l->path, strlen(l->path)}, .rank = -1};
+            demoted += state.host->store_save(&id, 1) == AF_OK;
+        }
+        afu_log(state.host, AF_LOG_INFO, "%zu login%s of %.*s at %s marked unused (rank -1); the items are kept", demoted,
+                demoted == 1 ? "" : "s", AFU_SHOW_STR(update->user), domain);
+        g_free(domain);
+        keyring_clear(&k);
+    } else if (update->kind == AF_UPDATE_UNUSED_PASSWORD) {
+        return; /* keyring_for cancelled the request */
+    }
+    af_status s = state.host->complete_credential_update(request);
+    if (s != AF_OK) afu_log(state.host, AF_LOG_DEBUG, "complete_credential_update returned status %d", (int)s);
 }

@@ -38,37 +38,54 @@ static char *server_url(const char *protocol, const char *server, const char *po
     return g_string_free(url, FALSE);
 }
 
-/* Fills the login fields of `l` from its item's attributes `a` (see the table at the top). */
+/* The login of a network-password item (git's, GVfs's, secret-tool's `server … user …`): its
+ * service from protocol, server, port and object (git's name for the path; "path" is read too), and
+ * its user. NULL service when it has no server. */
+static void read_network_login(login *l, GHashTable *a) {
+    const char *object = nonempty(attribute(a, "object", 0)) ? attribute(a, "object", 0) : attribute(a, "path", 0);
+    if (!nonempty(attribute(a, "server", 0))) return;
+    l->service = server_url(attribute(a, "protocol", 0), attribute(a, "server", 0), attribute(a, "port", 0), object,
+                            &l->service_type);
+}
+
+/* Fills the login fields of `l` from its item's attributes `a` (see the table at the top), or says
+ * in l->skipped why the item is no login. */
 static void read_login(login *l, GHashTable *a) {
     const char *schema = a ? g_hash_table_lookup(a, "xdg:schema") : NULL, *service = NULL, *user = NULL;
     l->service_type = AF_SERVICE_URL;
     if (!a) return;
     if (schema && strcmp(schema, "org.git.Password") == 0) {
-        if (nonempty(attribute(a, "server", 0))) {
-            l->service = server_url(attribute(a, "protocol", 0), attribute(a, "server", 0), attribute(a, "port", 0),
-                                    attribute(a, "path", 0), &l->service_type);
-            user = attribute(a, "user", 0);
-            l->first_line_only = 1;
-        }
+        read_network_login(l, a);
+        user = attribute(a, "user", 0);
+        l->first_line_only = 1;
+        if (!l->service) l->skipped = "a git item without a server attribute";
     } else if (schema && strcmp(schema, "org.gnome.keyring.NetworkPassword") == 0) {
-        if (nonempty(attribute(a, "server", 0))) {
-            l->service = server_url(attribute(a, "protocol", 0), attribute(a, "server", 0), attribute(a, "port", 0),
-                                    attribute(a, "object", 0), &l->service_type);
-            user = attribute(a, "user", 0);
-        }
+        read_network_login(l, a);
+        user = attribute(a, "user", 0);
+        if (!l->service) l->skipped = "a network password without a server attribute";
     } else if (schema && strcmp(schema, "org.epiphany.FormPassword") == 0) {
         service = attribute(a, "uri", 0);
         user = attribute(a, "username", 0);
+        if (!nonempty(service)) l->skipped = "a GNOME Web item without a uri attribute";
     } else if (schema && strcmp(schema, "chrome_libsecret_password_schema") == 0) {
         const char *never = attribute(a, "blacklisted_by_user", 0);
         if (!(never && strcmp(never, "1") == 0)) {
             service = nonempty(attribute(a, "origin_url", 0)) ? attribute(a, "origin_url", 0) : attribute(a, "signon_realm", 0);
             user = attribute(a, "username_value", 0);
+        } else {
+            l->skipped = "Chromium's \"never save\" entry for a site";
         }
-    } else {
+    } else if (nonempty(attribute(a, "url", 1))) {
         service = attribute(a, "url", 1);
         user = nonempty(attribute(a, "username", 1)) ? attribute(a, "username", 1) : attribute(a, "user", 1);
-        if (!nonempty(user)) service = NULL; /* a url alone names no login */
+        if (!nonempty(user)) service = NULL, l->skipped = "a url attribute without a username or user attribute";
+    } else if (nonempty(attribute(a, "server", 0))) {
+        /* secret-tool store --label=NAS server nas.home.arpa user admin, and scripts like it. */
+        user = attribute(a, "user", 0);
+        if (nonempty(user)) read_network_login(l, a);
+        else l->skipped = "a server attribute without a user attribute";
+    } else {
+        l->skipped = "no url, uri or server attribute (not a login: an application's own secret)";
     }
     if (nonempty(service)) {
         l->service = g_strdup(service);
@@ -79,6 +96,7 @@ static void read_login(login *l, GHashTable *a) {
     if (l->service && (strlen(l->service) + strlen(l->user) + strlen(l->path) > AF_MAX_STRING_LENGTH)) {
         g_clear_pointer(&l->service, g_free);
         g_clear_pointer(&l->user, g_free);
+        l->skipped = "its attributes are longer than autofill keeps";
     }
 }
 
@@ -111,6 +129,12 @@ void login_from_attributes(login *l, const char *path, GVariant *attributes, int
     while (g_variant_iter_next(&iter, "{&s&s}", &key, &value)) g_hash_table_insert(table, (gpointer)key, (gpointer)value);
     read_login(l, table);
     g_hash_table_unref(table);
+}
+
+/* The login an item with `attributes` (not yet created: no path) would be; for publishing a save. */
+void login_from_table(login *l, const char *path, GHashTable *attributes) {
+    login_start(l, path);
+    read_login(l, attributes);
 }
 
 void login_clear(login *l) {

@@ -36,10 +36,16 @@
  * between requests (the agent keeps the provider's process alive), and opens them again when the
  * bus or the service went away.
  *
- * A locked collection: the no-UI request answers userInteractionRequired; the UI request asks the
- * Secret Service to unlock it (secret_service_unlock_sync), which shows the service's own prompt
- * (the desktop's keyring dialog, KeePassXC's window). Without one (no desktop: a server, an SSH
- * login) the unlock is dismissed at once, and the user is told how to unlock the keyring instead.
+ * Saving (secret_service_save.c): network-password items git's own libsecret helper and secret-tool
+ * read, in the default collection; an update replaces the secret of the item that holds exactly that
+ * login, never another application's item. Generating (secret_service_generate.c) honours the
+ * site's rules and saves nothing. An unused-password report ranks the login's identities last.
+ *
+ * A locked collection: the no-UI request answers userInteractionRequired; the UI request (and a
+ * save) asks the Secret Service to unlock it (Unlock, Prompt, then the Completed signal:
+ * secret_service_unlock.c), which shows the service's own prompt (the desktop's keyring dialog,
+ * KeePassXC's window). A dismissed prompt is the user's cancel; when GNOME Keyring's prompter never
+ * came up (no desktop: a server, an SSH login) the user is told that, and how to unlock it instead.
  *
  * Threads: the host calls one entry point at a time; every request is answered before its entry
  * point returns. Every GLib object the provider makes belongs to its own GMainContext, pushed as
@@ -122,6 +128,25 @@ static void entry_with_ui(void *c, af_request_id r, const af_credential_request 
     enter(), provide(r, cr, 1), leave();
 }
 static void entry_configuration(void *c, af_request_id r) { enter(), prepare_configuration(c, r), leave(); }
+/* Whether the host has the completions of the save, generate and update requests (a host built
+ * against the earlier ABI 1 header sends none of them); cancels `r` when not. */
+static int host_completes(af_request_id r) {
+    if (AF_TABLE_HAS(af_host_services, state.host, complete_credential_update)) return 1;
+    afu_cancel(state.host, r, AF_ERROR_FAILED, "this host cannot complete saves, generated passwords or updates (an older ABI 1 host)");
+    return 0;
+}
+static void entry_save(void *c, af_request_id r, const af_save_password_request *save) {
+    (void)c;
+    if (host_completes(r)) enter(), save_password(r, save), leave();
+}
+static void entry_generate(void *c, af_request_id r, const af_generate_password_request *generate) {
+    (void)c;
+    if (host_completes(r)) generate_password(r, generate); /* no keyring: generating saves nothing */
+}
+static void entry_update(void *c, af_request_id r, const af_credential_update *update) {
+    (void)c;
+    if (host_completes(r)) enter(), report_update(r, update), leave();
+}
 
 static const af_provider provider_table = {
     .abi_version = AF_ABI_VERSION,
@@ -131,6 +156,9 @@ static const af_provider provider_table = {
     .provide_credential_without_user_interaction = entry_without_ui,
     .prepare_interface_to_provide_credential = entry_with_ui,
     .prepare_interface_for_extension_configuration = entry_configuration,
+    .prepare_interface_for_save_password = entry_save,
+    .prepare_interface_for_generate_password = entry_generate,
+    .report_credential_update = entry_update,
 };
 
 AF_EXPORT const af_provider *secret_service_provider_entry(uint32_t host_abi_version, const af_host_services *host) {

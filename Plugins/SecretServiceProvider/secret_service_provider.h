@@ -6,8 +6,11 @@
  *                              GLib context), configuration, and text for the user
  *   secret_service_bus.c       the session bus and the Secret Service on it
  *   secret_service_logins.c    the schemas: which items are logins, and as what
- *   secret_service_keyring.c   listing every item, publishing the identities
+ *   secret_service_keyring.c   listing every item, publishing the identities, unused-password reports
  *   secret_service_answer.c    one login's password (unlocking as needed), the credential list
+ *   secret_service_unlock.c    unlocking through the service's prompt; dismissed or cannot prompt
+ *   secret_service_save.c      saving a password (a new item, or the login's own)
+ *   secret_service_generate.c  a password that honours a site's rules
  */
 #ifndef SECRET_SERVICE_PROVIDER_H
 #define SECRET_SERVICE_PROVIDER_H
@@ -61,6 +64,7 @@ typedef struct {
     int32_t service_type;  /* AF_SERVICE_* */
     int first_line_only;   /* git: the password is the secret's first line */
     int locked;
+    const char *skipped;   /* why the item is no login (static text), or NULL */
 } login;
 
 /* Every item of the Secret Service, as keyring_load read it. */
@@ -81,10 +85,13 @@ void cancel_with(af_request_id request, const problem *p);
 /* secret_service_bus.c */
 SecretService *service_connect(problem *p);
 int bus_knows_name(const char *name, int activatable);
+GVariant *service_call(const char *path, const char *interface, const char *method, GVariant *arguments, const char *reply_type,
+                       GError **error);
 
 /* secret_service_logins.c */
 void login_take_item(login *l, SecretItem *item);
 void login_from_attributes(login *l, const char *path, GVariant *attributes, int locked);
+void login_from_table(login *l, const char *path, GHashTable *attributes);
 void login_clear(login *l);
 SecretItem *item_of(SecretService *service, login *l, problem *p);
 int login_is(const login *l, const af_identity *id);
@@ -95,11 +102,26 @@ int keyring_load(SecretService *service, keyring *k, problem *p);
 SecretService *keyring_for(af_request_id request, keyring *k);
 size_t keyring_logins(const keyring *k);
 void publish(const keyring *k);
+void report_update(af_request_id request, const af_credential_update *update);
+
+/* secret_service_unlock.c: 0 when the objects at `paths` are unlocked; else p says why:
+ * AF_ERROR_USER_CANCELED (the prompt was dismissed), AF_ERROR_FAILED (nothing can show it here, or
+ * the service failed). `what` names them for the user. */
+int unlock_paths(const char *const *paths, size_t count, const char *what, problem *p);
 
 /* secret_service_answer.c */
+char *collection_label(SecretService *service, const char *path);
+char *host_of(const char *text, size_t length);
+int login_matches(const login *l, char **hosts);
 void provide(af_request_id request, const af_credential_request *cr, int ui);
 void prepare_credential_list(void *context, af_request_id request, const af_service_identifier *services,
                              size_t service_count);
+
+/* secret_service_save.c */
+void save_password(af_request_id request, const af_save_password_request *save);
+
+/* secret_service_generate.c */
+void generate_password(af_request_id request, const af_generate_password_request *generate);
 
 #pragma GCC visibility pop
 

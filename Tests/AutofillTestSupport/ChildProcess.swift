@@ -27,6 +27,8 @@ public enum ChildProcess {
 
     /// glibc's `POSIX_SPAWN_SETSID` (spawn.h, `__USE_GNU`; glibc ≥ 2.26), which Swift does not import.
     static let spawnSetSID: Int16 = 0x80
+    /// glibc's POSIX_SPAWN_SETSIGMASK.
+    static let spawnSetSigmask: Int16 = 0x08
 
     /// A started program: its pid, and its output once it ends.
     public final class Running: Sendable {
@@ -76,9 +78,12 @@ public enum ChildProcess {
     }
 
     /// Starts `executable` with `arguments`, `environment` (nil: this process's) and `input` on stdin.
-    /// Its output is collected in the background; `wait()` returns it.
+    /// Its output is collected in the background; `wait()` returns it. With `unblockingSignals`, it
+    /// starts with no signal blocked, as from a shell, instead of the starting thread's mask
+    /// (Dispatch's threads block SIGCHLD and SIGTERM): a daemon that starts programs and waits for
+    /// SIGCHLD needs that (dbus-daemon, D-Bus activation).
     public static func start(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                             input: String = "") throws -> Running {
+                             input: String = "", unblockingSignals: Bool = false) throws -> Running {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + env { free(pointer) } }
@@ -107,7 +112,10 @@ public enum ChildProcess {
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
             defer { posix_spawnattr_destroy(&attributes) }
-            posix_spawnattr_setflags(&attributes, spawnSetSID)
+            posix_spawnattr_setflags(&attributes, spawnSetSID | (unblockingSignals ? spawnSetSigmask : 0))
+            var none = sigset_t()
+            sigemptyset(&none)
+            posix_spawnattr_setsigmask(&attributes, &none)
             return posix_spawn(&pid, executable, &actions, &attributes, argv, env)
         }
         for fd in [stdin[0], stdout[1], stderr[1]] { close(fd) }

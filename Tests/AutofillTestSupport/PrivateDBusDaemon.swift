@@ -39,7 +39,10 @@ public final class PrivateDBusDaemon: Sendable {
               </policy>
             </busconfig>
             """)
-        daemon = try ChildProcess.start("/usr/bin/dbus-daemon", ["--config-file=\(configuration)", "--nofork", "--nopidfile", "--nosyslog"])
+        // With services to start, SIGCHLD unblocked: dbus-daemon learns that a service it started
+        // exited from it, and would otherwise wait out its 25-second activation timeout.
+        daemon = try ChildProcess.start("/usr/bin/dbus-daemon", ["--config-file=\(configuration)", "--nofork", "--nopidfile", "--nosyslog"],
+                                        unblockingSignals: serviceDirectory != nil)
         try daemon.waitUntil("dbus-daemon did not start") { try self.answers() }
     }
 

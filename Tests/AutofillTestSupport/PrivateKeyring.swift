@@ -34,7 +34,10 @@ public final class PrivateKeyring: Sendable {
 
     /// Starts the bus and (with `keyring`) GNOME Keyring on it, and waits until it provides the Secret
     /// Service. With `abstract`, the bus listens on an abstract socket, as some desktops' buses do.
-    public init(keyring: Bool = true, abstract: Bool = false) throws {
+    /// With `prompter`, the bus can start gcr's prompter (`org.gnome.keyring.SystemPrompter`, as a
+    /// desktop's bus can), showing its dialog on `display` (an X server of the test's,
+    /// ``PrivateXServer``); without a display it fails to come up, as on a server.
+    public init(keyring: Bool = true, abstract: Bool = false, prompter: Bool = false, display: String? = nil) throws {
         folder = try TemporaryFolder("keyring")
         for sub in ["home/data", "run"] {
             try FileManager.default.createDirectory(atPath: "\(folder.path)/\(sub)", withIntermediateDirectories: true,
@@ -42,7 +45,18 @@ public final class PrivateKeyring: Sendable {
         }
         let socket = "\(folder.path)/bus"
         address = abstract ? "unix:abstract=\(socket)" : "unix:path=\(socket)"
-        bus = try PrivateDBusDaemon(.session, address: address, configurationIn: folder)
+        var services: String?
+        if prompter {
+            services = "\(folder.path)/services"
+            try FileManager.default.createDirectory(atPath: services!, withIntermediateDirectories: true)
+            _ = try folder.file("services/org.gnome.keyring.SystemPrompter.service", """
+                [D-BUS Service]
+                Name=org.gnome.keyring.SystemPrompter
+                Exec=/usr/bin/env -u WAYLAND_DISPLAY \(display.map { "DISPLAY=\($0)" } ?? "-u DISPLAY") /usr/libexec/gcr-prompter
+
+                """)
+        }
+        bus = try PrivateDBusDaemon(.session, address: address, configurationIn: folder, serviceDirectory: services)
         do {
             if keyring { try startKeyring(unlocking: true) }
         } catch {
@@ -118,6 +132,23 @@ public final class PrivateKeyring: Sendable {
         guard result.status == 0 else { throw ChildProcessError("Lock failed: \(result.stderr)") }
     }
 
+    /// `secret-tool ARGUMENTS` against this keyring (`lookup`, `search --all`, ...).
+    public func secretTool(_ arguments: [String], input: String = "") throws -> ChildProcess.Result {
+        try ChildProcess.run("/usr/bin/secret-tool", arguments, environment: environment, input: input)
+    }
+
+    /// Ends the program that owns `name` on the bus (gcr's prompter, say: its dialog goes away
+    /// unanswered); false when nobody owns it.
+    public func endOwner(of name: String) throws -> Bool {
+        let result = try ChildProcess.run("/usr/bin/dbus-send", [
+            "--bus=\(address)", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.GetConnectionUnixProcessID", "string:\(name)",
+        ])
+        guard result.status == 0, let pid = result.stdout.split(separator: " ").last.flatMap({ Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+        else { return false }
+        return kill(pid, SIGKILL) == 0
+    }
+
     /// Whether `collection` is locked.
     public func isLocked(_ collection: String = PrivateKeyring.login) throws -> Bool {
         let result = try ChildProcess.run("/usr/bin/dbus-send", [
@@ -138,8 +169,8 @@ public final class PrivateKeyring: Sendable {
 
 extension PrivateKeyring {
     /// ``init(keyring:abstract:)``, waited for on a thread of its own.
-    public static func start(keyring: Bool = true, abstract: Bool = false) async throws -> PrivateKeyring {
-        try await offThePool { try PrivateKeyring(keyring: keyring, abstract: abstract) }
+    public static func start(keyring: Bool = true, abstract: Bool = false, prompter: Bool = false) async throws -> PrivateKeyring {
+        try await offThePool { try PrivateKeyring(keyring: keyring, abstract: abstract, prompter: prompter) }
     }
 
     /// ``startKeyring(unlocking:)``, waited for on a thread of its own.
