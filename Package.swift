@@ -26,6 +26,7 @@
 //   autofill             the small client users run: agent commands to the agent, the rest to autofill-cli
 //   autofill-cli         the command-line tool (every command, in its own process or for the agent)
 //   git-credential-autofill  git's credential helper: the same small client, for `autofill git-credential`
+//   autofill-browser-host  the WebExtension's native-messaging host (BrowserExtension/): a client of the agent too
 //   AutofillOTP          one-time codes (HOTP/TOTP, otpauth:// URIs) for providers
 //   AutofillWebAuthn     WebAuthn authenticator structures (CBOR, COSE keys, authenticator data,
 //                        attestation objects, ES256) for passkey providers and the host
@@ -47,6 +48,7 @@ let package = Package(
         .executable(name: "autofill", targets: ["autofill"]),
         .executable(name: "autofill-cli", targets: ["autofill-cli"]),
         .executable(name: "git-credential-autofill", targets: ["git-credential-autofill"]),
+        .executable(name: "autofill-browser-host", targets: ["autofill-browser-host"]),
         .executable(name: "autofill-provider-helper", targets: ["autofill-provider-helper"]),
         .library(name: "AutofillProviderKit", targets: ["AutofillProviderKit"]),
         .library(name: "AutofillCompanion", targets: ["AutofillCompanion"]),
@@ -98,6 +100,7 @@ let package = Package(
         .target(name: "AutofillWebAuthn", dependencies: ["AutofillCore", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillAgent"], path: "Sources/autofill-client"),
         .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
+        .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire"]),
         .executableTarget(
             name: "autofill-cli",
             dependencies: [
