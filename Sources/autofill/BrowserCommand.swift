@@ -9,6 +9,15 @@ struct BrowserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "browser",
         abstract: "Connect autofill's browser extension: write or remove the browsers' native-messaging host manifests.",
+        discussion: """
+            The extension (PREFIX/share/autofill/browser, loaded unpacked) asks autofill-browser-host, which the \
+            browser starts by the manifest these commands write; the host is a client of the agent like \
+            autofill itself (docs/BROWSER.md).
+
+            Examples:
+              autofill browser install
+              autofill browser uninstall --browser chrome
+            """,
         subcommands: [BrowserInstallCommand.self, BrowserUninstallCommand.self])
 
     /// A browser whose host manifest autofill writes.
