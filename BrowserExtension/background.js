@@ -47,13 +47,13 @@ function openList(message, sender) {
   // At most a few open lists per tab: older ones are forgotten.
   const ofTab = [...lists.entries()].filter(([, list]) => list.tabId === sender.tab.id);
   for (const [old] of ofTab.slice(0, Math.max(0, ofTab.length - 4))) lists.delete(old);
-  return { ok: true, token, picker: PICKER + "#" + token };
+  return { ok: true, token, picker: PICKER };
 }
 
 // Whether `sender` is the extension's own picker page, in the tab the list belongs to.
 function fromPicker(sender, list) {
   return sender.id === api.runtime.id && typeof sender.url === "string" && sender.url.startsWith(PICKER) &&
-    sender.tab?.id === list.tabId;
+    sender.tab?.id === list.tabId && sender.frameId !== list.frameId;
 }
 
 // From the picker: the rows to draw (user and provider names; never a secret).

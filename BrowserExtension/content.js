@@ -8,6 +8,7 @@
 (() => {
   const api = globalThis.browser ?? globalThis.chrome;
   const WIDTH = 320, HEIGHT = 168;
+  const EXTENSION_ORIGIN = new URL(api.runtime.getURL("")).origin;
   // The native value setter of this world (a page cannot replace it).
   const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
   let shown = null;        // { host, field, token }
@@ -70,6 +71,10 @@
     if (shown !== mine) return;
     if (!opened?.ok) return hide();
     mine.token = opened.token;
+    // The token goes to the list by a message to the extension's origin, never in its URL (which the
+    // page could read from its resource timing and frame itself).
+    // (Posted on each load: only a document of the extension's origin receives it, and the list takes the first.)
+    frame.addEventListener("load", () => frame.contentWindow?.postMessage({ token: opened.token }, EXTENSION_ORIGIN));
     frame.src = opened.picker;
   }
 

@@ -1,16 +1,29 @@
 // autofill's suggestion list (docs/BROWSER.md): an extension page, so the page it is shown over can
 // neither read nor click it (another origin); its rows come from the background for this list's
-// token. A pick is a trusted click (or Enter) on a row, at least MIN_VISIBLE_MS after the rows
-// appeared, so a page cannot slide the list under a click the user meant for something else.
+// token, which the content script posts to it (never in the URL). A pick is a trusted click on a row,
+// at least MIN_VISIBLE_MS after the rows appeared and, where the browser can tell
+// (IntersectionObserver v2: Chromium), while the list is really visible (not covered, transparent or
+// transformed by the page), so a page cannot slide the list under a click meant for something else.
 "use strict";
 (() => {
   const api = globalThis.browser ?? globalThis.chrome;
   const MIN_VISIBLE_MS = 300;
-  const token = location.hash.slice(1);
   const title = document.getElementById("title");
   const rows = document.getElementById("rows");
+  let token = null;
   let shownAt = Infinity;
   let picked = false;
+  let visible = true;  // without IntersectionObserver v2 (Firefox), the time check alone
+
+  try {
+    const observer = new IntersectionObserver((entries) => {
+      for (const entry of entries) if ("isVisible" in entry) visible = entry.isVisible;
+    }, { trackVisibility: true, delay: 100 });
+    observer.observe(document.body);
+    visible = !("isVisible" in IntersectionObserverEntry.prototype);
+  } catch {
+    visible = true;
+  }
 
   function say(text) {
     rows.replaceChildren();
@@ -20,13 +33,13 @@
   }
 
   async function pick(event, position) {
-    if (!event.isTrusted || picked || performance.now() - shownAt < MIN_VISIBLE_MS) return;
+    if (!event.isTrusted || picked || !visible || performance.now() - shownAt < MIN_VISIBLE_MS) return;
     picked = true;
     const done = await api.runtime.sendMessage({ type: "pick", token, position });
     if (!done?.ok) say(done?.error ?? "Nothing was filled.");
   }
 
-  api.runtime.sendMessage({ type: "rows", token }).then((answer) => {
+  function draw(answer) {
     if (!answer?.ok) return say(answer?.error ?? "autofill did not answer.");
     title.textContent = "autofill · " + answer.origin;
     if (answer.rows.length === 0) return say("No saved logins for this site.");
@@ -34,7 +47,6 @@
       const item = document.createElement("li");
       const button = document.createElement("button");
       button.type = "button";
-      button.dataset.position = String(row.position);
       const user = document.createElement("div");
       user.className = "user";
       user.textContent = row.user || "(no user name)";
@@ -47,5 +59,13 @@
       rows.appendChild(item);
     }
     shownAt = performance.now();
-  }, () => say("autofill did not answer."));
+  }
+
+  // The first message with a token names this list (a page that frames this page itself has no token
+  // that opens anything: tokens are 128 random bits, known to the background and the content script).
+  addEventListener("message", (event) => {
+    if (token !== null || typeof event.data?.token !== "string" || !/^[0-9a-f]{32}$/.test(event.data.token)) return;
+    token = event.data.token;
+    api.runtime.sendMessage({ type: "rows", token }).then(draw, () => say("autofill did not answer."));
+  });
 })();

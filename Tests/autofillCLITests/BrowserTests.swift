@@ -63,7 +63,7 @@ struct BrowserTests {
         #expect(code.count == 6 && code.allSatisfy(\.isNumber), "a one-time code, not \(code.isEmpty ? "nothing" : "something else")")
     }
 
-    @Test func aCrossOriginFrameAHiddenFieldAndAPageFakingGesturesGetNothing() throws {
+    @Test func aCrossOriginFrameHiddenFieldsAClickjackingPageAndAPageFakingGesturesGetNothing() throws {
         defer { _ = try? CLI.run(["agent", "stop"], home: home.path) }
         let seen = try drive("hostile")
         #expect(seen["control.password"] as? String == Self.password, "the control: the same clicks fill the top-level sign-in form")
@@ -74,6 +74,8 @@ struct BrowserTests {
         #expect(seen["hidden.user"] as? String == "alice", "the visible user name field is filled")
         #expect(seen["hidden.password"] as? String == "", "an off-screen password field is not")
         #expect(seen["hidden.trap"] as? String == "", "nor a transparent one")
+        #expect(seen["clickjack.list"] as? Bool == true, "the list was shown, and clicked where its first row is")
+        #expect(seen["clickjack.password"] as? String == "", "a list the page made transparent takes no pick")
         #expect(seen["synthetic.user"] as? String == "")
         #expect(seen["synthetic.password"] as? String == "")
         #expect(seen["synthetic.list"] as? Bool == false, "a focus the page faked opens no list")

@@ -51,6 +51,14 @@ PAGES = {
         }
         setTimeout(fake, 200);
         </script>""",
+    "/clickjack": """<form><input id="user" autocomplete="username"><input id="password" type="password" autocomplete="current-password"></form>
+        <script>
+        // The list's element is in the page: make it all but transparent, so the user's click lands on it unseen.
+        new MutationObserver(() => {
+          const host = document.querySelector("autofill-suggestions");
+          if (host) host.style.setProperty("opacity", "0.02", "important");
+        }).observe(document.documentElement, {childList: true, attributes: true, subtree: true});
+        </script>""",
     "/welcome": "<p id=welcome>signed in</p>",
 }
 
@@ -242,6 +250,11 @@ def hostile(browser, origin):
     seen["hidden.user"] = pick_first(browser, "#user", "#user")
     seen["hidden.password"] = browser.value("#password")
     seen["hidden.trap"] = browser.value("#trap")
+    # A page that makes the list transparent (a click meant for something else would land on it) gets nothing.
+    browser.go(origin + "/clickjack")
+    seen["clickjack.password"] = pick_first(browser, "#user", "#password", seconds=8)
+    seen["clickjack.list"] = browser.list_seen
+    seen["clickjack.opacity"] = browser.js("const h = document.querySelector('autofill-suggestions'); return h ? getComputedStyle(h).opacity : null;")
     # A page script faking focus and clicks and messaging the extension gets nothing, and sees no list.
     browser.go(origin + "/synthetic")
     deadline = time.monotonic() + 30
