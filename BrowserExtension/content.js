@@ -23,7 +23,7 @@
     if (!(field instanceof HTMLInputElement) || field.disabled || field.readOnly) return null;
     const words = tokens(field);
     if (words.includes("one-time-code")) return "otp";
-    if (words.includes("new-password")) return null;  // generating is not done yet (docs/BROWSER.md)
+    if (words.includes("new-password")) return "new";
     if (field.type === "password" || words.includes("current-password") || words.includes("username") ||
         words.includes("webauthn")) return "password";
     return null;
@@ -64,7 +64,9 @@
     document.documentElement.appendChild(host);
     let opened;
     try {
-      opened = await api.runtime.sendMessage({ type: "open", kind });
+      // The page's own password rules (Apple's passwordrules syntax) for a new password.
+      const rules = kind === "new" ? (field.getAttribute("passwordrules") || "").slice(0, 1000) : undefined;
+      opened = await api.runtime.sendMessage({ type: "open", kind, rules });
     } catch {
       opened = null;
     }
@@ -134,7 +136,12 @@
     }
     const field = shown.field;
     let filled = false;
-    if (message.code !== null) {
+    if (message.generated) {
+      // The new password, and its confirmation: every visible new-password field of the form.
+      const scope = field.form ?? document;
+      const fields = [...scope.querySelectorAll("input[type=password]")].filter((input) => tokens(input).includes("new-password"));
+      filled = fields.map((input) => put(input, message.password)).some(Boolean);
+    } else if (message.code !== null) {
       filled = put(field, message.code);
     } else {
       const { user, password } = signInFields(field);

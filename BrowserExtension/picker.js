@@ -43,6 +43,7 @@
     if (!answer?.ok) return say(answer?.error ?? "autofill did not answer.");
     title.textContent = "autofill · " + answer.origin;
     if (answer.rows.length === 0) return say("No saved logins for this site.");
+    if (answer.kind === "new") title.textContent = "autofill · a new password for " + answer.origin;
     for (const row of answer.rows) {
       const item = document.createElement("li");
       const button = document.createElement("button");

@@ -80,6 +80,18 @@ struct BrowserHost {
             answer.password = output.password
             answer.code = output.code
             return answer
+        case .generate:
+            // `--rules=VALUE` in one argument: rules that start with "-" stay a value.
+            let rules = request.rules.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+            let run = CommandRun.run(["generate", "--for", site] + (rules.map { ["--rules=\($0)"] } ?? []), environment: environment)
+            guard run.status == 0 else { return .refused(Self.failure(run)) }
+            var printed = String(decoding: run.output, as: UTF8.self)
+            if printed.hasSuffix("\n") { printed.removeLast() }
+            guard !printed.isEmpty, !printed.contains(where: \.isNewline) else { return .refused("autofill generate printed no password") }
+            let password = printed
+            var answer = Answer(ok: true)
+            answer.password = password
+            return answer
         }
     }
 

@@ -9,6 +9,9 @@ struct BrowserRequest: Decodable, Equatable {
         case suggest
         /// The secret of the suggestion at `position`, which must still be `user`'s.
         case fill
+        /// A new password for `origin` from the providers (`autofill generate`), honouring `rules`
+        /// (the field's `passwordrules`); asked only after the user picked "Use a strong password".
+        case generate
     }
 
     enum Kind: String, Decodable {
@@ -20,11 +23,15 @@ struct BrowserRequest: Decodable, Equatable {
     let kind: Kind
     let position: Int?
     let user: String?
+    let rules: String?
 
     /// Why this request is refused, or nil.
     var problem: String? {
         guard Self.isWebOrigin(origin) else {
             return "the origin must be a web origin (http or https, a host, an optional port, nothing else)"
+        }
+        if let rules, rules.utf8.count > 1_000 || rules.contains(where: { $0.isNewline }) {
+            return "passwordrules must be one line of at most 1000 bytes"
         }
         if type == .fill {
             guard let position, position >= 1, position <= 1_000 else { return "fill needs a position from 1 to 1000" }
@@ -80,6 +87,7 @@ struct SuggestOutput: Decodable {
 /// What `autofill fill --json` prints, as far as the host reads it.
 struct FillOutput: Decodable {
     let user: String?
+    let rules: String?
     let password: String?
     let code: String?
 }

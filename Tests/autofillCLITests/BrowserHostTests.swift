@@ -43,9 +43,11 @@ struct BrowserHostTests {
     func talk(_ arguments: [String], _ input: [UInt8]) throws -> (status: Int32, answers: [String], stderr: String) {
         let stdin = try home.file("stdin-\(UUID().uuidString)", "")
         try Data(input).write(to: URL(fileURLWithPath: stdin))
-        let result = try ChildProcess.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" < \"\(stdin)\"", Self.host] + arguments,
+        // Its stdout to a file: the lengths are binary (ChildProcess's output is text).
+        let stdout = "\(stdin).out"
+        let result = try ChildProcess.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" < \"\(stdin)\" > \"\(stdout)\"", Self.host] + arguments,
                                           environment: CLI.environment(home: home.path).merging(["AUTOFILL_AGENT": "on"]) { $1 })
-        var bytes = Array(result.stdout.utf8)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: stdout)))
         var answers: [String] = []
         while bytes.count >= 4 {
             let length = Int(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
@@ -99,6 +101,22 @@ struct BrowserHostTests {
         #expect(!talked.answers[0].contains(Self.password), "a suggestion holds no secret")
         #expect(talked.answers[1].contains(#""ok":false"#) && !talked.answers[1].contains(Self.password), "another user than the list showed: nothing")
         #expect(talked.answers[2].contains(Self.password), "the picked user's password, after the pick")
+    }
+
+    @Test func generateHonoursThePagesRulesAndRulesNeverBecomeOptions() throws {
+        try unlockedVault()
+        defer { _ = try? CLI.run(["agent", "stop"], home: home.path) }
+        let origin = "http://127.0.0.1:8000"
+        let talked = try talk([Self.extensionOrigin], try request(["type": "generate", "origin": origin, "kind": "password", "rules": "minlength: 30; maxlength: 30; allowed: digit;"])
+            + request(["type": "generate", "origin": origin, "kind": "password", "rules": "--config=/tmp/evil.plist"])
+            + request(["type": "generate", "origin": origin, "kind": "password", "rules": String(repeating: "x", count: 1_001)]))
+        #expect(talked.status == 0 && talked.answers.count == 3, "\(talked)")
+        guard talked.answers.count == 3 else { return }
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(talked.answers[0].utf8)) as? [String: Any])
+        let password = answer["password"] as? String ?? ""
+        #expect(password.count == 30 && password.allSatisfy(\.isNumber), "\(talked.answers[0])")
+        #expect(talked.answers[1].contains(#""ok":false"#) && talked.answers[1].contains("exited 64"), "rules that look like an option are rules (invalid ones): \(talked.answers[1])")
+        #expect(talked.answers[2].contains("at most 1000 bytes"), "\(talked.answers[2])")
     }
 
     @Test(arguments: ["file:///etc/passwd", "chrome-extension://codbobpodobdemdnekmelhkipidjofnm", "null", "http://127.0.0.1/login",

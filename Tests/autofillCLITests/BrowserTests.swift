@@ -52,7 +52,7 @@ struct BrowserTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
 
-    @Test func aPickInTheExtensionsListFillsSignInMultiStepSignInAndOneTimeCodeFields() throws {
+    @Test func aPickInTheExtensionsListFillsSignInMultiStepSignInOneTimeCodeAndNewPasswordFields() throws {
         defer { _ = try? CLI.run(["agent", "stop"], home: home.path) }
         let seen = try drive("fills")
         #expect(seen["login.user"] as? String == "alice")
@@ -61,6 +61,10 @@ struct BrowserTests {
         #expect(seen["step2.password"] as? String == Self.password, "its second page: the password")
         let code = seen["otp.code"] as? String ?? ""
         #expect(code.count == 6 && code.allSatisfy(\.isNumber), "a one-time code, not \(code.isEmpty ? "nothing" : "something else")")
+        let generated = seen["signup.new"] as? String ?? ""
+        #expect(generated.count == 24 && generated.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber) } && generated.contains(where: \.isNumber),
+                "a new password honouring the field's passwordrules (24 characters, lower case and digits, a digit)")
+        #expect(seen["signup.again"] as? String == generated, "and its confirmation field the same")
     }
 
     @Test func aCrossOriginFrameHiddenFieldsAClickjackingPageAndAPageFakingGesturesGetNothing() throws {

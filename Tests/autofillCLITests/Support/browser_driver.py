@@ -59,6 +59,10 @@ PAGES = {
           if (host) host.style.setProperty("opacity", "0.02", "important");
         }).observe(document.documentElement, {childList: true, attributes: true, subtree: true});
         </script>""",
+    "/signup": """<form action="/welcome"><input id="user" autocomplete="username" name="u">
+        <input id="new" type="password" autocomplete="new-password" name="p"
+               passwordrules="minlength: 24; maxlength: 24; required: digit; allowed: lower, digit;">
+        <input id="again" type="password" autocomplete="new-password" name="p2"></form>""",
     "/welcome": "<p id=welcome>signed in</p>",
 }
 
@@ -214,6 +218,9 @@ def fills(browser, origin):
     seen["step2.password"] = pick_first(browser, "#password", "#password")
     browser.go(origin + "/otp")
     seen["otp.code"] = pick_first(browser, "#code", "#code")
+    browser.go(origin + "/signup")
+    seen["signup.new"] = pick_first(browser, "#new", "#new")
+    seen["signup.again"] = browser.value("#again")
     return seen
 
 
