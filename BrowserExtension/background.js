@@ -36,6 +36,50 @@ function ask(request) {
   }));
 }
 
+// Passwords the user typed and submitted, by tab, until the next page asks (at most two minutes).
+const pendingSaves = new Map();
+const SAVE_WAIT_MS = 120_000;
+
+// From a content script: a form was submitted with a password the user typed.
+function offerSave(message, sender) {
+  const origin = frameOrigin(sender);
+  if (!origin || !sender.tab || typeof message.user !== "string" || typeof message.password !== "string") return { ok: false };
+  if (!message.user || !message.password || message.user.length > 1000 || message.password.length > 4000) return { ok: false };
+  pendingSaves.set(sender.tab.id, { origin, user: message.user, password: message.password, time: Date.now() });
+  return { ok: true };
+}
+
+// From a tab's top frame, once loaded: a prompt for the save waiting for this tab, if any. Its rows
+// say whose password for which site; the password stays here.
+async function pendingSave(message, sender) {
+  const pending = sender.tab ? pendingSaves.get(sender.tab.id) : undefined;
+  if (!pending || sender.frameId !== 0) return { ok: false };
+  pendingSaves.delete(sender.tab.id);
+  if (Date.now() - pending.time > SAVE_WAIT_MS) return { ok: false };
+  const known = await ask({ type: "suggest", origin: pending.origin, kind: "password" });
+  const update = known.ok && known.suggestions.some((s) => s.user === pending.user);
+  const token = randomToken();
+  const suggestions = [
+    { position: 1, user: (update ? "Update the password of " : "Save the password of ") + pending.user, provider: pending.origin },
+    { position: 2, user: "Not now", provider: "" },
+  ];
+  lists.set(token, { tabId: sender.tab.id, frameId: sender.frameId, documentId: sender.documentId, origin: pending.origin,
+    kind: "save", save: pending, answer: Promise.resolve({ ok: true, suggestions }) });
+  return { ok: true, token, picker: PICKER };
+}
+
+// The pick in a save prompt: save, or not; then the prompt closes.
+async function answerSave(list, message) {
+  let result = { ok: true, message: "Not saved." };
+  if (message.position === 1) {
+    const saved = await ask({ type: "save", origin: list.origin, kind: "password", user: list.save.user, password: list.save.password });
+    result = saved.ok ? { ok: true, message: "Saved." } : { ok: false, error: saved.error ?? "autofill did not save" };
+  }
+  const target = list.documentId ? { frameId: list.frameId, documentId: list.documentId } : { frameId: list.frameId };
+  api.tabs.sendMessage(list.tabId, { type: "close", token: message.token }, target).catch(() => {});
+  return result;
+}
+
 // From a content script: a sign-in field got focus after a trusted gesture; open a list for it.
 function openList(message, sender) {
   const origin = frameOrigin(sender);
@@ -74,6 +118,7 @@ async function pick(message, sender) {
   const list = lists.get(message.token);
   if (!list || !fromPicker(sender, list)) return { ok: false, error: "This list has expired; focus the field again." };
   lists.delete(message.token);  // one pick per list
+  if (list.kind === "save") return answerSave(list, message);
   const answer = await list.answer;
   const row = answer.ok ? answer.suggestions.find((s) => s.position === message.position) : undefined;
   if (!row) return { ok: false, error: "No such suggestion." };
@@ -98,6 +143,8 @@ api.runtime.onMessage.addListener((message, sender, sendResponse) => {
   let reply;
   switch (message.type) {
     case "open": reply = Promise.resolve(openList(message, sender)); break;
+    case "offer-save": reply = Promise.resolve(offerSave(message, sender)); break;
+    case "pending-save": reply = pendingSave(message, sender); break;
     case "rows": reply = listRows(message, sender); break;
     case "pick": reply = pick(message, sender); break;
     default: return false;

@@ -46,11 +46,13 @@
     shown = null;
   }
 
-  async function show(field, kind) {
+  // The list's element under `field` (or, field null, at the top right): an iframe for the
+  // extension's page in a closed shadow root, of a fixed size, shown at once.
+  function frameFor(field) {
     hide();
     const host = document.createElement("autofill-suggestions");
     const root = host.attachShadow({ mode: "closed" });
-    const rect = field.getBoundingClientRect();
+    const rect = field ? field.getBoundingClientRect() : { bottom: 8, left: innerWidth - WIDTH - 16 };
     const top = Math.min(rect.bottom + 2, Math.max(0, innerHeight - HEIGHT));
     const left = Math.min(Math.max(0, rect.left), Math.max(0, innerWidth - WIDTH));
     host.setAttribute("style", `all: initial !important; position: fixed !important; z-index: 2147483647 !important;
@@ -60,16 +62,12 @@
     frame.setAttribute("style", "border: 1px solid #9aa0a6; border-radius: 6px; width: 100%; height: 100%; background: #fff; box-sizing: border-box;");
     root.appendChild(frame);
     shown = { host, field, token: null };
-    const mine = shown;
     document.documentElement.appendChild(host);
-    let opened;
-    try {
-      // The page's own password rules (Apple's passwordrules syntax) for a new password.
-      const rules = kind === "new" ? (field.getAttribute("passwordrules") || "").slice(0, 1000) : undefined;
-      opened = await api.runtime.sendMessage({ type: "open", kind, rules });
-    } catch {
-      opened = null;
-    }
+    return { mine: shown, frame };
+  }
+
+  // Loads the extension's page for the list or prompt the background opened.
+  function attach({ mine, frame }, opened) {
     if (shown !== mine) return;
     if (!opened?.ok) return hide();
     mine.token = opened.token;
@@ -78,6 +76,20 @@
     // (Posted on each load: only a document of the extension's origin receives it, and the list takes the first.)
     frame.addEventListener("load", () => frame.contentWindow?.postMessage({ token: opened.token }, EXTENSION_ORIGIN));
     frame.src = opened.picker;
+  }
+
+  // Opens the extension's list under `field` for `kind`, shown before the answer (whatever it holds).
+  async function show(field, kind) {
+    const made = frameFor(field);
+    // The page's own password rules (Apple's passwordrules syntax) for a new password.
+    const rules = kind === "new" ? (field.getAttribute("passwordrules") || "").slice(0, 1000) : undefined;
+    attach(made, await api.runtime.sendMessage({ type: "open", kind, rules }).catch(() => null));
+  }
+
+  // The save prompt, when the background keeps a password this tab's user typed and submitted.
+  async function offerPendingSave() {
+    const opened = await api.runtime.sendMessage({ type: "pending-save" }).catch(() => null);
+    if (opened?.ok) attach(frameFor(null), opened);
   }
 
   // The fields of the form `field` is in (or of the document): the user name before the password.
@@ -92,9 +104,18 @@
     return { user, password };
   }
 
+  // Fields the user typed in (trusted input events), and what the extension filled: a save is offered
+  // only for a password the user typed, never for one a page script set or the extension filled.
+  const typed = new WeakSet();
+  const filledValues = new WeakMap();
+  addEventListener("input", (event) => {
+    if (event.isTrusted && event.target instanceof HTMLInputElement) typed.add(event.target);
+  }, true);
+
   function put(field, value) {
     if (!field || typeof value !== "string" || !visible(field)) return false;
     setValue.call(field, value);
+    filledValues.set(field, value);
     field.dispatchEvent(new Event("input", { bubbles: true }));
     field.dispatchEvent(new Event("change", { bubbles: true }));
     return true;
@@ -127,9 +148,31 @@
     show(field, kind);
   }, true);
 
+  // A form the user submitted (a trusted submit within two seconds of the user's own click or key)
+  // with a password the user typed: offer to save it on the next page (the background keeps it for
+  // this tab for two minutes, and saves it only after a pick in the extension's own prompt).
+  addEventListener("submit", (event) => {
+    if (!event.isTrusted || !(event.target instanceof HTMLFormElement)) return;
+    if (lastGesture.time < performance.now() - 2000) return;
+    const inputs = [...event.target.querySelectorAll("input[type=password]")].filter((input) => input.value && visible(input));
+    const password = inputs.find((input) => tokens(input).includes("new-password")) ?? inputs[0];
+    if (!password || !typed.has(password) || filledValues.get(password) === password.value) return;
+    const user = signInFields(password).user;
+    if (!user || !user.value) return;
+    api.runtime.sendMessage({ type: "offer-save", user: user.value, password: password.value }).catch(() => {});
+  }, true);
+
+  // The top frame asks once, after it loaded, whether a save waits for the user's word.
+  if (window === window.top) offerPendingSave();
+
   // From the background, after a pick in this document's list: fill, here only.
   api.runtime.onMessage.addListener((message, sender, sendResponse) => {
-    if (sender.id !== api.runtime.id || message?.type !== "fill") return false;
+    if (sender.id !== api.runtime.id) return false;
+    if (message?.type === "close") {
+      if (shown && message.token === shown.token) hide();
+      return false;
+    }
+    if (message?.type !== "fill") return false;
     if (!shown || !shown.token || message.token !== shown.token || message.origin !== location.origin) {
       sendResponse({ ok: false, error: "This page no longer shows that list; nothing was filled." });
       return false;

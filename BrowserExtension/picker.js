@@ -37,6 +37,7 @@
     picked = true;
     const done = await api.runtime.sendMessage({ type: "pick", token, position });
     if (!done?.ok) say(done?.error ?? "Nothing was filled.");
+    else if (done.message) say(done.message);
   }
 
   function draw(answer) {
@@ -44,6 +45,7 @@
     title.textContent = "autofill · " + answer.origin;
     if (answer.rows.length === 0) return say("No saved logins for this site.");
     if (answer.kind === "new") title.textContent = "autofill · a new password for " + answer.origin;
+    if (answer.kind === "save") title.textContent = "autofill · save this password?";
     for (const row of answer.rows) {
       const item = document.createElement("li");
       const button = document.createElement("button");

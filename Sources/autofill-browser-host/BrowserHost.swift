@@ -92,6 +92,12 @@ struct BrowserHost {
             var answer = Answer(ok: true)
             answer.password = password
             return answer
+        case .save:
+            guard let user = request.user, let password = request.password else { return .refused("save needs a user and a password") }
+            // `--user=NAME` in one argument: a name that starts with "-" stays a name.
+            let run = CommandRun.run(["save", site, "--user=\(user)"], environment: environment, input: Array((password + "\n").utf8))
+            guard run.status == 0 else { return .refused(Self.failure(run)) }
+            return Answer(ok: true)
         }
     }
 

@@ -12,6 +12,9 @@ struct BrowserRequest: Decodable, Equatable {
         /// A new password for `origin` from the providers (`autofill generate`), honouring `rules`
         /// (the field's `passwordrules`); asked only after the user picked "Use a strong password".
         case generate
+        /// Saves (or updates) `user`'s `password` for `origin` (`autofill save`), after the user
+        /// said so in the extension's own prompt.
+        case save
     }
 
     enum Kind: String, Decodable {
@@ -24,6 +27,7 @@ struct BrowserRequest: Decodable, Equatable {
     let position: Int?
     let user: String?
     let rules: String?
+    let password: String?
 
     /// Why this request is refused, or nil.
     var problem: String? {
@@ -32,6 +36,14 @@ struct BrowserRequest: Decodable, Equatable {
         }
         if let rules, rules.utf8.count > 1_000 || rules.contains(where: { $0.isNewline }) {
             return "passwordrules must be one line of at most 1000 bytes"
+        }
+        if type == .save {
+            guard let user, !user.isEmpty, user.utf8.count <= 1_000, !user.contains(where: \.isNewline) else {
+                return "save needs a user name: one line of at most 1000 bytes"
+            }
+            guard let password, !password.isEmpty, password.utf8.count <= 4_000, !password.contains(where: \.isNewline) else {
+                return "save needs a password: one line of at most 4000 bytes"
+            }
         }
         if type == .fill {
             guard let position, position >= 1, position <= 1_000 else { return "fill needs a position from 1 to 1000" }
@@ -87,7 +99,6 @@ struct SuggestOutput: Decodable {
 /// What `autofill fill --json` prints, as far as the host reads it.
 struct FillOutput: Decodable {
     let user: String?
-    let rules: String?
     let password: String?
     let code: String?
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// when the agent is off or unreachable), with its output collected instead of written to a
 /// terminal. The command gets no terminal: the host has none to give (a browser started it), so a
 /// provider that needs its UI says so (exit 21) instead of asking on whatever terminal the browser
-/// was started from. Its standard input is /dev/null.
+/// was started from. Its standard input is `input` (a password to save), else /dev/null.
 struct CommandRun {
     /// The command's exit status, standard output and standard error (each cut at ``maximumOutputBytes``).
     let status: Int32
@@ -17,14 +17,14 @@ struct CommandRun {
     /// The most of each stream the host keeps (more is read and dropped, so the command never blocks).
     static let maximumOutputBytes = 4 << 20
 
-    /// Runs `autofill arguments` with `environment`.
-    static func run(_ arguments: [String], environment: [String: String]) -> CommandRun {
+    /// Runs `autofill arguments` with `environment`, and `input` on its standard input.
+    static func run(_ arguments: [String], environment: [String: String], input: [UInt8] = []) -> CommandRun {
         var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
             return CommandRun(status: 71, output: [], errorText: "autofill-browser-host: cannot make a pipe (\(String(cString: strerror(errno))))")
         }
         for descriptor in outPipe + errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let null = input.isEmpty ? open("/dev/null", O_RDONLY | O_CLOEXEC) : inputPipe(input)
         let status = ExitStatus()
         let writers = (outPipe[1], errPipe[1])
         let started = startDetachedThread {
@@ -43,6 +43,21 @@ struct CommandRun {
         close(errPipe[0])
         close(null)
         return CommandRun(status: status.value.withLock { $0 } ?? 70, output: output, errorText: String(decoding: errors, as: UTF8.self))
+    }
+
+    /// A pipe holding `input` (at most a pipe's buffer: a password and a newline), its write end
+    /// closed; its read end, or -1.
+    private static func inputPipe(_ input: [UInt8]) -> Int32 {
+        var ends: [Int32] = [-1, -1]
+        guard input.count <= 4_096, pipe(&ends) == 0 else { return -1 }
+        for descriptor in ends { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        let written = input.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+        close(ends[1])
+        guard written == input.count else {
+            close(ends[0])
+            return -1
+        }
+        return ends[0]
     }
 
     /// The command through the agent, or in `autofill-cli` when the agent says to run it here.

@@ -119,6 +119,21 @@ struct BrowserHostTests {
         #expect(talked.answers[2].contains("at most 1000 bytes"), "\(talked.answers[2])")
     }
 
+    @Test func saveStoresWhatTheExtensionSendsAndRefusesWhatIsNoOneLine() throws {
+        try unlockedVault()
+        defer { _ = try? CLI.run(["agent", "stop"], home: home.path) }
+        let origin = "http://127.0.0.1:8000"
+        let talked = try talk([Self.extensionOrigin], try request(["type": "save", "origin": origin, "kind": "password", "user": "-dave", "password": "dave-pw"])
+            + request(["type": "fill", "origin": origin, "kind": "password", "position": 1, "user": "-dave"])  // an exact URL ranks first
+            + request(["type": "save", "origin": origin, "kind": "password", "user": "erin", "password": "two\nlines"])
+            + request(["type": "save", "origin": origin, "kind": "password", "user": "", "password": "x"]))
+        #expect(talked.status == 0 && talked.answers.count == 4, "\(talked)")
+        guard talked.answers.count == 4 else { return }
+        #expect(talked.answers[0] == #"{"ok":true}"#, "a user name starting with - is a name: \(talked.answers[0])")
+        #expect(talked.answers[1].contains("dave-pw"), "\(talked.answers[1])")
+        #expect(talked.answers[2].contains("one line") && talked.answers[3].contains("needs a user name"), "\(talked.answers)")
+    }
+
     @Test(arguments: ["file:///etc/passwd", "chrome-extension://codbobpodobdemdnekmelhkipidjofnm", "null", "http://127.0.0.1/login",
                       "http://user:pw@127.0.0.1", "--config=/tmp/evil.plist", "http://127.0.0.1:99999", "javascript:alert(1)", "http://"])
     func anOriginThatIsNoWebOriginIsRefused(origin: String) throws {

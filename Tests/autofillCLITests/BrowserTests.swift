@@ -52,7 +52,7 @@ struct BrowserTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
 
-    @Test func aPickInTheExtensionsListFillsSignInMultiStepSignInOneTimeCodeAndNewPasswordFields() throws {
+    @Test func aPickFillsSignInMultiStepOneTimeCodeAndNewPasswordFieldsAndATypedPasswordIsSavedAfterSubmit() throws {
         defer { _ = try? CLI.run(["agent", "stop"], home: home.path) }
         let seen = try drive("fills")
         #expect(seen["login.user"] as? String == "alice")
@@ -65,9 +65,13 @@ struct BrowserTests {
         #expect(generated.count == 24 && generated.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber) } && generated.contains(where: \.isNumber),
                 "a new password honouring the field's passwordrules (24 characters, lower case and digits, a digit)")
         #expect(seen["signup.again"] as? String == generated, "and its confirmation field the same")
+        #expect(seen["save.prompted"] as? Bool == true, "a typed and submitted password is offered for saving on the next page")
+        let origin = try #require(seen["origin"] as? String)
+        let filled = try CLI.run(["fill", origin + "/", "--user", "carol"], home: home.path)
+        #expect(filled.status == 0 && filled.stdout == "carol-typed-password\n", "saved in the Vault, and filled: \(filled.stderr)")
     }
 
-    @Test func aCrossOriginFrameHiddenFieldsAClickjackingPageAndAPageFakingGesturesGetNothing() throws {
+    @Test func aCrossOriginFrameHiddenFieldsAClickjackingPageAScriptedSubmitAndAPageFakingGesturesGetNothing() throws {
         defer { _ = try? CLI.run(["agent", "stop"], home: home.path) }
         let seen = try drive("hostile")
         #expect(seen["control.password"] as? String == Self.password, "the control: the same clicks fill the top-level sign-in form")
@@ -80,6 +84,8 @@ struct BrowserTests {
         #expect(seen["hidden.trap"] as? String == "", "nor a transparent one")
         #expect(seen["clickjack.list"] as? Bool == true, "the list was shown, and clicked where its first row is")
         #expect(seen["clickjack.password"] as? String == "", "a list the page made transparent takes no pick")
+        #expect(seen["scripted.submitted"] as? Bool == true)
+        #expect(seen["scripted.prompted"] as? Bool == false, "a form the page filled and submitted by itself is offered for no save")
         #expect(seen["synthetic.user"] as? String == "")
         #expect(seen["synthetic.password"] as? String == "")
         #expect(seen["synthetic.list"] as? Bool == false, "a focus the page faked opens no list")

@@ -63,6 +63,16 @@ PAGES = {
         <input id="new" type="password" autocomplete="new-password" name="p"
                passwordrules="minlength: 24; maxlength: 24; required: digit; allowed: lower, digit;">
         <input id="again" type="password" autocomplete="new-password" name="p2"></form>""",
+    "/scripted-submit": """<form action="/welcome"><input id="user" autocomplete="username" name="u">
+        <input id="password" type="password" autocomplete="current-password" name="p"><button id="go">Sign in</button></form>
+        <script>
+        // Credentials the page chose, submitted by the page itself: nothing the user typed.
+        setTimeout(() => {
+          document.getElementById("user").value = "mallory";
+          document.getElementById("password").value = "planted-password";
+          document.querySelector("form").requestSubmit();
+        }, 300);
+        </script>""",
     "/welcome": "<p id=welcome>signed in</p>",
 }
 
@@ -138,6 +148,9 @@ class Browser:
     def click(self, css):
         self.call("POST", self.session + f"/element/{self.element(css)}/click", {})
 
+    def type(self, css, text):
+        self.call("POST", self.session + f"/element/{self.element(css)}/value", {"text": text})
+
     def frame(self, css=None):
         if css is None:
             self.call("POST", self.session + "/frame", {"id": None})
@@ -202,6 +215,28 @@ def pick_first(browser, field, watch, frame=None, seconds=60):
     return value
 
 
+def save_after_submit(browser, origin, user, password):
+    """Types `user` and `password` into the sign-in form, submits it, and answers the extension's
+    prompt on the next page with its first row (save); whether the prompt appeared and closed."""
+    browser.go(origin + "/login")
+    browser.type("#user", user)
+    browser.type("#password", password)
+    browser.click("#go")
+    deadline = time.monotonic() + 60
+    while "/welcome" not in browser.js("return location.pathname") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    clicked = False
+    while time.monotonic() < deadline:
+        rect = list_rect(browser)
+        if rect:
+            browser.click_at(rect[0] + 60, rect[1] + 45)
+            clicked = True
+        elif clicked:
+            return True  # the prompt closed after the pick
+        time.sleep(0.4)
+    return False
+
+
 def fills(browser, origin):
     seen = {}
     browser.go(origin + "/login")
@@ -221,6 +256,7 @@ def fills(browser, origin):
     browser.go(origin + "/signup")
     seen["signup.new"] = pick_first(browser, "#new", "#new")
     seen["signup.again"] = browser.value("#again")
+    seen["save.prompted"] = save_after_submit(browser, origin, "carol", "carol-typed-password")
     return seen
 
 
@@ -262,6 +298,14 @@ def hostile(browser, origin):
     seen["clickjack.password"] = pick_first(browser, "#user", "#password", seconds=8)
     seen["clickjack.list"] = browser.list_seen
     seen["clickjack.opacity"] = browser.js("const h = document.querySelector('autofill-suggestions'); return h ? getComputedStyle(h).opacity : null;")
+    # A page that fills and submits its form by itself gets no save prompt.
+    browser.go(origin + "/scripted-submit")
+    deadline = time.monotonic() + 30
+    while "/welcome" not in browser.js("return location.pathname") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    seen["scripted.submitted"] = "/welcome" in browser.js("return location.pathname")
+    time.sleep(3)
+    seen["scripted.prompted"] = list_rect(browser) is not None
     # A page script faking focus and clicks and messaging the extension gets nothing, and sees no list.
     browser.go(origin + "/synthetic")
     deadline = time.monotonic() + 30
