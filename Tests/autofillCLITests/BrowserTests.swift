@@ -8,7 +8,8 @@ import Testing
 /// native host (`autofill browser install`) reaching the real agent of a test home: policy `none`,
 /// the Vault unlocked there (as a user unlocks it) holding alice's login for 127.0.0.1, and the
 /// Authenticator holding a one-time code for 127.0.0.1. localhost has no login.
-@Suite(.serialized, .enabled(if: Chromium.isInstalled, "needs Debian's chromium and chromium-driver (Scripts/bootstrap test)"))
+/// The agent pass only: the Vault is unlocked in the agent, which the host reaches as `autofill` does.
+@Suite(.serialized, .enabled(if: CLI.usesAgent), .enabled(if: Chromium.isInstalled, "needs Debian's chromium and chromium-driver (Scripts/bootstrap test)"))
 struct BrowserTests {
     let home: TemporaryHome
     static let master = "correct horse battery staple"

@@ -187,9 +187,11 @@ def list_rect(browser):
                       "const r = h.getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
 
 
-def pick_first(browser, field, watch, frame=None, seconds=60):
+def pick_first(browser, field, watch, frame=None, seconds=60, linger=None):
     """Clicks `field` (in iframe `frame`, if any), then clicks the list's first row with real input
-    until `watch` (a selector in that frame) has a value or `seconds` pass; the value, or ''."""
+    until `watch` (a selector in that frame) has a value or `seconds` pass, or, with `linger`, that
+    many seconds after the list appeared (a check that nothing is filled: the list is waited for
+    first, so a slow machine makes it no weaker); the value, or ''."""
     offset = (0, 0)
     if frame:
         offset = browser.js("const r = document.querySelector(arguments[0]).getBoundingClientRect(); return [r.left, r.top];", frame)
@@ -199,6 +201,8 @@ def pick_first(browser, field, watch, frame=None, seconds=60):
     browser.list_seen = False
     while time.monotonic() < deadline:
         rect = list_rect(browser)
+        if rect is not None and not browser.list_seen and linger is not None:
+            deadline = min(deadline, time.monotonic() + linger)
         browser.list_seen = browser.list_seen or rect is not None
         value = browser.value(watch)
         if value:
@@ -289,7 +293,7 @@ def hostile(browser, origin):
     seen["framing.password"] = pick_first(browser, "#user", "#password", frame="#inner")
     # ... and a localhost sign-in form framed by a 127.0.0.1 page gets localhost's logins (none), never 127.0.0.1's.
     wait_for_frame(browser, origin + "/framed")
-    seen["framed.password"] = pick_first(browser, "#user", "#password", frame="#inner", seconds=8)
+    seen["framed.password"] = pick_first(browser, "#user", "#password", frame="#inner", linger=5)
     seen["framed.list"] = browser.list_seen
     browser.frame("#inner")
     seen["framed.user"] = browser.value("#user")
@@ -301,7 +305,7 @@ def hostile(browser, origin):
     seen["hidden.trap"] = browser.value("#trap")
     # A page that makes the list transparent (a click meant for something else would land on it) gets nothing.
     browser.go(origin + "/clickjack")
-    seen["clickjack.password"] = pick_first(browser, "#user", "#password", seconds=8)
+    seen["clickjack.password"] = pick_first(browser, "#user", "#password", linger=5)
     seen["clickjack.list"] = browser.list_seen
     seen["clickjack.opacity"] = browser.js("const h = document.querySelector('autofill-suggestions'); return h ? getComputedStyle(h).opacity : null;")
     # A page that fills and submits its form by itself gets no save prompt.
