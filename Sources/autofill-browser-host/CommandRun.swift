@@ -63,10 +63,13 @@ struct CommandRun {
     /// The command through the agent, or in `autofill-cli` when the agent says to run it here.
     private static func runCommand(_ arguments: [String], environment: [String: String], streams: [Int32]) -> Int32 {
         let cli = ClientProcess.folder() + "/autofill-cli"
-        switch AgentClient.run(arguments, environment: environment, start: true, agentExecutable: cli, streams: streams, terminal: false) {
-        case .exited(let status): return status
-        case .runHere: return spawnAndWait(cli, arguments, environment: environment, streams: streams)
+        // The same routing as `autofill`'s (AUTOFILL_AGENT=off runs it here).
+        if let route = AgentRoute(arguments, environment: environment),
+           case .exited(let status) = AgentClient.run(arguments, environment: environment, start: route.startsAgent, agentExecutable: cli,
+                                                      streams: streams, terminal: false) {
+            return status
         }
+        return spawnAndWait(cli, arguments, environment: environment, streams: streams)
     }
 
     /// `executable arguments` in a session of its own (no controlling terminal) with `streams` as its 0, 1, 2.

@@ -40,13 +40,13 @@ struct BrowserHostTests {
 
     /// Runs the host with `arguments` (the caller, as a browser passes it) and `messages` on stdin;
     /// its exit status, its answers (JSON text each) and its stderr.
-    func talk(_ arguments: [String], _ input: [UInt8]) throws -> (status: Int32, answers: [String], stderr: String) {
+    func talk(_ arguments: [String], _ input: [UInt8], agent: String = "on") throws -> (status: Int32, answers: [String], stderr: String) {
         let stdin = try home.file("stdin-\(UUID().uuidString)", "")
         try Data(input).write(to: URL(fileURLWithPath: stdin))
         // Its stdout to a file: the lengths are binary (ChildProcess's output is text).
         let stdout = "\(stdin).out"
         let result = try ChildProcess.run("/bin/sh", ["-c", "exec \"$0\" \"$@\" < \"\(stdin)\" > \"\(stdout)\"", Self.host] + arguments,
-                                          environment: CLI.environment(home: home.path).merging(["AUTOFILL_AGENT": "on"]) { $1 })
+                                          environment: CLI.environment(home: home.path).merging(["AUTOFILL_AGENT": agent]) { $1 })
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: stdout)))
         var answers: [String] = []
         while bytes.count >= 4 {
@@ -74,6 +74,17 @@ struct BrowserHostTests {
             #expect(refused.status == 77 && refused.answers.isEmpty, "\(caller): \(refused)")
             #expect(refused.stderr.contains("answers only autofill's extension"))
         }
+    }
+
+    @Test func theHostStartsTheAgentAsAutofillDoesAndRunsCommandsItselfWhenTheAgentIsOff() throws {
+        defer { _ = try? CLI.run(["agent", "stop"], home: home.path) }
+        let suggest = try request(["type": "suggest", "origin": "https://example.com", "kind": "password"])
+        let off = try talk([Self.extensionOrigin], suggest, agent: "off")
+        #expect(off.status == 0 && off.answers.first?.contains(#""ok":true"#) == true, "answered in process: \(off)")
+        #expect(try CLI.run(["agent", "status"], home: home.path, environment: ["AUTOFILL_AGENT": "on"]).status == 3, "no agent was started")
+        let on = try talk([Self.extensionOrigin], suggest)
+        #expect(on.status == 0 && on.answers.first?.contains(#""ok":true"#) == true, "\(on)")
+        #expect(try CLI.run(["agent", "status"], home: home.path, environment: ["AUTOFILL_AGENT": "on"]).status == 0, "the host started the agent")
     }
 
     @Test func aMessageLongerThanTheBrowsersLimitIsRefusedBeforeItIsRead() throws {
