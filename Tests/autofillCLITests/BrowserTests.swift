@@ -85,6 +85,10 @@ struct BrowserTests {
         #expect(seen["hidden.trap"] as? String == "", "nor a transparent one")
         #expect(seen["clickjack.list"] as? Bool == true, "the list was shown, and clicked where its first row is")
         #expect(seen["clickjack.password"] as? String == "", "a list the page made transparent takes no pick")
+        let view = seen["page.view"] as? [String: Any] ?? [:]
+        #expect(view["shadowRoot"] as? String == "none" && view["text"] as? String == "" && view["frames"] as? Int == 0
+                    && view["html"] as? Bool == false, "a page script sees no shadow root, text or frame of a list showing alice: \(view)")
+        #expect(view["size"] as? [Int] == [320, 168], "the list's size is fixed, whatever it holds: \(view)")
         #expect(seen["scripted.submitted"] as? Bool == true)
         #expect(seen["scripted.prompted"] as? Bool == false, "a form the page filled and submitted by itself is offered for no save")
         #expect(seen["synthetic.user"] as? String == "")

@@ -308,6 +308,11 @@ def hostile(browser, origin):
     seen["clickjack.password"] = pick_first(browser, "#user", "#password", linger=5)
     seen["clickjack.list"] = browser.list_seen
     seen["clickjack.opacity"] = browser.js("const h = document.querySelector('autofill-suggestions'); return h ? getComputedStyle(h).opacity : null;")
+    # What the page's scripts can see of a list showing alice: its element, of a fixed size, and nothing in it.
+    seen["page.view"] = browser.js("""const h = document.querySelector('autofill-suggestions');
+        return h ? {shadowRoot: h.shadowRoot === null ? 'none' : 'open', text: h.innerText + h.textContent,
+                    frames: window.frames.length, html: document.documentElement.outerHTML.includes('alice'),
+                    size: [h.offsetWidth, h.offsetHeight]} : null;""")
     # A page that fills and submits its form by itself gets no save prompt.
     browser.go(origin + "/scripted-submit")
     deadline = time.monotonic() + 30
