@@ -32,6 +32,7 @@
 //   autofill             the small client users run: agent commands to the agent, the rest to autofill-cli
 //   autofill-cli         the command-line tool (every command, in its own process or for the agent)
 //   git-credential-autofill  git's credential helper: the same small client, for `autofill git-credential`
+//   autofill-browser-host  the WebExtension's native-messaging host (BrowserExtension/): a client of the agent too
 //   AutofillOTP          one-time codes (HOTP/TOTP, otpauth:// URIs) for providers
 //   AutofillWebAuthn     WebAuthn authenticator structures (CBOR, COSE keys, authenticator data,
 //                        attestation objects, ES256) for passkey providers and the host
@@ -53,6 +54,7 @@ let package = Package(
         .executable(name: "autofill", targets: ["autofill"]),
         .executable(name: "autofill-cli", targets: ["autofill-cli"]),
         .executable(name: "git-credential-autofill", targets: ["git-credential-autofill"]),
+        .executable(name: "autofill-browser-host", targets: ["autofill-browser-host"]),
         .executable(name: "autofill-provider-helper", targets: ["autofill-provider-helper"]),
         .library(name: "AutofillProviderKit", targets: ["AutofillProviderKit"]),
         .library(name: "AutofillCompanion", targets: ["AutofillCompanion"]),
@@ -111,6 +113,7 @@ let package = Package(
         .target(name: "AutofillWebAuthn", dependencies: ["AutofillCore", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillSystem"]),
         .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
+        .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire"]),
         .executableTarget(
             name: "autofill-cli",
             dependencies: [
@@ -199,7 +202,7 @@ let package = Package(
             ],
             exclude: ["Fixtures", "Fuzz"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py", "Support/git_http_server.py"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py", "Support/git_http_server.py", "Support/browser_driver.py"]),
     ]
 )
 

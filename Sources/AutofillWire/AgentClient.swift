@@ -23,7 +23,11 @@ package enum AgentClient {
 
     /// Runs `arguments` (without the program name) through the agent. `start` says whether to start
     /// an agent when none runs (`lock` and `agent stop` do not: with no agent, nothing is unlocked).
-    package static func run(_ arguments: [String], environment: [String: String], start: Bool, agentExecutable: String) -> Outcome {
+    /// `streams` are the command's standard input, output and error (this process's own unless a
+    /// client such as the browser's host collects the output); `terminal` whether the agent gets this
+    /// process's controlling terminal for prompts.
+    package static func run(_ arguments: [String], environment: [String: String], start: Bool, agentExecutable: String,
+                            streams: [Int32] = [0, 1, 2], terminal passesTerminal: Bool = true) -> Outcome {
         guard let paths = AgentPaths(environment: environment) else { return .runHere(AgentPaths.noRuntimeFolder) }
         // An agent is reached only through the user's own folders: another user could have put the socket there.
         if let problem = paths.unsafeFolder() { return .runHere("no agent: \(problem)") }
@@ -45,8 +49,8 @@ package enum AgentClient {
         let request = AgentProtocol.Message.run(
             version: AgentProtocol.version, arguments: absolutePaths(arguments), environment: environment,
             program: resolved(agentExecutable))
-        var descriptors: [Int32] = [0, 1, 2]
-        let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        var descriptors = streams
+        let terminal = passesTerminal ? open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC) : -1
         var saved = termios()
         let restorable = terminal >= 0 && tcgetattr(terminal, &saved) == 0
         if terminal >= 0 { descriptors.append(terminal) }

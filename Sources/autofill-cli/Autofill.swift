@@ -62,7 +62,7 @@ struct Autofill: AsyncParsableCommand {
             FillCommand.self, SuggestCommand.self, TextCommand.self, PasskeyCommand.self, LockCommand.self, UnlockCommand.self,
             IdentitiesCommand.self, ProvidersCommand.self, PluginCommand.self, AgentCommand.self,
             SaveCommand.self, GenerateCommand.self, ReportCommand.self, GitCredentialCommand.self, InitCommand.self,
-            ClipboardClearerCommand.self,
+            BrowserCommand.self, ClipboardClearerCommand.self,
         ]
     )
 

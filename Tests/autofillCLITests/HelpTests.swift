@@ -24,6 +24,7 @@ struct HelpTests {
         "identities save", "identities remove", "identities replace", "providers", "providers list", "providers enable",
         "providers disable", "providers order", "providers sync", "providers trust", "plugin", "plugin validate", "plugin bundle",
         "agent", "agent serve", "agent stop", "agent status", "init", "providers set", "providers unset", "git-credential",
+        "browser", "browser install", "browser uninstall",
     ]
 
     @Test(arguments: commands)

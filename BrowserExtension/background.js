@@ -1,0 +1,154 @@
+// autofill's background (docs/BROWSER.md): the only part of the extension that talks to the
+// native host. Every origin it asks about is the one the browser reports for the frame that sent
+// the message (`sender`), never one a page or a content script supplies; a fill goes back only to
+// that frame's document, and only after the user picked in the extension's own list (picker.html).
+"use strict";
+
+const api = globalThis.browser ?? globalThis.chrome;
+const HOST = "org.autofill.browser";
+const PICKER = api.runtime.getURL("picker.html");
+// Open lists by token: the frame that asked (tab, frame, document, origin), what it asked for, and the
+// host's answer (a promise). Kept in memory only: a list outlives neither the service worker nor a pick.
+const lists = new Map();
+
+function randomToken() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// The origin of the frame that sent a message, by the browser's word: `sender.origin` (Chromium), or
+// the origin of `sender.url` (Firefox). Only http and https frames are served; an opaque origin
+// ("null": a sandboxed frame, a data: URL) gets nothing.
+function frameOrigin(sender) {
+  let origin = sender.origin;
+  if (!origin && sender.url) {
+    try { origin = new URL(sender.url).origin; } catch { origin = undefined; }
+  }
+  if (typeof origin !== "string" || !/^https?:\/\/[^/]+$/.test(origin)) return undefined;
+  return origin;
+}
+
+function ask(request) {
+  return api.runtime.sendNativeMessage(HOST, request).catch((error) => ({
+    ok: false,
+    error: "autofill's native host did not answer (" + (error?.message ?? error) + "); run `autofill browser install`",
+  }));
+}
+
+// Passwords the user typed and submitted, by tab, until the next page asks (at most two minutes).
+const pendingSaves = new Map();
+const SAVE_WAIT_MS = 120_000;
+
+// From a content script: a form was submitted with a password the user typed.
+function offerSave(message, sender) {
+  const origin = frameOrigin(sender);
+  if (!origin || !sender.tab || typeof message.user !== "string" || typeof message.password !== "string") return { ok: false };
+  if (!message.user || !message.password || message.user.length > 1000 || message.password.length > 4000) return { ok: false };
+  pendingSaves.set(sender.tab.id, { origin, user: message.user, password: message.password, time: Date.now() });
+  return { ok: true };
+}
+
+// From a tab's top frame, once loaded: a prompt for the save waiting for this tab, if any. Its rows
+// say whose password for which site; the password stays here.
+async function pendingSave(message, sender) {
+  const pending = sender.tab ? pendingSaves.get(sender.tab.id) : undefined;
+  if (!pending || sender.frameId !== 0) return { ok: false };
+  pendingSaves.delete(sender.tab.id);
+  if (Date.now() - pending.time > SAVE_WAIT_MS) return { ok: false };
+  const known = await ask({ type: "suggest", origin: pending.origin, kind: "password" });
+  const update = known.ok && known.suggestions.some((s) => s.user === pending.user);
+  const token = randomToken();
+  const suggestions = [
+    { position: 1, user: (update ? "Update the password of " : "Save the password of ") + pending.user, provider: pending.origin },
+    { position: 2, user: "Not now", provider: "" },
+  ];
+  lists.set(token, { tabId: sender.tab.id, frameId: sender.frameId, documentId: sender.documentId, origin: pending.origin,
+    kind: "save", save: pending, answer: Promise.resolve({ ok: true, suggestions }) });
+  return { ok: true, token, picker: PICKER };
+}
+
+// The pick in a save prompt: save, or not; then the prompt closes.
+async function answerSave(list, message) {
+  let result = { ok: true, message: "Not saved." };
+  if (message.position === 1) {
+    const saved = await ask({ type: "save", origin: list.origin, kind: "password", user: list.save.user, password: list.save.password });
+    result = saved.ok ? { ok: true, message: "Saved." } : { ok: false, error: saved.error ?? "autofill did not save" };
+  }
+  const target = list.documentId ? { frameId: list.frameId, documentId: list.documentId } : { frameId: list.frameId };
+  api.tabs.sendMessage(list.tabId, { type: "close", token: message.token }, target).catch(() => {});
+  return result;
+}
+
+// From a content script: a sign-in field got focus after a trusted gesture; open a list for it.
+function openList(message, sender) {
+  const origin = frameOrigin(sender);
+  if (!origin || !sender.tab || sender.frameId === undefined) return { ok: false };
+  const kind = ["otp", "new"].includes(message.kind) ? message.kind : "password";
+  const rules = kind === "new" && typeof message.rules === "string" ? message.rules.slice(0, 1000) : undefined;
+  const token = randomToken();
+  // A new-password field: one row, and nothing asked of the providers until it is picked.
+  const answer = kind === "new"
+    ? Promise.resolve({ ok: true, suggestions: [{ position: 1, user: "Use a strong password", provider: "generated by your provider" }] })
+    : ask({ type: "suggest", origin, kind });
+  lists.set(token, { tabId: sender.tab.id, frameId: sender.frameId, documentId: sender.documentId, origin, kind, rules, answer });
+  // At most a few open lists per tab: older ones are forgotten.
+  const ofTab = [...lists.entries()].filter(([, list]) => list.tabId === sender.tab.id);
+  for (const [old] of ofTab.slice(0, Math.max(0, ofTab.length - 4))) lists.delete(old);
+  return { ok: true, token, picker: PICKER };
+}
+
+// Whether `sender` is the extension's own picker page, in the tab the list belongs to.
+function fromPicker(sender, list) {
+  return sender.id === api.runtime.id && typeof sender.url === "string" && sender.url.startsWith(PICKER) &&
+    sender.tab?.id === list.tabId && sender.frameId !== list.frameId;
+}
+
+// From the picker: the rows to draw (user and provider names; never a secret).
+async function listRows(message, sender) {
+  const list = lists.get(message.token);
+  if (!list || !fromPicker(sender, list)) return { ok: false, error: "This list has expired; focus the field again." };
+  const answer = await list.answer;
+  if (!answer.ok) return { ok: false, error: answer.error ?? "autofill did not answer" };
+  return { ok: true, origin: list.origin, kind: list.kind, rows: answer.suggestions.map((s) => ({ position: s.position, user: s.user, provider: s.provider })) };
+}
+
+// From the picker, after a trusted click on a row: fill that frame's document.
+async function pick(message, sender) {
+  const list = lists.get(message.token);
+  if (!list || !fromPicker(sender, list)) return { ok: false, error: "This list has expired; focus the field again." };
+  lists.delete(message.token);  // one pick per list
+  if (list.kind === "save") return answerSave(list, message);
+  const answer = await list.answer;
+  const row = answer.ok ? answer.suggestions.find((s) => s.position === message.position) : undefined;
+  if (!row) return { ok: false, error: "No such suggestion." };
+  const filled = list.kind === "new"
+    ? await ask({ type: "generate", origin: list.origin, kind: "password", rules: list.rules })
+    : await ask({ type: "fill", origin: list.origin, kind: list.kind, position: row.position, user: row.user });
+  if (!filled.ok) return { ok: false, error: filled.error ?? "autofill did not fill" };
+  const target = list.documentId ? { frameId: list.frameId, documentId: list.documentId } : { frameId: list.frameId };
+  try {
+    const done = await api.tabs.sendMessage(list.tabId, {
+      type: "fill", token: message.token, origin: list.origin, generated: list.kind === "new",
+      user: filled.user ?? null, password: filled.password ?? null, code: filled.code ?? null,
+    }, target);
+    return done?.ok ? { ok: true } : { ok: false, error: done?.error ?? "The page changed; nothing was filled." };
+  } catch {
+    return { ok: false, error: "The page changed; nothing was filled." };
+  }
+}
+
+api.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (sender.id !== api.runtime.id || typeof message !== "object" || message === null) return false;
+  let reply;
+  switch (message.type) {
+    case "open": reply = Promise.resolve(openList(message, sender)); break;
+    case "offer-save": reply = Promise.resolve(offerSave(message, sender)); break;
+    case "pending-save": reply = pendingSave(message, sender); break;
+    case "rows": reply = listRows(message, sender); break;
+    case "pick": reply = pick(message, sender); break;
+    default: return false;
+  }
+  reply.then(sendResponse, () => sendResponse({ ok: false }));
+  return true;
+});
