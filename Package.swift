@@ -174,7 +174,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KDBXTests", dependencies: ["KDBX", "AutofillCore", "AutofillTestSupport", .product(name: "Crypto", package: "swift-crypto")],
-            exclude: ["Support/make_gzip_bomb.py"]
+            exclude: ["Support"]
         ),
         .testTarget(name: "AutofillMatchingTests", dependencies: ["AutofillMatching", "AutofillCore"]),
         .testTarget(name: "AutofillStoreTests", dependencies: ["AutofillStore", "AutofillMatching", "AutofillCore", "AutofillCompanion", "AutofillTestSupport"]),

@@ -26,8 +26,8 @@ public enum KDBXFuzzing {
             var document: KDBXDocument?
             let sink: any PayloadSink
             if version4 {
-                let header = InnerHeaderSink { stream throws(KDBXError) in
-                    let made = KDBXDocument(stream: stream, binaryTimes: true)
+                let header = InnerHeaderSink { parameters throws(KDBXError) in
+                    let made = KDBXDocument(stream: try InnerStream(parameters), binaryTimes: true)
                     document = made
                     return made
                 }
