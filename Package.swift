@@ -152,7 +152,7 @@ let package = Package(
         .target(
             name: "KeePassProvider",
             dependencies: [
-                "AutofillProviderKit", "AutofillOTP", "AutofillWebAuthn", "KDBX",
+                "AutofillProviderKit", "AutofillOTP", "AutofillWebAuthn", "KDBX", "VaultCore",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             path: "Plugins/KeePassProvider/Provider"

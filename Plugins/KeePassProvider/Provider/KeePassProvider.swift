@@ -1,4 +1,5 @@
-// KeePassProvider: serves a KeePassXC database (KDBX 3.1 or 4.x), read-only, through the KDBX reader.
+// KeePassProvider: serves a KeePassXC database (KDBX 3.1 or 4.x) through the KDBX reader, and saves
+// passwords into it through the KDBX writer (KeePassProvider+Saving.swift).
 // It publishes identities when the database is unlocked (KDBX 4 encrypts even the URLs, so nothing
 // can be published before), asks for the master password through the host's UI, takes the key
 // file from its setting, and keeps the unlocked database in memory for UnlockTimeoutSeconds.
@@ -18,7 +19,7 @@ public func keePassProviderEntry(_ hostABIVersion: UInt32, _ host: UnsafeRawPoin
 /// key file, when the database has one), `UnlockTimeoutSeconds` (how long an unlock lasts;
 /// default 300, 0 for the request that unlocked only) and `MaximumUnlockSeconds` (the longest key
 /// derivation the file may ask for, estimated before it runs; default 10, 1 to 600). The file is
-/// never written.
+/// written only by a save (``KDBXWriter``).
 final class KeePassProvider: CredentialProvider {
     let host: ProviderHost
     /// The database file, if the setting names one.
