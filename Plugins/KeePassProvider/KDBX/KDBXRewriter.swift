@@ -96,8 +96,9 @@ final class KDBXRewriter: XMLEventHandler {
         if let node = held.last {
             if node.secret != nil {
                 node.secret! += run
-            } else if case .text(let before) = node.children.last {
-                node.children[node.children.count - 1] = .text(before + run)
+            } else if case .text = node.children.last, case .text(var text) = node.children.removeLast() {
+                text += run  // moved out of the array first, so appending does not copy it
+                node.children.append(.text(text))
             } else {
                 node.children.append(.text(Array(run)))
             }

@@ -53,17 +53,14 @@ public enum KDBXWriter {
         let newStream = try newInnerStream(renewed, like: parameters)
         let file = CollectingSink()
         let payload = try payloadSink(renewed, key: key, innerStream: newStream, binaries: innerHeader.binaries, file: file)
-        let check = KDBXDocument(stream: try InnerStream(newStream), binaryTimes: header.isVersion4)
-        let output = XMLOutput(sink: TeeSink(payload, check), stream: try InnerStream(newStream))
+        let written = KDBXDocument(stream: try InnerStream(newStream), binaryTimes: header.isVersion4)
+        let output = XMLOutput(sink: TeeSink(payload, written), stream: try InnerStream(newStream))
         output.declaration()
         let rewriter = KDBXRewriter(reading: try InnerStream(parameters), output: output, binaryTimes: header.isVersion4, edit: edit,
                                     headerHash: renewed.isVersion4 ? nil : Array(SHA256.hash(data: renewed.bytes)))
         try rewriter.rewrite(xml.bytes)
-        let after = KDBXDatabase(formatVersion: version, name: check.name, entries: check.entries())
-        let added = if case .add = edit { 1 } else { 0 }
-        guard after.entries.count == before.entries.count + added else {
-            throw KDBXError(.corrupt, "the database written back does not read as it should (\(after.entries.count) entries, not \(before.entries.count + added)): nothing was written")
-        }
+        let after = KDBXDatabase(formatVersion: version, name: written.name, entries: written.entries())
+        try check(after, against: before, edit: edit)
         beforeReplace?()
         try saved.replace(with: file.bytes)
         return after
