@@ -30,10 +30,15 @@ struct KeePassSaveBenchmark {
         let kdf = try home.setUpKeePass(keepassxc: keepassxc)
         let plist: [String: Any] = [
             "PluginSearchPaths": [plugins], "EnabledProviders": ["org.autofill.keepassxc"],
-            "ProviderSettings": ["org.autofill.keepassxc": ["DatabaseFile": home.keePassDatabase, "UnlockTimeoutSeconds": "86400"]],
+            "ProviderSettings": ["org.autofill.keepassxc": ["WritableDatabaseFile": home.keePassDatabase, "UnlockTimeoutSeconds": "86400"]],
             "UserAuthentication": ["Policy": "none"], "AgentIdleTimeoutSeconds": 3600,
         ]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: home.config))
+        // The user's own configuration allows the `none` policy the benchmark's asks for (docs/AGENT.md, "Whose policy").
+        let user = "\(home.home)/.config/autofill"
+        try FileManager.default.createDirectory(atPath: user, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PropertyListSerialization.data(fromPropertyList: ["UserAuthentication": ["Policy": "none"]], format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: "\(user)/config.plist"))
         for arguments in [["providers", "trust", "org.autofill.keepassxc"], ["providers", "sync"]] {
             guard try home.autofill(arguments).run(keepStderr: true).status == 0 else { throw BenchmarkError("autofill \(arguments.joined(separator: " ")) failed") }
         }

@@ -154,6 +154,15 @@ struct KDBXWriterTests {
         #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.uint16Value == UInt16(mode))
     }
 
+    @Test func aDatabaseReachedThroughASymbolicLinkIsSavedWhereTheLinkPoints() throws {
+        let path = try make(.keepassxc31)
+        let link = "\(folder.path)/link.kdbx"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        _ = try KDBXWriter.save(at: link, key: Self.composite) { _ in .add(title: "Shop", userName: "dave", password: Secret("s"), url: "https://shop.example") }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == path)
+        #expect(try KeePassXC.password(path, key: Self.key, title: "Shop") == "s")
+    }
+
     @Test func aWrongKeyWritesNothing() throws {
         let path = try make(.keepassxc31)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -23,16 +23,21 @@ struct KeePassSaveCLITests {
         let xml = KeePassXML(entries: [.init(title: "GitHub", user: "octocat", password: "old-github", url: "https://github.com/login")])
         try KeePassXC.importXML(try home.file("import.xml", xml.text), to: database, key: Self.key)
         _ = try home.sample("KeePassProvider", as: "org.autofill.keepassxc")
+        config = try Self.configure(home, "config", ["WritableDatabaseFile": database])
+    }
+
+    /// A configuration `NAME.plist` serving the KeePassXC provider with `settings`, trusted and synced.
+    static func configure(_ home: TemporaryHome, _ name: String, _ settings: [String: String]) throws -> String {
         let plist: [String: Any] = [
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.keepassxc"],
-            "ProviderSettings": ["org.autofill.keepassxc": ["DatabaseFile": database]],
-            "UserAuthentication": ["Policy": "none"],
+            "ProviderSettings": ["org.autofill.keepassxc": settings], "UserAuthentication": ["Policy": "none"],
         ]
-        config = "\(home.path)/config.plist"
+        let config = "\(home.path)/\(name).plist"
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
         try home.trust(["org.autofill.keepassxc"], config: config)
         let sync = try CLI.run(["providers", "sync", "--config", config], home: home.path)
         #expect(sync.status == 0, "\(sync.stderr)")
+        return config
     }
 
     func run(_ arguments: [String], script: String? = nil, input: String = "") throws -> CLI.Result {
@@ -61,6 +66,21 @@ struct KeePassSaveCLITests {
         let exported = try home.file("export.xml", try KeePassXC.exportXML(database, key: Self.key))
         let history = try ChildProcess.run("/usr/bin/env", ["python3", "\(CLI.root)/Tests/KDBXTests/Support/history_passwords.py", exported, "GitHub"])
         #expect(history.stdout == "old-github\n", "\(history.stderr)")
+    }
+
+    @Test func aDatabaseNamedByDatabaseFileIsReadOnlyAndASaveSaysHowToAllowIt() throws {
+        let readOnly = try Self.configure(home, "read-only", ["DatabaseFile": database])
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let saved = try CLI.run(["save", "https://shop.example/login", "--user", "dave", "--config", readOnly,
+                                 "--ui-script", try home.file("unlock.ui", Self.unlock)], home: home.path, input: "dave-secret\n")
+        #expect(saved.status != 0)
+        #expect(saved.stderr.contains("name it by WritableDatabaseFile instead"), "\(saved.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
+        // Filling from it works as before.
+        let script = try home.file("unlock2.ui", Self.unlock)
+        #expect(try CLI.run(["unlock", "org.autofill.keepassxc", "--config", readOnly, "--ui-script", script], home: home.path).status == 0)
+        let filled = try CLI.run(["fill", "github.com", "--config", readOnly, "--ui-script", script], home: home.path)
+        #expect(filled.stdout == "old-github\n", "\(filled.stderr)")
     }
 
     @Test func aGeneratedPasswordComesFromKeePassXCsProvider() throws {

@@ -27,9 +27,16 @@ struct SavedFile {
     /// The largest database saved: a larger file is refused before it is read.
     static let maximumSize = 512 << 20
 
+    /// Reads the file at `path`; a symbolic link is followed, and the file it names is the one
+    /// replaced (a save must not turn the link into a file of its own).
     init(reading path: String) throws(KDBXError) {
-        self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if let resolved = realpath(path, nil) {
+            self.path = String(cString: resolved)
+            free(resolved)
+        } else {
+            self.path = path
+        }
+        let fd = open(self.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw KDBXError(.unreadable, "the database \(path) cannot be read for saving: \(String(cString: strerror(errno)))")
         }

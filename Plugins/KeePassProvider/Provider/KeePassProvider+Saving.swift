@@ -14,7 +14,15 @@ import VaultCore
 extension KeePassProvider: SavePasswordProviding, GeneratePasswordProviding, CredentialUpdateProviding {
     func prepareInterface(forSavePasswordRequest request: SavePasswordRequest, context: ExtensionContext) {
         guard let databasePath else {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: "no database is configured: set DatabaseFile in the KeePassXC provider's settings (docs/CONFIGURATION.md)"))
+            context.cancelRequest(withError: ExtensionError(.failed, failureReason: "no database is configured: set WritableDatabaseFile in the KeePassXC provider's settings (docs/CONFIGURATION.md)"))
+            return
+        }
+        guard savesToDatabase else {
+            context.cancelRequest(withError: ExtensionError(.failed, failureReason: """
+                saving into the KeePassXC database is off: it is named by DatabaseFile, which autofill only reads. To save into \
+                it, name it by WritableDatabaseFile instead (its folder is then granted read and change, so keep the database in \
+                a folder of its own, such as ~/Passwords/; docs/CONFIGURATION.md)
+                """))
             return
         }
         let key: CompositeKey
