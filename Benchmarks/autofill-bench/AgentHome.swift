@@ -26,7 +26,8 @@ final class AgentHome {
     var runtime: String { "\(root)/run" }
     var vault: String { "\(root)/vault/vault.afvault" }
     var config: String { "\(root)/config.plist" }
-    var keePassDatabase: String { "\(root)/keepass.kdbx" }
+    /// In a folder of its own: a provider saving into it is granted its folder (docs/SANDBOX.md).
+    var keePassDatabase: String { "\(root)/keepass/keepass.kdbx" }
     /// The master password on one line: standard input of `autofill-vault` and `keepassxc-cli show`.
     var passwordFile: String { "\(root)/password.txt" }
     /// The `--ui-script` that answers the Vault's unlock prompt.
@@ -114,6 +115,7 @@ final class AgentHome {
     /// Imports the logins into a new KeePass database (password on stdin, twice) and checks every target shows.
     func setUpKeePass(keepassxc: String) throws -> String {
         try LoginGenerator.keePassXML(logins).write(toFile: "\(root)/keepass.xml", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: "\(root)/keepass", withIntermediateDirectories: true)
         keePassImportSeconds = try check(Subprocess(path: keepassxc, arguments: ["import", "-q", "-p", "\(root)/keepass.xml", keePassDatabase],
                                                     environment: environment, input: "\(root)/password-twice.txt"),
                                          "keepassxc-cli import of \(count) entries").elapsed.milliseconds / 1000

@@ -47,6 +47,9 @@ struct Options {
           --agent [RUNS] [...]  the agent: fill at 100 to 100,000 logins against keepassxc-cli, suggest,
                                 the first fill, AUTOFILL_AGENT=off, concurrent clients, kill -9
                                 (issue H; --agent --help for its options)
+          --keepass [RUNS]      the KeePassXC provider: unlock and a warm fill from 10,000 entries
+          --keepass-save [RUNS] saving into the KeePassXC provider's 10,000-entry database against
+                                keepassxc-cli add and edit -p (medians, p99, ratios)
         """
 
     static func parse(_ arguments: [String]) throws -> Options {

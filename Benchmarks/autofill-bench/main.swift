@@ -82,6 +82,19 @@ if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--secret-ser
     }
 }
 
+// `--keepass-save [RUNS]`: only saving into the KeePassXC provider's database (KeePassSaveBenchmark).
+if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--keepass-save" {
+    let executableFolder = URL(fileURLWithPath: MemoryProbe.selfExecutable()).deletingLastPathComponent().path
+    do {
+        let runs = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 20 : 20
+        print(try KeePassSaveBenchmark(bin: executableFolder, runs: runs).run())
+        exit(0)
+    } catch {
+        progress("error: \(error)")
+        exit(1)
+    }
+}
+
 // `--keepass [RUNS]`: only the KeePassXC provider's unlock and warm fill (KeePassBenchmark).
 if CommandLine.arguments.count >= 2 && CommandLine.arguments[1] == "--keepass" {
     let executableFolder = URL(fileURLWithPath: MemoryProbe.selfExecutable()).deletingLastPathComponent().path

@@ -55,6 +55,11 @@ public enum KeePassXC {
         try run(["edit", "-q", "-p"] + key.openOptions + [path, title], input: key.typed + "\(password)\n")
     }
 
+    /// `mkdir`: a group under the root group.
+    public static func makeGroup(_ path: String, key: Key, name: String) throws {
+        try run(["mkdir", "-q"] + key.openOptions + [path, name], input: key.typed)
+    }
+
     /// `show -s -a Password`: an entry's password as keepassxc-cli reads it.
     public static func password(_ path: String, key: Key, title: String) throws -> String {
         try run(["show", "-q", "-s", "-a", "Password"] + key.openOptions + [path, title], input: key.typed)

@@ -1,11 +1,15 @@
 /// KDBX 4's inner header, read from the decrypted (and inflated) payload: the inner stream's
-/// algorithm and key. Attachments (field 3) are streamed past without being held: filling needs
-/// none. Once the header ends, the rest goes to the document made with the inner stream.
+/// algorithm and key. Attachments (field 3) are streamed past without being held (filling needs
+/// none) unless `keepsBinaries` (saving writes them back). Once the header ends, the rest goes to
+/// the document made with the inner stream's parameters.
 final class InnerHeaderSink: PayloadSink {
     /// The largest inner stream field kept (KeePassXC writes a 4-byte id and a 64-byte key).
     static let maximumFieldSize = 4096
 
-    private let makeDocument: (InnerStream) throws(KDBXError) -> any PayloadSink
+    private let makeDocument: (InnerStream.Parameters) throws(KDBXError) -> any PayloadSink
+    private let keepsBinaries: Bool
+    /// The attachments' fields (a flag byte, then the bytes), in order, when `keepsBinaries`.
+    private(set) var binaries: [[UInt8]] = []
     private var document: (any PayloadSink)?
     /// The field being read: its 5-byte head, then its data (kept, or only counted).
     private var head: [UInt8] = []
@@ -15,7 +19,8 @@ final class InnerHeaderSink: PayloadSink {
     private var id: UInt32?
     private var key: [UInt8]?
 
-    init(makeDocument: @escaping (InnerStream) throws(KDBXError) -> any PayloadSink) {
+    init(keepsBinaries: Bool = false, makeDocument: @escaping (InnerStream.Parameters) throws(KDBXError) -> any PayloadSink) {
+        self.keepsBinaries = keepsBinaries
         self.makeDocument = makeDocument
     }
 
@@ -35,7 +40,7 @@ final class InnerHeaderSink: PayloadSink {
                 data = []
             }
             let take = min(left, rest.count)
-            if field != 3 { data += rest.prefix(take) }
+            if field != 3 || keepsBinaries { data += rest.prefix(take) }
             rest = rest.dropFirst(take)
             left -= take
             if left == 0 { try endField() }
@@ -48,10 +53,11 @@ final class InnerHeaderSink: PayloadSink {
         switch field {
         case 0:
             guard let id, let key else { throw KDBXError(.corrupt, "the inner header has no inner stream: the file is damaged") }
-            document = try makeDocument(try InnerStream(try InnerStream.Parameters(id: id, key: key)))
+            document = try makeDocument(try InnerStream.Parameters(id: id, key: key))
         case 1: id = UInt32(truncatingIfNeeded: data.littleEndianInteger)
         case 2: key = data
-        default: break  // 3: an attachment; not needed for filling
+        case 3: if keepsBinaries { binaries.append(data) }
+        default: break
         }
     }
 

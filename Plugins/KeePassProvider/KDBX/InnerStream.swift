@@ -18,6 +18,9 @@ final class InnerStream {
             guard !key.isEmpty else { throw KDBXError(.corrupt, "the inner stream key is empty: the file is damaged") }
             self.key = key
         }
+
+        /// The algorithm's id in the file: 2 Salsa20, 3 ChaCha20.
+        var id: UInt32 { cipher == .chaCha20 ? 3 : 2 }
     }
 
     /// Salsa20's fixed nonce in KeePass.

@@ -1,4 +1,4 @@
-/// Why a KeePass database could not be read: a stable ``Code`` and a message for people.
+/// Why a KeePass database could not be read or saved: a stable ``Code`` and a message for people.
 ///
 /// Messages name what was wrong and what to do; they never carry a byte of the database's contents,
 /// the master password or the key file.
@@ -21,6 +21,10 @@ public struct KDBXError: Error, Sendable, Equatable, CustomStringConvertible {
         case keyFile
         /// The key derivation the file asks for would take longer than the limit (``KeyDerivationCost``); it was not run.
         case tooSlow
+        /// Saving could not write the file (its folder is not writable, the disk is full).
+        case unwritable
+        /// Saving found the file changed on disk since it was read: nothing was written.
+        case changedOnDisk
     }
 
     /// What kind of failure this is.

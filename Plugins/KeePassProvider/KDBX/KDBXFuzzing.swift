@@ -26,8 +26,8 @@ public enum KDBXFuzzing {
             var document: KDBXDocument?
             let sink: any PayloadSink
             if version4 {
-                let header = InnerHeaderSink { stream throws(KDBXError) in
-                    let made = KDBXDocument(stream: stream, binaryTimes: true)
+                let header = InnerHeaderSink { parameters throws(KDBXError) in
+                    let made = KDBXDocument(stream: try InnerStream(parameters), binaryTimes: true)
                     document = made
                     return made
                 }
@@ -46,6 +46,28 @@ public enum KDBXFuzzing {
             }
             try sink.finish()
             _ = document?.entries()
+        }
+    }
+
+    /// Rewrites `xml` as a save would (a new password for its first entry, else a new entry), with a
+    /// new inner stream, and reads the result back, checked against what was read
+    /// (``KDBXWriter/check(_:against:edit:)``).
+    public static func rewrite(_ xml: [UInt8], version4: Bool) -> KDBXError? {
+        catching { () throws(KDBXError) in
+            let old = try InnerStream.Parameters(id: 3, key: innerStreamKey)
+            let new = try InnerStream.Parameters(id: 3, key: [UInt8](repeating: 9, count: 64))
+            let read = KDBXDocument(stream: try InnerStream(old), binaryTimes: version4)
+            try read.write(xml)
+            try read.finish()
+            let before = KDBXDatabase(formatVersion: "fuzz", name: read.name, entries: read.entries())
+            let edit: KDBXEdit = before.entries.first.map { .setPassword(uuid: $0.uuid, password: Secret("fuzzed ✓")) }
+                ?? .add(title: "fuzz", userName: "fuzzer", password: Secret("fuzzed ✓"), url: "https://fuzz.example")
+            let check = KDBXDocument(stream: try InnerStream(new), binaryTimes: version4)
+            let output = XMLOutput(sink: check, stream: try InnerStream(new))
+            output.declaration()
+            try KDBXRewriter(reading: try InnerStream(old), output: output, binaryTimes: version4, edit: edit,
+                             headerHash: version4 ? nil : [UInt8](repeating: 1, count: 32)).rewrite(xml)
+            try KDBXWriter.check(KDBXDatabase(formatVersion: "fuzz", name: check.name, entries: check.entries()), against: before, edit: edit)
         }
     }
 

@@ -55,3 +55,27 @@ struct VariantDictionary: Sendable {
         }
     }
 }
+
+extension VariantDictionary {
+    /// The serialized dictionary `bytes` with the value of `key` (a byte array) replaced by `value`
+    /// of the same length, every other byte kept: a key derivation's new salt.
+    static func replacing(_ key: String, with value: [UInt8], in bytes: [UInt8]) throws(KDBXError) -> [UInt8] {
+        var reader = ByteReader(bytes, what: "key derivation parameters")
+        _ = try reader.uint16()
+        while true {
+            let type = try reader.uint8()
+            if type == 0 { break }
+            let name = String(decoding: try reader.read(Int(try reader.uint32())), as: UTF8.self)
+            let size = Int(try reader.uint32())
+            let start = reader.offset
+            _ = try reader.read(size)
+            if name == key {
+                guard type == 0x42, size == value.count else { throw KDBXError(.corrupt, "the key derivation parameter \(key) is malformed: the file is damaged") }
+                var changed = bytes
+                changed.replaceSubrange(start..<start + size, with: value)
+                return changed
+            }
+        }
+        throw KDBXError(.corrupt, "the key derivation parameters have no \(key): the file is damaged")
+    }
+}

@@ -63,6 +63,23 @@ final class DatabaseMemory: Sendable {
         }
     }
 
+    /// The key held while the database is unlocked (saving reads the file again with it); nil when locked.
+    func heldKey() -> CompositeKey? {
+        held.withLock { held in
+            if let found = held, found.until <= .now { held = nil }
+            return held?.key
+        }
+    }
+
+    /// Holds `index`, the database as just saved to `path`, in place of the one held (the unlock's
+    /// time is not extended); nothing when locked.
+    func adopt(_ index: KeePassIndex, path: String) {
+        held.withLock { held in
+            guard let current = held else { return }
+            held = Held(index: index, key: current.key, stamp: FileStamp(path), until: current.until)
+        }
+    }
+
     /// Whether the database is unlocked with `key`.
     func isHeld(with key: CompositeKey) -> Bool {
         held.withLock { $0.map { $0.until > .now && $0.key.matches(key) } ?? false }

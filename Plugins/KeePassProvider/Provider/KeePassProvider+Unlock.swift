@@ -37,6 +37,20 @@ extension KeePassProvider {
         } catch .locked {
             // Ask below.
         }
+        let opened = try open(prompting: context)
+        return (opened.index, true)
+    }
+
+    /// The key that opens the database: held while unlocked, else asked for (the database is then
+    /// opened, held and its identities published, as by an unlock). For saving.
+    func unlockedKey(context: ExtensionContext) throws(Access) -> CompositeKey {
+        if let key = memory.heldKey() { return key }
+        return try open(prompting: context).key
+    }
+
+    /// Asks for the master password (up to three prompts) and opens the database with it; holds it
+    /// and publishes its identities.
+    private func open(prompting context: ExtensionContext) throws(Access) -> (index: KeePassIndex, key: CompositeKey) {
         guard let databasePath else { throw .locked }
         // A database that is not there has no master password to ask for.
         guard FileManager.default.fileExists(atPath: databasePath) else {
@@ -64,7 +78,7 @@ extension KeePassProvider {
                 memory.hold(index, key: key, path: databasePath)
                 host.log(.info, memory.timeout > 0 ? "database unlocked for \(memory.timeout) s" : "database unlocked for this request (UnlockTimeoutSeconds is 0)")
                 publish(index)
-                return (index, true)
+                return (index, key)
             } catch where error.code == .wrongKey {
                 host.log(.notice, "the master password did not open the database (attempt \(attempt) of \(Self.maximumAttempts))")
                 let left = Self.maximumAttempts - attempt

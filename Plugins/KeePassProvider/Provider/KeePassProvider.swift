@@ -1,4 +1,5 @@
-// KeePassProvider: serves a KeePassXC database (KDBX 3.1 or 4.x), read-only, through the KDBX reader.
+// KeePassProvider: serves a KeePassXC database (KDBX 3.1 or 4.x) through the KDBX reader, and saves
+// passwords into it through the KDBX writer (KeePassProvider+Saving.swift).
 // It publishes identities when the database is unlocked (KDBX 4 encrypts even the URLs, so nothing
 // can be published before), asks for the master password through the host's UI, takes the key
 // file from its setting, and keeps the unlocked database in memory for UnlockTimeoutSeconds.
@@ -14,15 +15,19 @@ public func keePassProviderEntry(_ hostABIVersion: UInt32, _ host: UnsafeRawPoin
 
 /// A provider serving the KeePass database named by its `DatabaseFile` setting.
 ///
-/// Settings: `DatabaseFile` (the .kdbx; without it the provider serves nothing), `KeyFile` (the
+/// Settings: `DatabaseFile` (the .kdbx, read only; without it, or `WritableDatabaseFile` instead (the
+/// .kdbx, read and saved into), the provider serves nothing), `KeyFile` (the
 /// key file, when the database has one), `UnlockTimeoutSeconds` (how long an unlock lasts;
 /// default 300, 0 for the request that unlocked only) and `MaximumUnlockSeconds` (the longest key
 /// derivation the file may ask for, estimated before it runs; default 10, 1 to 600). The file is
-/// never written.
+/// written only by a save (``KDBXWriter``).
 final class KeePassProvider: CredentialProvider {
     let host: ProviderHost
-    /// The database file, if the setting names one.
+    /// The database file, if a setting names one: `WritableDatabaseFile`, else `DatabaseFile`.
     let databasePath: String?
+    /// Whether saves may write the database: it was named by `WritableDatabaseFile`, whose folder
+    /// the sandbox grants read and change.
+    let savesToDatabase: Bool
     /// The key file, if the setting names one.
     let keyFilePath: String?
     let memory: DatabaseMemory
@@ -34,7 +39,13 @@ final class KeePassProvider: CredentialProvider {
 
     init(host: ProviderHost) throws {
         self.host = host
-        databasePath = host.setting("DatabaseFile").flatMap { $0.isEmpty ? nil : $0 }
+        let readOnly = host.setting("DatabaseFile").flatMap { $0.isEmpty ? nil : $0 }
+        let writable = host.setting("WritableDatabaseFile").flatMap { $0.isEmpty ? nil : $0 }
+        databasePath = writable ?? readOnly
+        savesToDatabase = writable != nil
+        if let writable, let readOnly, writable != readOnly {
+            host.log(.warning, "WritableDatabaseFile and DatabaseFile name different files; serving WritableDatabaseFile (set one of them)")
+        }
         keyFilePath = host.setting("KeyFile").flatMap { $0.isEmpty ? nil : $0 }
         if databasePath == nil {
             host.log(.info, "no DatabaseFile setting: serving nothing (set DatabaseFile to your .kdbx in the provider's settings)")

@@ -1,0 +1,92 @@
+import AutofillCore
+import AutofillTestSupport
+import Foundation
+import Testing
+
+/// `autofill save` and `generate` with the KeePassXC provider as the only writable provider, in its
+/// sandbox, read back by keepassxc-cli: a new entry, a new password with the old one in the history.
+@Suite(.enabled(if: KeePassXC.isInstalled, "keepassxc-cli is not installed (Scripts/bootstrap test)"))
+struct KeePassSaveCLITests {
+    let home: TemporaryHome
+    let config: String
+    let database: String
+
+    static let masterPassword = "correct horse battery"
+    static let key = KeePassXC.Key(password: masterPassword)
+    static let unlock = "secret \(masterPassword)\n"
+
+    init() throws {
+        home = try TemporaryHome()
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
+        try FileManager.default.createDirectory(atPath: "\(home.path)/keepass", withIntermediateDirectories: true)
+        database = "\(home.path)/keepass/passwords.kdbx"
+        let xml = KeePassXML(entries: [.init(title: "GitHub", user: "octocat", password: "old-github", url: "https://github.com/login")])
+        try KeePassXC.importXML(try home.file("import.xml", xml.text), to: database, key: Self.key)
+        _ = try home.sample("KeePassProvider", as: "org.autofill.keepassxc")
+        config = try Self.configure(home, "config", ["WritableDatabaseFile": database])
+    }
+
+    /// A configuration `NAME.plist` serving the KeePassXC provider with `settings`, trusted and synced.
+    static func configure(_ home: TemporaryHome, _ name: String, _ settings: [String: String]) throws -> String {
+        let plist: [String: Any] = [
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.autofill.keepassxc"],
+            "ProviderSettings": ["org.autofill.keepassxc": settings], "UserAuthentication": ["Policy": "none"],
+        ]
+        let config = "\(home.path)/\(name).plist"
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        try home.trust(["org.autofill.keepassxc"], config: config)
+        let sync = try CLI.run(["providers", "sync", "--config", config], home: home.path)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        return config
+    }
+
+    func run(_ arguments: [String], script: String? = nil, input: String = "") throws -> CLI.Result {
+        var options = ["--config", config]
+        if let script { options += ["--ui-script", try home.file("script-\(UUID().uuidString).ui", script)] }
+        return try CLI.run(arguments + options, home: home.path, input: input)
+    }
+
+    @Test func aSavedLoginIsAnEntryKeePassXCReadsAndTheNextFillGives() throws {
+        let saved = try run(["save", "https://shop.example/login", "--user", "dave"], script: Self.unlock, input: "dave-✓-secret\n")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(saved.stderr.contains("org.autofill.keepassxc"), "\(saved.stderr)")
+        #expect(!saved.stderr.contains("dave-✓-secret") && !saved.stderr.contains(Self.masterPassword))
+        #expect(try KeePassXC.password(database, key: Self.key, title: "shop.example") == "dave-✓-secret")
+        let shown = try ChildProcess.run(KeePassXC.cli, ["show", "-q", "-a", "UserName", "-a", "URL", database, "shop.example"], input: "\(Self.masterPassword)\n")
+        #expect(shown.stdout == "dave\nhttps://shop.example/login\n", "\(shown.stderr)")
+        let script = CLI.usesAgent ? nil : Self.unlock
+        let filled = try run(["fill", "shop.example", "--user", "dave"], script: script)
+        #expect(filled.stdout == "dave-✓-secret\n", "\(filled.stderr)")
+    }
+
+    @Test func aNewPasswordForAStoredLoginKeepsTheOldOneInTheHistory() throws {
+        let saved = try run(["save", "github.com", "--user", "octocat"], script: Self.unlock, input: "new-github\n")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(try KeePassXC.password(database, key: Self.key, title: "GitHub") == "new-github")
+        let exported = try home.file("export.xml", try KeePassXC.exportXML(database, key: Self.key))
+        let history = try ChildProcess.run("/usr/bin/env", ["python3", "\(CLI.root)/Tests/KDBXTests/Support/history_passwords.py", exported, "GitHub"])
+        #expect(history.stdout == "old-github\n", "\(history.stderr)")
+    }
+
+    @Test func aDatabaseNamedByDatabaseFileIsReadOnlyAndASaveSaysHowToAllowIt() throws {
+        let readOnly = try Self.configure(home, "read-only", ["DatabaseFile": database])
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let saved = try CLI.run(["save", "https://shop.example/login", "--user", "dave", "--config", readOnly,
+                                 "--ui-script", try home.file("unlock.ui", Self.unlock)], home: home.path, input: "dave-secret\n")
+        #expect(saved.status != 0)
+        #expect(saved.stderr.contains("name it by WritableDatabaseFile instead"), "\(saved.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
+        // Filling from it works as before.
+        let script = try home.file("unlock2.ui", Self.unlock)
+        #expect(try CLI.run(["unlock", "org.autofill.keepassxc", "--config", readOnly, "--ui-script", script], home: home.path).status == 0)
+        let filled = try CLI.run(["fill", "github.com", "--config", readOnly, "--ui-script", script], home: home.path)
+        #expect(filled.stdout == "old-github\n", "\(filled.stderr)")
+    }
+
+    @Test func aGeneratedPasswordComesFromKeePassXCsProvider() throws {
+        let generated = try run(["generate", "--for", "example.com", "--rules", "minlength: 20; required: digit"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let password = String(generated.stdout.dropLast())
+        #expect(try PasswordRules.parse("minlength: 20; required: digit").violation(of: password) == nil)
+    }
+}
