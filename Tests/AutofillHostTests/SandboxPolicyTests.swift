@@ -71,10 +71,12 @@ struct SandboxPolicyTests {
         ("<key>Environment</key><array><string>LD_PRELOAD</string></array>", "is not a variable a provider may see"),
         ("<key>Environment</key><array><string>SSH_AUTH_SOCK</string></array>", "is not a variable a provider may see"),
         ("<key>Environment</key><array><string>A B</string></array>", "is not an environment variable name"),
-        // GPGAgent names the GnuPG home among the declared read-write-folder settings, nothing else.
-        ("<key>GPGAgent</key><string>Nope</string>", "GPGAgent: does not name a declared read-write-folder Setting"),
-        ("<key>Files</key><array><dict><key>Setting</key><string>Home</string><key>Access</key><string>read</string></dict></array><key>GPGAgent</key><string>Home</string>",
-         "GPGAgent: does not name a declared read-write-folder Setting"),
+        // GPGAgent names the GnuPG home among the declared read settings, nothing else: never one the provider could change.
+        ("<key>GPGAgent</key><string>Nope</string>", "GPGAgent: does not name a declared read Setting"),
+        ("<key>Files</key><array><dict><key>Setting</key><string>Home</string><key>Access</key><string>read-write-folder</string></dict></array><key>GPGAgent</key><string>Home</string>",
+         "GPGAgent: names a GnuPG home the provider could change"),
+        ("<key>Files</key><array><dict><key>Setting</key><string>Home</string><key>Access</key><string>read-write</string></dict></array><key>GPGAgent</key><string>Home</string>",
+         "GPGAgent: names a GnuPG home the provider could change"),
         ("<key>Network</key><true/>", "Network: is not a sandbox key"),
         ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Default</key><string>$FOO/x</string><key>Access</key><string>read</string></dict></array>", "names $FOO, which its Environment does not declare"),
         ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Default</key><array><integer>1</integer></array><key>Access</key><string>read</string></dict></array>", "Default: is not a non-empty String or an Array of them"),
@@ -124,7 +126,7 @@ struct SandboxPolicyTests {
     }
 
     /// The pass provider's declaration: each folder is its setting, else its environment variable when
-    /// set and absolute, else the usual folder; GnuPG's home is granted itself, or nothing when missing.
+    /// set and absolute, else the usual folder; GnuPG's home is granted itself, read only, never its parent.
     @Test func passGetsTheFoldersItsVariablesNameAndAMissingGnuPGHomeGrantsNothing() throws {
         let setup = try setup(settings: [:], enabled: ["org.autofill.pass"])
         let manifest = try setup.catalog.manifest(for: "org.autofill.pass")
@@ -133,16 +135,17 @@ struct SandboxPolicyTests {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
         let named = try context(setup, ["GNUPGHOME": "\(folder.path)/gh", "PASSWORD_STORE_DIR": "\(folder.path)/ps"]).policy(for: manifest)
-        #expect(named.rules.contains { $0.path == "\(folder.path)/gh" && $0.access == [.read, .write] })
+        #expect(named.rules.contains { $0.path == "\(folder.path)/gh" && $0.access == .read })
+        #expect(!named.rules.contains { $0.path.hasPrefix("\(folder.path)/gh") && $0.access.contains(.write) })
         #expect(named.rules.contains { $0.path == "\(folder.path)/ps" && $0.access == .read })
         #expect(named.environment["GNUPGHOME"] == "\(folder.path)/gh" && named.runsPrograms && named.unixSockets)
 
-        // No variables (or a relative one): the usual folders; ~/.gnupg is missing, so nothing (never the home folder).
+        // No variables (or a relative one): the usual folders; ~/.gnupg read, itself (never the home folder).
         let usual = try context(setup, ["GNUPGHOME": "relative"]).policy(for: manifest)
         #expect(usual.rules.contains { $0.path == "\(home)/.password-store" && $0.access == .read })
-        #expect(!usual.rules.contains { $0.path == home || $0.path.hasSuffix("/.gnupg") || $0.path.hasSuffix("relative") })
+        #expect(!usual.rules.contains { $0.path == home || $0.path.hasSuffix("relative") })
         try FileManager.default.createDirectory(atPath: "\(home)/.gnupg", withIntermediateDirectories: true)
-        #expect(try context(setup).policy(for: manifest).rules.contains { $0.path == "\(home)/.gnupg" && $0.access == [.read, .write] })
+        #expect(try context(setup).policy(for: manifest).rules.contains { $0.path == "\(home)/.gnupg" && $0.access == .read })
     }
 
     @Test func theVaultGetsItsFolderItsOwnFoldersTheSystemReadOnlyAndAnEnvironmentOfNothingElse() throws {
@@ -189,6 +192,55 @@ struct SandboxPolicyTests {
         let error = try #require(throws: AutofillError.self) { try context(setup).policy(for: manifest) }
         #expect(error.message.contains(expected), "\(error.message)")
         #expect(error.message.contains("Vault (org.autofill.vault)") && error.message.contains("VaultFile"))
+    }
+
+    /// No grant that changes files may be, hold or lie in a GnuPG folder (gpg-agent runs what its configuration
+    /// names, outside any sandbox): the user's ~/.gnupg and $GNUPGHOME, gpg-agent's runtime folder and the home a
+    /// provider's GPGAgent names; read, each is granted (the control).
+    @Test(arguments: ["~/.gnupg", "$GNUPGHOME", "$GNUPGHOME/gpg-agent.conf", "$XDG_RUNTIME_DIR/gnupg", "~/.gnupg/private-keys-v1.d", "gnupgparent"])
+    func aGrantThatWouldChangeAGnuPGFolderIsRefusedAndReadingItIsNot(place: String) throws {
+        let home = "\(folder.path)/home"
+        let gnupgHome = "\(folder.path)/gparent/gh"
+        for path in ["\(home)/.gnupg/private-keys-v1.d", gnupgHome, "\(home)/run/gnupg"] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        let target =
+            switch place {
+            case "gnupgparent": "\(folder.path)/gparent"
+            default:
+                place.replacingOccurrences(of: "~", with: home).replacingOccurrences(of: "$GNUPGHOME", with: gnupgHome)
+                    .replacingOccurrences(of: "$XDG_RUNTIME_DIR", with: "\(home)/run")
+            }
+        let setup = try setup(settings: [:])
+        var manifest = try setup.catalog.manifest(for: "org.autofill.vault")
+        for access in [SandboxDeclaration.Access.readWriteFolder, .readWrite, .read] {
+            manifest.sandbox = SandboxDeclaration(files: [.init(path: target, access: access)])
+            let context = context(setup, ["GNUPGHOME": gnupgHome])
+            if access == .read {
+                #expect(try context.policy(for: manifest).rules.contains { $0.path == target && $0.access == .read })
+                continue
+            }
+            if access == .readWriteFolder && target.hasSuffix(".conf") { continue }  // a file is no folder: it grants nothing
+            let error = try #require(throws: AutofillError.self, "\(place) \(access)") { try context.policy(for: manifest) }
+            #expect(error.message.contains("the GnuPG folder") && error.message.contains("no provider may change it"), "\(error.message)")
+        }
+    }
+
+    /// The home GPGAgent names is a GnuPG folder even where neither GNUPGHOME nor ~/.gnupg names it.
+    @Test func theGnuPGHomeAProviderNamesCannotBeChangedThroughAnotherOfItsGrants() throws {
+        let gnupgHome = "\(folder.path)/elsewhere/gh"
+        try FileManager.default.createDirectory(atPath: gnupgHome, withIntermediateDirectories: true)
+        let setup = try setup(settings: [:])
+        var manifest = try setup.catalog.manifest(for: "org.autofill.vault")
+        var declaration = SandboxDeclaration(files: [.init(setting: "Home", defaults: [gnupgHome], access: .read),
+                                                     .init(path: "\(folder.path)/elsewhere", access: .readWriteFolder)])
+        declaration.gpgAgentHomeSetting = "Home"
+        manifest.sandbox = declaration
+        let error = try #require(throws: AutofillError.self) { try context(setup).policy(for: manifest) }
+        #expect(error.message.contains("holds the GnuPG folder \(gnupgHome)"), "\(error.message)")
+        declaration.files.removeLast()
+        manifest.sandbox = declaration
+        #expect(try context(setup).policy(for: manifest).rules.contains { $0.path == gnupgHome && $0.access == .read })
     }
 
     @Test func aFolderHoldingAnotherProvidersFileIsRefused() throws {

@@ -160,8 +160,10 @@ struct SandboxContext {
 
         // Declared files, each checked against what it must never reach.
         let others = otherProvidersPaths(excluding: id)
-        for grant in try declaredFiles(manifest) {
-            try check(grant, of: manifest, others: others)
+        let grants = try declaredFiles(manifest)
+        let gnupg = gnupgFolders(of: manifest, grants: grants)
+        for grant in grants {
+            try check(grant, of: manifest, others: others, gnupg: gnupg)
             rules.append(.init(path: grant.path, access: grant.access, reason: grant.what))
             // The name as written, when links make it differ: namespaces show it (a link bubblewrap
             // makes, or the real folder bound again under that name), so the provider's setting still
@@ -240,8 +242,9 @@ struct SandboxContext {
     }
 
     /// Refuses a grant (resolved) that would reach what the host owns, the root or home folder, the kernel's
-    /// files, the provider's own folders, or another provider's files; each compared as written and resolved.
-    func check(_ grant: Grant, of manifest: PluginManifest, others: [(id: String, path: String, changes: Bool)]) throws(AutofillError) {
+    /// files, the provider's own folders, another provider's files, or change a GnuPG folder (`gnupg`,
+    /// ``gnupgFolders(of:grants:)``); each compared as written and resolved.
+    func check(_ grant: Grant, of manifest: PluginManifest, others: [(id: String, path: String, changes: Bool)], gnupg: [String] = []) throws(AutofillError) {
         let named = "\(manifest.displayName) (\(manifest.identifier))"
         let path = grant.path
         let shown = grant.written == path ? path : "\(grant.written), which is \(path)"
@@ -261,6 +264,7 @@ struct SandboxContext {
         for (other, otherPath, changes) in others where Self.overlaps(path, otherPath) && (changes || grant.access.contains(.write)) {
             throw refuse("\(Self.isInside(otherPath, path) && otherPath != path ? "holds" : "is") \(otherPath), a file or folder of the provider \(other)")
         }
+        try checkGnuPG(grant, folders: gnupg, refuse: refuse)
     }
 
     // MARK: Folders and paths

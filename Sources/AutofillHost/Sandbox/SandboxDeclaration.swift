@@ -14,7 +14,7 @@ internal import AutofillCore
 ///     <dict><key>Path</key><string>~/.password-store</string><key>Access</key><string>read</string></dict>
 ///     <dict><key>Setting</key><string>GnuPGHome</string>
 ///       <key>Default</key><array><string>$GNUPGHOME</string><string>~/.gnupg</string></array>
-///       <key>Access</key><string>read-write-folder</string></dict>
+///       <key>Access</key><string>read</string></dict>
 ///   </array>
 ///   <key>OutboundTCPPorts</key><array><integer>443</integer></array>
 ///   <key>SessionBus</key><true/>
@@ -28,7 +28,9 @@ internal import AutofillCore
 ///
 /// `GPGAgent` names the declared folder setting that is a GnuPG home: before running the provider, autofill
 /// starts your gpg-agent for that home (`gpgconf --homedir HOME --launch gpg-agent`) outside the sandbox,
-/// as `pass` or `gpg` would; a sandboxed provider cannot start a daemon itself.
+/// as `pass` or `gpg` would; a sandboxed provider cannot start a daemon itself. That home is granted `read`
+/// only (gpg decrypts and encrypts without writing there): gpg-agent runs the programs its configuration
+/// names outside the sandbox, so no provider may change a GnuPG home (``SandboxContext/checkGnuPG``).
 ///
 /// ```xml
 /// ```
@@ -236,11 +238,14 @@ public struct SandboxDeclaration: Hashable, Sendable {
         }
         switch top["GPGAgent"] {
         case .none: break
-        case .string(let setting) where declaration.files.contains(where: { $0.setting == setting && $0.access == .readWriteFolder }):
+        case .string(let setting) where declaration.files.contains(where: { $0.setting == setting && $0.access == .read }):
             declaration.gpgAgentHomeSetting = setting
+        case .string(let setting) where declaration.files.contains(where: { $0.setting == setting }):
+            problem("\(key).GPGAgent", "names a GnuPG home the provider could change: gpg-agent runs the programs its configuration names outside the sandbox",
+                    "declare the \(DisplayText.line(setting, limit: 100)) Files entry with <string>read</string> Access (gpg decrypts and encrypts without writing there; docs/SANDBOX.md)")
         default:
-            problem("\(key).GPGAgent", "does not name a declared read-write-folder Setting",
-                    "write <string>NAME</string> of the Files entry that is the GnuPG home (docs/SANDBOX.md)")
+            problem("\(key).GPGAgent", "does not name a declared read Setting",
+                    "write <string>NAME</string> of the Files entry that is the GnuPG home, declared with read Access (docs/SANDBOX.md)")
         }
         return declaration
     }
