@@ -24,10 +24,14 @@
  * and an `otpauth://totp/...` line (pass-otp) gives one-time codes.
  *
  * What is published (the identities the host keeps, never a secret):
- *   - for every entry whose path names a site (a component that looks like a
- *     domain: `github.com/octocat` → github.com, user octocat;
- *     `example.com` → example.com, user unknown): a password identity with
- *     that service and user, and the entry's name as record identifier;
+ *   - for every entry, before anything is decrypted, a password identity
+ *     whose record identifier is the entry's name (its path without .gpg,
+ *     what the user searches by: `autofill suggest fastmail`). When the path
+ *     names a site (a component that looks like a domain:
+ *     `github.com/octocat` → github.com, user octocat; `example.com` →
+ *     example.com, user unknown) that is its service; otherwise its service
+ *     is the entry's name too (`Email/fastmail`), which names no site, until
+ *     a decryption shows its `url:`;
  *   - once the user has had an entry decrypted through autofill, what that
  *     decryption showed of it, kept in identities.tsv in the provider's data
  *     folder: the user (`login:` …), the host of `url:` (scheme and host only:

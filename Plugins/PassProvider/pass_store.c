@@ -251,9 +251,11 @@ void publish_identities(const store *s) {
     }
     for (size_t i = 0; i < s->count; i++) {
         const entry *e = &s->items[i];
-        const char *site = entry_site(e), *user = entry_user(e);
-        if (!site || !is_plain(e->name, strlen(e->name))) continue;
-        af_identity id = {.kind = AF_IDENTITY_PASSWORD, .service_type = AF_SERVICE_DOMAIN, .service = {site, strlen(site)},
+        /* Every entry, by its name: one whose path names no site (Email/fastmail) has its name as the
+         * service, which names no site, so a search by name finds it before anything is decrypted. */
+        const char *site = entry_site(e), *user = entry_user(e), *service = site ? site : e->name;
+        if (!is_plain(e->name, strlen(e->name))) continue;
+        af_identity id = {.kind = AF_IDENTITY_PASSWORD, .service_type = AF_SERVICE_DOMAIN, .service = {service, strlen(service)},
                           .user = {user, strlen(user)}, .record_identifier = {e->name, strlen(e->name)}};
         ids[n++] = id;
         if (e->known_otp == 1) { /* the label: the user, else the entry's name */

@@ -59,6 +59,16 @@ struct PassProviderCLITests {
         #expect(expected.contains(code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(code.stdout)")
     }
 
+    /// Every entry is published by its name before anything is decrypted: Email/work, whose path names no
+    /// site, too (docs/PASS.md). No UI script: nothing may be asked, and nothing is decrypted.
+    @Test func everyEntryIsAnIdentityByItsPathBeforeAnyDecryption() throws {
+        let listed = try run(["identities", "list", "--provider", "org.autofill.pass", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("\"Email/work\""), "\(listed.stdout)")
+        #expect(listed.stdout.contains("\"github.com/octocat\"") && listed.stdout.contains("\"github.com\""), "\(listed.stdout)")
+        #expect(!listed.stdout.contains("mail-pass") && !listed.stdout.contains("me@example.org"), "nothing decrypted")
+    }
+
     @Test func withoutARunningGpgAgentAutofillStartsItForTheStoresGnuPGHomeAsPassDoes() throws {
         pass.stopAgent()
         let socket = try ChildProcess.run("/usr/bin/gpgconf", ["--homedir", pass.gnupgHome, "--list-dirs", "agent-socket"]).stdout
@@ -76,8 +86,9 @@ struct PassProviderCLITests {
     }
 
     @Test func anAgentConfigurationNamingAProgramOfItsOwnIsNeverStartedOutsideTheSandbox() throws {
-        // The provider may write its GnuPG home: a gpg-agent.conf it wrote could name a "pinentry" of its
-        // own, which an agent started outside the sandbox would run there. autofill starts none then.
+        // No provider may write its GnuPG home (SandboxAttackTests+GnuPG), but another program of the user's
+        // might: a gpg-agent.conf naming a "pinentry" of its own would run outside the sandbox with an agent
+        // autofill started. autofill starts none then.
         pass.stopAgent()
         let marker = "\(home.path)/escaped"
         let program = try home.file("pinentry.sh", "#!/bin/sh\ntouch '\(marker)'\necho OK\n")
