@@ -46,11 +46,13 @@ typedef struct {
     size_t count, capacity;
     char *root; /* the store folder */
     int missing; /* the folder is not there (or cannot be read) */
+    char *gpg_ids; size_t gpg_ids_len; /* every .gpg-id of the store, one recipient a line */
 } store;
 
 typedef struct {
     const af_host_services *host;
     char *agent_home, *agent_socket; /* the last gpgconf answer, for this GnuPG home */
+    int keygrips_listed; /* this process wrote gpg-agent-keygrips (pass_gpg.c) */
 } provider_state;
 
 /* The lines of a decrypted entry autofill reads (pointers into the plaintext). */
