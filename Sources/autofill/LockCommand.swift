@@ -48,20 +48,21 @@ struct LockCommand: ParsableCommand {
     /// Ends the agent's helpers (of `provider`, or all) and says which are locked.
     private func endHelpers(agentLocks: [ProviderSetup.GPGAgentLock], stillUnlocked: Set<String>) {
         guard let pool = ClientContext.current.pool, let server = AgentServer.current else {
-            if !ifRunning && agentLocks.isEmpty { print("Nothing is unlocked: no agent is running.") }
+            if !ifRunning && !agentLocks.contains(where: { $0.message != nil }) { print("Nothing is unlocked: no agent is running.") }
             return
         }
         let (ended, inProcess) = pool.lock(provider)
         if ifRunning && ended.isEmpty { return }
         let locked = ended.filter { !stillUnlocked.contains($0) }
+        let said = agentLocks.contains { $0.message != nil }
         if inProcess {
             server.stop("a provider that runs in the agent's process was locked (autofill lock)")
             print("Locked \(locked.joined(separator: ", ")); the agent ends, since one of them ran in its own process.")
             return
         }
         switch (provider, ended.isEmpty) {
-        case (let id?, true) where agentLocks.isEmpty: print("\(id) was not unlocked: the agent is not running it.")
-        case (nil, true) where agentLocks.isEmpty: print("Nothing was unlocked: the agent runs no provider.")
+        case (let id?, true) where !said: print("\(id) was not unlocked: the agent is not running it.")
+        case (nil, true) where !said: print("Nothing was unlocked: the agent runs no provider.")
         case (_, true): break
         default: if !locked.isEmpty { print("Locked \(locked.joined(separator: ", ")).") }
         }
