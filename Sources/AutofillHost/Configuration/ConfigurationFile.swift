@@ -337,9 +337,16 @@ enum AtomicFile {
         } catch {
             throw AutofillError(.io, "cannot create the folder \(folder): \(error)")
         }
-        let temporary = "\(path).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw AutofillError(.io, "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        try write(data, named: path, in: AT_FDCWD, mode: mode, shownAs: path)
+    }
+
+    /// Writes `data` to `name` in the folder open as `folder` (`AT_FDCWD`: `name` is a path) through a
+    /// temporary file next to it (never following a link there), fsync, then rename; `shownAs` names the
+    /// file in errors. The caller syncs the folder when it needs the rename to last.
+    static func write(_ data: Data, named name: String, in folder: Int32, mode: mode_t, shownAs path: String) throws(AutofillError) {
+        let temporary = "\(name).tmp-\(getpid())"
+        let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { throw AutofillError(.io, "cannot write \(path).tmp-\(getpid()): \(String(cString: strerror(errno)))") }
         let written = data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -351,9 +358,9 @@ enum AtomicFile {
         }
         let synced = fsync(fd) == 0
         close(fd)
-        guard written, synced, rename(temporary, path) == 0 else {
+        guard written, synced, renameat(folder, temporary, folder, name) == 0 else {
             let reason = String(cString: strerror(errno))
-            unlink(temporary)
+            unlinkat(folder, temporary, 0)
             throw AutofillError(.io, "cannot write \(path): \(reason)")
         }
     }
