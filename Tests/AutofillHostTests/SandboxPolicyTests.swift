@@ -51,13 +51,36 @@ struct SandboxPolicyTests {
             == "read and change files in the folder of the file named by its VaultFile setting")
     }
 
+    @Test func anAddFilesFolderIsApprovedWithItsSuffixAndCommitInPlainWords() throws {
+        let plist = """
+            <?xml version="1.0"?><plist version="1.0"><dict><key>X</key><dict><key>Files</key><array><dict>
+            <key>Setting</key><string>PasswordStoreDir</string><key>Access</key><string>add-files</string>
+            <key>Suffix</key><string>.gpg</string><key>GitCommit</key><true/></dict></array></dict></dict></plist>
+            """
+        guard case .dictionary(let top) = try PlistValue.read(contentsOf: Data(plist.utf8)) else { Issue.record("no dict"); return }
+        var problems: [String] = []
+        let declaration = SandboxDeclaration.read(top["X"]) { keyPath, message, _ in problems.append("\(keyPath): \(message)") }
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(declaration.permissionKeys == ["file:setting:PasswordStoreDir:add-files:.gpg:git"])
+        #expect(SandboxDeclaration.describe(permissionKey: "file:setting:PasswordStoreDir:add-files:.gpg:git")
+            == "read the folder named by its PasswordStoreDir setting, and have autofill add and replace files named *.gpg in it, committing each to git when the folder is a git repository, never its hidden files or folders")
+        #expect(SandboxDeclaration.describe(permissionKey: "file:path:/srv/x:add-files:.txt:no-git")
+            == "read /srv/x, and have autofill add and replace files named *.txt in it, never its hidden files or folders")
+    }
+
     @Test(arguments: [
         ("<key>Files</key><string>x</string>", "Files: expected an Array"),
         ("<key>Files</key><array><dict><key>Access</key><string>read</string></dict></array>", "names neither a Setting nor a Path"),
         ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Path</key><string>/x</string><key>Access</key><string>read</string></dict></array>", "names both"),
         ("<key>Files</key><array><dict><key>Path</key><string>relative/x</string><key>Access</key><string>read</string></dict></array>", "is not an absolute path"),
         ("<key>Files</key><array><dict><key>Path</key><string>/a/../etc</string><key>Access</key><string>read</string></dict></array>", "contains .."),
-        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>write</string></dict></array>", "Access: is missing or not read, read-write or read-write-folder"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>write</string></dict></array>", "Access: is missing or not read, read-write, read-write-folder or add-files"),
+        // add-files needs a plain suffix; Suffix and GitCommit go with it alone.
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>add-files</string></dict></array>", "Suffix: is missing"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>add-files</string><key>Suffix</key><string>gpg</string></dict></array>", "Suffix: is missing or not a dot"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>add-files</string><key>Suffix</key><string>./x</string></dict></array>", "Suffix: is missing or not a dot"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>read</string><key>Suffix</key><string>.gpg</string></dict></array>", "Suffix: goes with add-files Access only"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>add-files</string><key>Suffix</key><string>.gpg</string><key>GitCommit</key><string>yes</string></dict></array>", "GitCommit: expected a Boolean"),
         ("<key>OutboundTCPPorts</key><array><integer>0</integer></array>", "is not a TCP port"),
         ("<key>OutboundTCPPorts</key><array><integer>70000</integer></array>", "is not a TCP port"),
         ("<key>SessionBus</key><string>yes</string>", "expected a Boolean"),

@@ -236,7 +236,7 @@ struct SandboxContext {
         for other in setup.catalog.enabledIDs where other != id {
             for folder in [dataFolder(other), runtimeFolder(other)].compactMap({ $0 }).flatMap(Self.bothForms) { paths.append((other, folder, true)) }
             guard let manifest = try? setup.catalog.manifest(for: other), let grants = try? declaredFiles(manifest) else { continue }
-            for grant in grants { paths.append((other, grant.path, grant.access.contains(.write))) }
+            for grant in grants { paths.append((other, grant.path, grant.changes)) }
         }
         return paths
     }
@@ -261,7 +261,7 @@ struct SandboxContext {
         for owned in hostOwned.flatMap(Self.bothForms) where Self.overlaps(path, owned) {
             throw refuse("\(Self.isInside(owned, path) ? "holds" : "is part of") \(owned), which autofill keeps for itself")
         }
-        for (other, otherPath, changes) in others where Self.overlaps(path, otherPath) && (changes || grant.access.contains(.write)) {
+        for (other, otherPath, changes) in others where Self.overlaps(path, otherPath) && (changes || grant.changes) {
             throw refuse("\(Self.isInside(otherPath, path) && otherPath != path ? "holds" : "is") \(otherPath), a file or folder of the provider \(other)")
         }
         try checkGnuPG(grant, folders: gnupg, refuse: refuse)

@@ -26,7 +26,7 @@ extension SandboxContext {
 
     /// Refuses `grant` when it changes files and is, holds or lies in one of `folders` (``gnupgFolders``).
     func checkGnuPG(_ grant: Grant, folders: [String], refuse: (String) -> AutofillError) throws(AutofillError) {
-        guard grant.access.contains(.write) else { return }
+        guard grant.changes else { return }
         for folder in folders {
             for path in Set([grant.written, grant.path]) where Self.overlaps(path, folder) {
                 let relation = path == folder ? "is" : Self.isInside(folder, path) ? "holds" : "is part of"

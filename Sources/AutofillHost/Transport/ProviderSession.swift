@@ -329,6 +329,26 @@ public final class ProviderSession: HostServicesHandler {
         return try (requestUserInterface ?? services.userInterface).present(ui.displaySafe, providerName: "\(displayName) (\(providerID))")
     }
 
+    public func addFile(request id: UInt64, folder: String, name: String, contents: [UInt8]) -> (status: ABIStatus, reason: String) {
+        guard let request = state.withLock({ $0.pending[id]?.request }) else {
+            return (.unknownRequest, "request \(id) is not pending")
+        }
+        // Only while the user's save or report is being handled: never while filling, never in the background.
+        guard [.prepareInterfaceForSavePassword, .reportCredentialUpdate].contains(request.entryPoint) else {
+            let reason = "\(displayName) may add files only while it saves a password or applies a report, not during \(request.entryPoint.appleName); nothing was written"
+            services.logger.warning("\(reason)")
+            return (.refused, reason)
+        }
+        do {
+            let done = try services.fileWriter.add(folder: folder, name: name, contents: contents, provider: "\(displayName) (\(providerID))")
+            inClientContext(client(of: id)) { services.logger.info("\(DisplayText.line(done))") }
+            return (.ok, "")
+        } catch {
+            inClientContext(client(of: id)) { services.logger.warning("\(displayName) asked to add a file: \(error.message)") }
+            return (error.status, error.message)
+        }
+    }
+
     public func reportMalformedCall(_ service: String, _ problem: String) {
         services.logger.warning("malformed call to \(DisplayText.line(service)): \(DisplayText.line(problem))")
     }
