@@ -14,7 +14,8 @@ extension SandboxAttackTests {
     static func passDeclaration(homeAccess: String = "read", more: [String] = []) -> [String: Any] {
         [
             "Files": [
-                ["Setting": "PasswordStoreDir", "Default": ["$PASSWORD_STORE_DIR", "~/.password-store"], "Access": "read"],
+                ["Setting": "PasswordStoreDir", "Default": ["$PASSWORD_STORE_DIR", "~/.password-store"], "Access": "add-files",
+                 "Suffix": ".gpg", "GitCommit": true],
                 ["Setting": "GnuPGHome", "Default": ["$GNUPGHOME", "~/.gnupg"], "Access": homeAccess],
                 ["Path": "$XDG_RUNTIME_DIR/gnupg", "Access": "read"],
             ],
@@ -66,6 +67,25 @@ extension SandboxAttackTests {
         #expect(outcome.contains("change-options:0"), "\(outcome)")
         let written = try String(contentsOfFile: "\(scratch)/gpg-agent.conf", encoding: .utf8)
         #expect(written.contains("pinentry-program") && written.contains("max-cache-ttl 99999999"), "\(written)")
+    }
+
+    /// pass's store is add-files: read to the provider, written by the host alone. With pass's grants the
+    /// provider cannot write an entry, `.gpg-id`, or anything of `.git` itself; it reads the store (control).
+    @Test func aProviderWithPasssGrantsCannotWriteItsStore() throws {
+        let store = try PasswordStore()
+        try store.insert("example.com/alice", "alice-pass\n")
+        try store.gitInit()
+        let settings = ["GnuPGHome": store.gnupgHome, "PasswordStoreDir": store.path]
+        let sandbox = Self.passDeclaration()
+        for target in ["\(store.path)/evil.gpg", "\(store.path)/example.com/alice.gpg", "\(store.path)/.gpg-id", "\(store.path)/.git/config",
+                       "\(store.path)/.git/hooks/post-commit", "\(store.path)/.git/commondir", "\(store.path)/.extensions/x.bash"] {
+            let before = FileManager.default.contents(atPath: target)
+            let (outcome, result) = try attack("write-file", target: target, sandbox: sandbox, settings: settings)
+            #expect(result.status == 0, "the host finishes: \(result.stderr)")
+            #expect(outcome.hasPrefix("denied "), "\(target): \(outcome)")
+            #expect(FileManager.default.contents(atPath: target) == before, "\(target) is unchanged")
+        }
+        #expect(try attack("read-file", target: "\(store.path)/.gpg-id", sandbox: sandbox, settings: settings).outcome.hasPrefix("ok read"))
     }
 
     /// The declaration pass had before: its GnuPG home read-write. Refused before any of its code runs.
