@@ -99,6 +99,16 @@ struct PassWriteCLITests {
         #expect(!packets.stdout.contains("keyid \(pass.fingerprint.suffix(16))"), "encrypted to that folder's key alone")
     }
 
+    /// git's `credential approve` reaches pass, the only provider that saves here.
+    @Test func gitsStoreSavesIntoPass() throws {
+        let approved = try Git.run(["credential", "approve"], home: home.path, config: config,
+                                   input: Git.description(["protocol": "https", "host": "git.example.com", "username": "octo", "password": "gho_t0ken"]))
+        #expect(approved.status == 0, "\(approved.stderr)")
+        let shown = try pass.show("git.example.com/octo")
+        #expect(shown.hasPrefix("gho_t0ken\nlogin: octo\nurl: https://git.example.com"), "\(shown)")
+        #expect(try lastCommit() == "Add given password for git.example.com/octo to store.")
+    }
+
     @Test func aUserThatCannotNameAFileIsRefusedAndNothingIsWritten() throws {
         let before = try lastCommit()
         for user in [".hidden", "a/b"] {
