@@ -171,6 +171,13 @@ struct FileGrantTests {
         #expect(!FileManager.default.fileExists(atPath: "\(store)/late.gpg"))
     }
 
+    @Test func oneSaveAddsOneFile() throws {
+        let result = try save(name: "a.gpg", mode: "twice")
+        #expect(result.stderr.contains("denied -8") && result.stderr.contains("autofill adds one file per save or report"), "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(store)/a.gpg"), "the first file is written (control)")
+        #expect(!FileManager.default.fileExists(atPath: "\(store)/second-a.gpg"))
+    }
+
     @Test func theApprovalSaysWhatAddFilesAllows() throws {
         _ = try save(name: "a.gpg")
         let listed = try CLI.run(["providers", "list", "--config", "\(home.path)/config.plist", "-v"], home: home.path)

@@ -38,6 +38,8 @@ public final class ProviderSession: HostServicesHandler {
         var client: ClientContext?
         /// The provider's log lines this request's client sees: the first ``LineBudget/linesPerRequest``.
         var logLines = LineBudget()
+        /// An `add_file` of this request was made, written or refused (one call per save or report).
+        var addedFile = false
     }
 
     private struct State {
@@ -330,8 +332,17 @@ public final class ProviderSession: HostServicesHandler {
     }
 
     public func addFile(request id: UInt64, folder: String, name: String, contents: [UInt8]) -> (status: ABIStatus, reason: String) {
-        guard let request = state.withLock({ $0.pending[id]?.request }) else {
-            return (.unknownRequest, "request \(id) is not pending")
+        // One file per request: a save writes one entry, and a provider cannot rewrite a whole store in one.
+        let (request, again) = state.withLock { state -> (ProviderRequest?, Bool) in
+            guard let pending = state.pending[id] else { return (nil, false) }
+            defer { state.pending[id]?.addedFile = true }
+            return (pending.request, pending.addedFile)
+        }
+        guard let request else { return (.unknownRequest, "request \(id) is not pending") }
+        guard !again else {
+            let reason = "\(displayName) called add_file a second time during one \(request.entryPoint.appleName); autofill adds one file per save or report (one call, written or refused); nothing was written"
+            services.logger.warning("\(reason)")
+            return (.refused, reason)
         }
         // Only while the user's save or report is being handled: never while filling, never in the background.
         guard [.prepareInterfaceForSavePassword, .reportCredentialUpdate].contains(request.entryPoint) else {

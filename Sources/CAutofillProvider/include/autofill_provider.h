@@ -574,7 +574,8 @@ typedef struct af_host_services {
      *  own tools run or trust outside the sandbox.
      *  Only while save request `request` (prepare_interface_for_save_password)
      *  or credential-update request `request` is pending: otherwise
-     *  AF_STATUS_UNKNOWN_REQUEST.
+     *  AF_STATUS_UNKNOWN_REQUEST. One call per request: a second call of the
+     *  same request, after one written or refused, is refused.
      *  `folder`: the declared folder as the provider was given it (its
      *  setting's value, or the declared path). `name`: the file's path
      *  relative to it, `/`-separated, every component non-empty and not

@@ -9,6 +9,8 @@
  * starting with ./ or ../ would be read as a path relative to the configuration). With "Mode":
  *   add      (the default) add_file as above
  *   direct   writes Folder/Name itself (O_CREAT|O_WRONLY|O_TRUNC): what its sandbox must refuse
+ *   twice    add_file of Name, then of "second-" + Name: completes only when both were written,
+ *            else cancels with the failing one's status and reason
  *   late     completes the save first, then calls add_file for the request no longer pending, and
  *            writes "status N" to late-status in its working folder (its data folder)
  * Its password entry points only cancel (ProvidesPasswords needs them).
@@ -76,6 +78,13 @@ static void save(void *context, af_request_id request, const af_save_password_re
             close(fd);
         }
         return;
+    }
+    if (status == AF_OK && strcmp(mode, "twice") == 0) {
+        char second[1100];
+        snprintf(second, sizeof second, "second-%s", name);
+        status = host->add_file(request, folder, strlen(folder), second, strlen(second), (const uint8_t *)save->password.data,
+                                save->password.length, reason, sizeof reason - 1, &reason_length);
+        reason[reason_length] = '\0';
     }
     if (status == AF_OK) host->complete_save_password(request);
     else {
