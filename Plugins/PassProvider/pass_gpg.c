@@ -151,6 +151,59 @@ static void describe_recipients(gpgme_ctx_t ctx, char *out, size_t capacity) {
     if (!used) snprintf(out, capacity, "a key");
 }
 
+/* ---- What `autofill lock` clears ---------------------------------------- */
+
+/* Adds to `out` the keygrips of the encryption subkeys of the secret keys `pattern` names. */
+static void add_keygrips(gpgme_ctx_t ctx, const char *pattern, afu_buf *out) {
+    gpgme_key_t key;
+    if (gpgme_op_keylist_start(ctx, pattern, 1) != 0) return;
+    while (gpgme_op_keylist_next(ctx, &key) == 0) {
+        for (gpgme_subkey_t sub = key->subkeys; sub; sub = sub->next) {
+            if (!sub->can_encrypt || !sub->keygrip || strlen(sub->keygrip) != 40) continue;
+            if (out->data && strstr(out->data, sub->keygrip)) continue;
+            char *bigger = realloc(out->data, out->len + 42);
+            if (!bigger) break;
+            out->data = bigger;
+            memcpy(out->data + out->len, sub->keygrip, 40);
+            out->len += 40;
+            out->data[out->len++] = '\n';
+            out->data[out->len] = '\0';
+        }
+        gpgme_key_unref(key);
+    }
+    gpgme_op_keylist_end(ctx);
+}
+
+/* Lists, once per process, the keygrips whose passphrases a decryption may have had gpg-agent cache, in
+ * gpg-agent-keygrips in the runtime folder (not secret): the encryption subkeys of every .gpg-id recipient
+ * and of the key this decryption used. `autofill lock` asks gpg-agent to forget them (docs/SANDBOX.md). */
+static void list_keygrips(const store *s, gpgme_ctx_t ctx) {
+    const char *folder = getenv("AUTOFILL_PROVIDER_RUNTIME_DIR");
+    if (state.keygrips_listed || !folder || *folder != '/') return;
+    afu_buf grips = {0};
+    gpgme_decrypt_result_t result = gpgme_op_decrypt_result(ctx);
+    char *keyids[16] = {0};
+    size_t nkeyids = 0;
+    for (gpgme_recipient_t r = result ? result->recipients : NULL; r && nkeyids < 16; r = r->next)
+        if (r->keyid && (keyids[nkeyids] = strdup(r->keyid))) nkeyids++;
+    for (size_t i = 0; i < nkeyids; i++) add_keygrips(ctx, keyids[i], &grips), free(keyids[i]);
+    for (char *line = s->gpg_ids, *end; line && *line; line = end + 1) {
+        end = strchr(line, '\n');
+        if (!end) break;
+        *end = '\0';
+        line += strspn(line, " \t");
+        if (*line && *line != '#') add_keygrips(ctx, line, &grips);
+        *end = '\n';
+    }
+    char *path = afu_join(folder, "/gpg-agent-keygrips"), *temporary = path ? afu_join(path, ".new") : NULL;
+    int fd = temporary ? open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+    int ok = fd >= 0 && (grips.len == 0 || write(fd, grips.data, grips.len) == (ssize_t)grips.len);
+    if (fd >= 0 && close(fd) != 0) ok = 0;
+    if (ok && rename(temporary, path) == 0) state.keygrips_listed = 1;
+    else if (temporary) unlink(temporary), afu_log(state.host, AF_LOG_WARNING, "cannot list the store's keys for autofill lock (errno %d)", errno);
+    free(path), free(temporary), free(grips.data);
+}
+
 /* Decrypts `e` into `plain`. On failure the request is cancelled (LOCKED: userInteractionRequired). */
 decrypt_result decrypt(const store *s, const entry *e, af_request_id request, int may_ask, afu_buf *plain) {
     char *home = gnupg_home(), *socket_path = NULL, *path = NULL, keys[256];
@@ -200,6 +253,7 @@ decrypt_result decrypt(const store *s, const entry *e, af_request_id request, in
     gpgme_error_t code = gpgme_err_code(err);
     if (!err) {
         result = DECRYPTED;
+        list_keygrips(s, ctx);
     } else if (ask.ui_status == AF_STATUS_UI_CANCELED) {
         state.host->cancel_request(request, AF_ERROR_USER_CANCELED, NULL, 0);
     } else if (ask.asked && !may_ask) {

@@ -24,10 +24,14 @@
  * and an `otpauth://totp/...` line (pass-otp) gives one-time codes.
  *
  * What is published (the identities the host keeps, never a secret):
- *   - for every entry whose path names a site (a component that looks like a
- *     domain: `github.com/octocat` → github.com, user octocat;
- *     `example.com` → example.com, user unknown): a password identity with
- *     that service and user, and the entry's name as record identifier;
+ *   - for every entry, before anything is decrypted, a password identity
+ *     whose record identifier is the entry's name (its path without .gpg,
+ *     what the user searches by: `autofill suggest fastmail`). When the path
+ *     names a site (a component that looks like a domain:
+ *     `github.com/octocat` → github.com, user octocat; `example.com` →
+ *     example.com, user unknown) that is its service; otherwise its service
+ *     is the entry's name too (`Email/fastmail`), which names no site, until
+ *     a decryption shows its `url:`;
  *   - once the user has had an entry decrypted through autofill, what that
  *     decryption showed of it, kept in identities.tsv in the provider's data
  *     folder: the user (`login:` …), the host of `url:` (scheme and host only:
@@ -42,6 +46,15 @@
  * otherwise answers userInteractionRequired; a UI request asks the passphrase
  * through the host (ui_prompt, secret) and hands it to gpg-agent with the
  * loopback pinentry, which then caches it as usual.
+ *
+ * Saving (pass_write.c): the entry the store holds for that user at that site gets a new first line
+ * (every other line kept), else a new entry SITE/USER is made with `login:` and `url:` lines; either is
+ * encrypted here to the nearest .gpg-id above it and handed to the host (add_file), which writes it
+ * into the store (read-only to this provider: Info.plist declares it add-files) and commits it when
+ * the store is a git repository, as `pass insert` does. Generating (pass_generate.c) makes a
+ * password like `pass generate`, within the site's rules, and saves nothing. Credential-update
+ * reports are not taken (SupportsCredentialUpdate is not declared): pass cannot hide an entry short of
+ * deleting it.
  *
  * Every request is answered before its entry point returns.
  */
@@ -135,7 +148,7 @@ static void provide_with_ui(void *context, af_request_id request, const af_crede
 /* ---- The lists ------------------------------------------------------------ */
 
 /* The host of a service identifier, lower-cased, without a trailing dot, scheme, port or path. */
-static char *service_host(const af_service_identifier *sid) {
+char *service_host(const af_service_identifier *sid) {
     const char *host;
     size_t len = afu_host_span(sid->identifier.data, sid->identifier.length, sid->type == AF_SERVICE_URL, &host);
     if (sid->type == AF_SERVICE_URL && !looks_like_domain(host, len)) return NULL;
@@ -219,6 +232,8 @@ static const af_provider provider_table = {
     .prepare_one_time_code_list = prepare_one_time_code_list,
     .provide_credential_without_user_interaction = provide_without_ui,
     .prepare_interface_to_provide_credential = provide_with_ui,
+    .prepare_interface_for_save_password = save_password,
+    .prepare_interface_for_generate_password = generate_password,
 };
 
 AF_EXPORT const af_provider *pass_provider_entry(uint32_t host_abi_version, const af_host_services *host) {

@@ -7,6 +7,8 @@
  *   pass_gpg.c         gpg-agent and decrypting with gpgme
  *   pass_entry_text.c  what a decrypted entry says
  *   pass_totp.c        one-time codes (RFC 6238)
+ *   pass_write.c       saving: an entry encrypted here, written by the host (add_file)
+ *   pass_generate.c    generating a password that honours the site's rules
  */
 #ifndef PASS_PROVIDER_H
 #define PASS_PROVIDER_H
@@ -46,11 +48,13 @@ typedef struct {
     size_t count, capacity;
     char *root; /* the store folder */
     int missing; /* the folder is not there (or cannot be read) */
+    char *gpg_ids; size_t gpg_ids_len; /* every .gpg-id of the store, one recipient a line */
 } store;
 
 typedef struct {
     const af_host_services *host;
     char *agent_home, *agent_socket; /* the last gpgconf answer, for this GnuPG home */
+    int keygrips_listed; /* this process wrote gpg-agent-keygrips (pass_gpg.c) */
 } provider_state;
 
 /* The lines of a decrypted entry autofill reads (pointers into the plaintext). */
@@ -67,6 +71,13 @@ typedef enum { DECRYPTED, LOCKED, FAILED } decrypt_result;
 /* pass_provider.c: answering requests */
 extern provider_state state; /* written by the entry function; entry points run one at a time */
 const char *ui_trouble(af_status s);
+char *service_host(const af_service_identifier *sid);
+
+/* pass_write.c: saving */
+void save_password(void *context, af_request_id request, const af_save_password_request *save);
+
+/* pass_generate.c: generating */
+void generate_password(void *context, af_request_id request, const af_generate_password_request *generate);
 
 /* pass_store.c: the store without decrypting */
 char *gnupg_home(void);

@@ -94,6 +94,7 @@ void store_free(store *s) {
     for (size_t i = 0; i < s->count; i++) entry_free(&s->items[i]);
     free(s->items);
     free(s->root);
+    free(s->gpg_ids);
     memset(s, 0, sizeof *s);
 }
 
@@ -118,6 +119,23 @@ static int add_entry(store *s, const char *relative, size_t len, const struct st
     return 0;
 }
 
+/* Appends the recipients of the .gpg-id in the folder `dir` (at most 64 KiB of it) to s->gpg_ids. */
+static void read_gpg_id(store *s, int dir) {
+    char text[65536];
+    int fd = openat(dir, ".gpg-id", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) return;
+    ssize_t n = read(fd, text, sizeof text);
+    close(fd);
+    if (n <= 0) return;
+    char *bigger = realloc(s->gpg_ids, s->gpg_ids_len + (size_t)n + 2);
+    if (!bigger) return;
+    s->gpg_ids = bigger;
+    memcpy(s->gpg_ids + s->gpg_ids_len, text, (size_t)n);
+    s->gpg_ids_len += (size_t)n;
+    s->gpg_ids[s->gpg_ids_len++] = '\n';
+    s->gpg_ids[s->gpg_ids_len] = '\0';
+}
+
 /* Adds every NAME.gpg beneath the folder `fd` (which it closes); `prefix` is its relative path. */
 static void walk(store *s, int fd, char *prefix, size_t prefix_len, int depth) {
     DIR *dir = fdopendir(fd);
@@ -129,6 +147,7 @@ static void walk(store *s, int fd, char *prefix, size_t prefix_len, int depth) {
     while ((d = readdir(dir))) {
         size_t len = strlen(d->d_name);
         struct stat sb;
+        if (strcmp(d->d_name, ".gpg-id") == 0) read_gpg_id(s, dirfd(dir));
         if (d->d_name[0] == '.') continue; /* ., .., .git, .gpg-id, .extensions */
         if (prefix_len + len + 2 > 4096 || fstatat(dirfd(dir), d->d_name, &sb, 0) != 0) continue;
         memcpy(prefix + prefix_len, d->d_name, len + 1);
@@ -251,9 +270,11 @@ void publish_identities(const store *s) {
     }
     for (size_t i = 0; i < s->count; i++) {
         const entry *e = &s->items[i];
-        const char *site = entry_site(e), *user = entry_user(e);
-        if (!site || !is_plain(e->name, strlen(e->name))) continue;
-        af_identity id = {.kind = AF_IDENTITY_PASSWORD, .service_type = AF_SERVICE_DOMAIN, .service = {site, strlen(site)},
+        /* Every entry, by its name: one whose path names no site (Email/fastmail) has its name as the
+         * service, which names no site, so a search by name finds it before anything is decrypted. */
+        const char *site = entry_site(e), *user = entry_user(e), *service = site ? site : e->name;
+        if (!is_plain(e->name, strlen(e->name))) continue;
+        af_identity id = {.kind = AF_IDENTITY_PASSWORD, .service_type = AF_SERVICE_DOMAIN, .service = {service, strlen(service)},
                           .user = {user, strlen(user)}, .record_identifier = {e->name, strlen(e->name)}};
         ids[n++] = id;
         if (e->known_otp == 1) { /* the label: the user, else the entry's name */

@@ -57,6 +57,8 @@ public struct ABIStatus: Hashable, Sendable, CustomStringConvertible {
     public static let uiCanceled = ABIStatus(AF_STATUS_UI_CANCELED)
     public static let notFound = ABIStatus(AF_STATUS_NOT_FOUND)
     public static let bufferTooSmall = ABIStatus(AF_STATUS_BUFFER_TOO_SMALL)
+    public static let refused = ABIStatus(AF_STATUS_REFUSED)
+    public static let ioError = ABIStatus(AF_STATUS_IO_ERROR)
 
     /// The status for an identity-store error code.
     public init(_ code: IdentityStoreError.Code) {

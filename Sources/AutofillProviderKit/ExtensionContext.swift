@@ -93,6 +93,30 @@ public final class ExtensionContext: Sendable {
         result(table.complete_credential_update?(requestID))
     }
 
+    // MARK: Writing through the host
+
+    /// Hands the host `contents` for the file `name` (relative, `/`-separated) in `folder`, a folder your
+    /// plist declares with `add-files` Access (docs/SANDBOX.md): the host writes it (and commits it, with
+    /// `GitCommit`). Only while this save or credential-update request is pending. `.accepted` when
+    /// written; `.refused` with the host's reason (never the contents); `.notPending` otherwise.
+    @discardableResult
+    public func addFile(_ name: String, in folder: String, contents: [UInt8]) -> CompletionResult {
+        let end = MemoryLayout<af_host_services>.offset(of: \af_host_services.add_file)! + MemoryLayout<UnsafeRawPointer>.size
+        guard Int(table.size) >= end, let addFile = table.add_file else { return .refused("this host has no add_file service") }
+        var reason = [CChar](repeating: 0, count: 1024)
+        var length = 0
+        let status = withStrings(folder, name) { folder, name in
+            contents.withUnsafeBufferPointer { bytes in
+                addFile(requestID, folder.0, folder.1, name.0, name.1, bytes.baseAddress, bytes.count, &reason, reason.count, &length)
+            }
+        }
+        switch status {
+        case AF_OK: return .accepted
+        case AF_STATUS_UNKNOWN_REQUEST: return .notPending
+        default: return .refused(String(decoding: reason.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
     /// Cancels the request after a UI call failed: `userCanceled` when the user cancelled, else a
     /// failure saying that `what` ("choosing a login") needs the host's UI.
     @discardableResult

@@ -31,39 +31,54 @@ package enum AtomicFile {
                               failing failurePoint: FailurePoint? = nil) throws(Failure) -> stat?
     {
         let folder = LexicalPath.folder(of: path)
+        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folderFD >= 0 else { throw failure("cannot open the folder \(folder)") }
+        defer { close(folderFD) }
+        return try write(bytes, named: LexicalPath.name(of: path), in: folderFD, shownAs: folder, mode: mode, failing: failurePoint)
+    }
+
+    /// Writes `bytes` to the file `name` (one component) in the folder open as `folderFD` atomically with
+    /// `mode`, as ``write(_:to:mode:failing:)`` does: the temporary file and the rename stay in that very
+    /// folder (never reached again by path, so a link swapped in above it changes nothing), and the
+    /// folder is fsynced. `folder` names the folder in errors.
+    @discardableResult
+    package static func write(_ bytes: UnsafeRawBufferPointer, named name: String, in folderFD: Int32, shownAs folder: String,
+                              mode: mode_t = 0o600, failing failurePoint: FailurePoint? = nil) throws(Failure) -> stat?
+    {
+        let path = "\(folder)/\(name)"
         var random = SystemRandomNumberGenerator()
-        let temporary = "\(folder)/.\(LexicalPath.name(of: path)).\(String(random.next() as UInt64, radix: 16)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        let temporary = ".\(name).\(String(random.next() as UInt64, radix: 16)).tmp"
+        let fd = openat(folderFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw failure("cannot create a temporary file in \(folder)") }
         var closed = false
         var renamed = false
         defer {
             if !closed { close(fd) }
-            if !renamed && failurePoint != .crashBeforeRename { unlink(temporary) }
+            if !renamed && failurePoint != .crashBeforeRename { unlinkat(folderFD, temporary, 0) }
         }
-        guard fchmod(fd, mode) == 0 else { throw failure("cannot set the mode of \(temporary)") }
+        guard fchmod(fd, mode) == 0 else { throw failure("cannot set the mode of \(folder)/\(temporary)") }
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw failure("cannot write \(temporary)")
+                throw failure("cannot write \(folder)/\(temporary)")
             }
             offset += written
         }
-        guard fsync(fd) == 0 else { throw failure("cannot flush \(temporary) to disk") }
+        guard fsync(fd) == 0 else { throw failure("cannot flush \(folder)/\(temporary) to disk") }
         var info = stat()
         let status: stat? = fstat(fd, &info) == 0 ? info : nil
         closed = true
-        guard close(fd) == 0 else { throw failure("cannot close \(temporary)") }
+        guard close(fd) == 0 else { throw failure("cannot close \(folder)/\(temporary)") }
         switch failurePoint {
         case .beforeRename: throw Failure(description: "simulated failure before replacing \(path)", code: 0)
         case .crashBeforeRename: throw Failure(description: "simulated crash before replacing \(path)", code: 0)
         case nil: break
         }
-        guard rename(temporary, path) == 0 else { throw failure("cannot replace \(path)") }
+        guard renameat(folderFD, temporary, folderFD, name) == 0 else { throw failure("cannot replace \(path)") }
         renamed = true
-        syncFolder(folder)
+        _ = fsync(folderFD)  // best effort: some file systems refuse
         return status
     }
 

@@ -171,6 +171,19 @@ int afs_open_grant(const char *path) {
     return current;
 }
 
+int afs_open_beneath(int folder, const char *name, int flags, unsigned mode) {
+    if (!name || !*name || name[0] == '/' || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct open_how how = {.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW), .mode = (flags & O_CREAT) ? mode : 0,
+                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    long fd = syscall(SYS_openat2, folder, name, &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS) return (int)fd;
+    /* No openat2: one plain component (checked above) opened with O_NOFOLLOW is the same walk. */
+    return openat(folder, name, flags | O_CLOEXEC | O_NOFOLLOW, mode);
+}
+
 static int apply_landlock(const afs_policy *policy, int abi, afs_report *report, char *error, size_t capacity) {
     struct afs_ruleset_attr attr = {0};
     size_t attr_size = sizeof(uint64_t);

@@ -11,7 +11,9 @@ struct LockCommand: ParsableCommand {
         discussion: """
             With no agent running nothing is unlocked, and this says so. A provider configured to run in the \
             agent's own process (ProviderIsolation inProcess) can only be locked by ending the agent, which \
-            this then does. SIGHUP to the agent locks everything too (docs/AGENT.md).
+            this then does. SIGHUP to the agent locks everything too (docs/AGENT.md). A provider declaring \
+            GPGAgent (pass) keeps its passphrases in your gpg-agent: lock asks gpg-agent to forget those of \
+            its keys, and says what it could not clear (exit 75).
 
             Examples:
               autofill lock
@@ -35,21 +37,35 @@ struct LockCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.usage)
             }
         }
+        // Passphrases a provider unlocked in the user's gpg-agent (GPGAgent) outlive its helper: asked to forget
+        // them whether the helper runs or not; one it could not clear is said, and that provider is not "Locked".
+        let agentLocks = ifRunning ? [] : ((try? global.setup())?.forgetGPGAgentPassphrases(of: provider) ?? [])
+        for lock in agentLocks { if let message = lock.message { lock.locked ? print(message) : printError("autofill: \(message)") } }
+        let stillUnlocked = Set(agentLocks.filter { !$0.locked }.map(\.id))
+        endHelpers(agentLocks: agentLocks, stillUnlocked: stillUnlocked)
+        if !stillUnlocked.isEmpty { throw ExitCode(AutofillError(.temporaryFailure, "").exitStatus) }
+    }
+
+    /// Ends the agent's helpers (of `provider`, or all) and says which are locked.
+    private func endHelpers(agentLocks: [ProviderSetup.GPGAgentLock], stillUnlocked: Set<String>) {
         guard let pool = ClientContext.current.pool, let server = AgentServer.current else {
-            if !ifRunning { print("Nothing is unlocked: no agent is running.") }
+            if !ifRunning && !agentLocks.contains(where: { $0.message != nil }) { print("Nothing is unlocked: no agent is running.") }
             return
         }
         let (ended, inProcess) = pool.lock(provider)
         if ifRunning && ended.isEmpty { return }
+        let locked = ended.filter { !stillUnlocked.contains($0) }
+        let said = agentLocks.contains { $0.message != nil }
         if inProcess {
             server.stop("a provider that runs in the agent's process was locked (autofill lock)")
-            print("Locked \(ended.joined(separator: ", ")); the agent ends, since one of them ran in its own process.")
+            print("Locked \(locked.joined(separator: ", ")); the agent ends, since one of them ran in its own process.")
             return
         }
         switch (provider, ended.isEmpty) {
-        case (let id?, true): print("\(id) was not unlocked: the agent is not running it.")
-        case (nil, true): print("Nothing was unlocked: the agent runs no provider.")
-        default: print("Locked \(ended.joined(separator: ", ")).")
+        case (let id?, true) where !said: print("\(id) was not unlocked: the agent is not running it.")
+        case (nil, true) where !said: print("Nothing was unlocked: the agent runs no provider.")
+        case (_, true): break
+        default: if !locked.isEmpty { print("Locked \(locked.joined(separator: ", ")).") }
         }
     }
 }

@@ -77,12 +77,14 @@ struct PassProviderTests {
         try pass.insert("websites/Shop.Example.org/bob@example.org", "\(Self.password)\n")
         let store = InMemoryIdentityStore()
         _ = try load(isolation, store: store)
+        // Every entry by its name; one whose path names no site has its name as its service.
         #expect(Set(store.allIdentities) == [
             .password(Self.passwordIdentity("example.com", "", "example.com")),
             .password(Self.passwordIdentity("github.com", "octocat", "github.com/octocat")),
             .password(Self.passwordIdentity("shop.example.org", "bob@example.org", "websites/Shop.Example.org/bob@example.org")),
+            .password(Self.passwordIdentity("Email/work", "", "Email/work")),
         ])
-        #expect(log.contains("published 3 identities from 4 entries"))
+        #expect(log.contains("published 4 identities from 4 entries"))
         expectLogsClean(of: [Self.password])
     }
 

@@ -52,13 +52,36 @@ struct SandboxPolicyTests {
             == "read and change files in the folder of the file named by its VaultFile setting")
     }
 
+    @Test func anAddFilesFolderIsApprovedWithItsSuffixAndCommitInPlainWords() throws {
+        let plist = """
+            <?xml version="1.0"?><plist version="1.0"><dict><key>X</key><dict><key>Files</key><array><dict>
+            <key>Setting</key><string>PasswordStoreDir</string><key>Access</key><string>add-files</string>
+            <key>Suffix</key><string>.gpg</string><key>GitCommit</key><true/></dict></array></dict></dict></plist>
+            """
+        guard case .dictionary(let top) = try PlistValue.read(contentsOf: Data(plist.utf8)) else { Issue.record("no dict"); return }
+        var problems: [String] = []
+        let declaration = SandboxDeclaration.read(top["X"]) { keyPath, message, _ in problems.append("\(keyPath): \(message)") }
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(declaration.permissionKeys == ["file:setting:PasswordStoreDir:add-files:.gpg:git"])
+        #expect(SandboxDeclaration.describe(permissionKey: "file:setting:PasswordStoreDir:add-files:.gpg:git")
+            == "read the folder named by its PasswordStoreDir setting, and have autofill add and replace files named *.gpg in it, committing each to git when the folder is a git repository, never its hidden files or folders")
+        #expect(SandboxDeclaration.describe(permissionKey: "file:path:/srv/x:add-files:.txt:no-git")
+            == "read /srv/x, and have autofill add and replace files named *.txt in it, never its hidden files or folders")
+    }
+
     @Test(arguments: [
         ("<key>Files</key><string>x</string>", "Files: expected an Array"),
         ("<key>Files</key><array><dict><key>Access</key><string>read</string></dict></array>", "names neither a Setting nor a Path"),
         ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Path</key><string>/x</string><key>Access</key><string>read</string></dict></array>", "names both"),
         ("<key>Files</key><array><dict><key>Path</key><string>relative/x</string><key>Access</key><string>read</string></dict></array>", "is not an absolute path"),
         ("<key>Files</key><array><dict><key>Path</key><string>/a/../etc</string><key>Access</key><string>read</string></dict></array>", "contains .."),
-        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>write</string></dict></array>", "Access: is missing or not read, read-write or read-write-folder"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>write</string></dict></array>", "Access: is missing or not read, read-write, read-write-folder or add-files"),
+        // add-files needs a plain suffix; Suffix and GitCommit go with it alone.
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>add-files</string></dict></array>", "Suffix: is missing"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>add-files</string><key>Suffix</key><string>gpg</string></dict></array>", "Suffix: is missing or not a dot"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>add-files</string><key>Suffix</key><string>./x</string></dict></array>", "Suffix: is missing or not a dot"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>read</string><key>Suffix</key><string>.gpg</string></dict></array>", "Suffix: goes with add-files Access only"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>add-files</string><key>Suffix</key><string>.gpg</string><key>GitCommit</key><string>yes</string></dict></array>", "GitCommit: expected a Boolean"),
         ("<key>OutboundTCPPorts</key><array><integer>0</integer></array>", "is not a TCP port"),
         ("<key>OutboundTCPPorts</key><array><integer>70000</integer></array>", "is not a TCP port"),
         ("<key>SessionBus</key><string>yes</string>", "expected a Boolean"),
@@ -72,10 +95,12 @@ struct SandboxPolicyTests {
         ("<key>Environment</key><array><string>LD_PRELOAD</string></array>", "is not a variable a provider may see"),
         ("<key>Environment</key><array><string>SSH_AUTH_SOCK</string></array>", "is not a variable a provider may see"),
         ("<key>Environment</key><array><string>A B</string></array>", "is not an environment variable name"),
-        // GPGAgent names the GnuPG home among the declared read-write-folder settings, nothing else.
-        ("<key>GPGAgent</key><string>Nope</string>", "GPGAgent: does not name a declared read-write-folder Setting"),
-        ("<key>Files</key><array><dict><key>Setting</key><string>Home</string><key>Access</key><string>read</string></dict></array><key>GPGAgent</key><string>Home</string>",
-         "GPGAgent: does not name a declared read-write-folder Setting"),
+        // GPGAgent names the GnuPG home among the declared read settings, nothing else: never one the provider could change.
+        ("<key>GPGAgent</key><string>Nope</string>", "GPGAgent: does not name a declared read Setting"),
+        ("<key>Files</key><array><dict><key>Setting</key><string>Home</string><key>Access</key><string>read-write-folder</string></dict></array><key>GPGAgent</key><string>Home</string>",
+         "GPGAgent: names a GnuPG home the provider could change"),
+        ("<key>Files</key><array><dict><key>Setting</key><string>Home</string><key>Access</key><string>read-write</string></dict></array><key>GPGAgent</key><string>Home</string>",
+         "GPGAgent: names a GnuPG home the provider could change"),
         ("<key>Network</key><true/>", "Network: is not a sandbox key"),
         ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Default</key><string>$FOO/x</string><key>Access</key><string>read</string></dict></array>", "names $FOO, which its Environment does not declare"),
         ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Default</key><array><integer>1</integer></array><key>Access</key><string>read</string></dict></array>", "Default: is not a non-empty String or an Array of them"),
@@ -125,7 +150,7 @@ struct SandboxPolicyTests {
     }
 
     /// The pass provider's declaration: each folder is its setting, else its environment variable when
-    /// set and absolute, else the usual folder; GnuPG's home is granted itself, or nothing when missing.
+    /// set and absolute, else the usual folder; GnuPG's home is granted itself, read only, never its parent.
     @Test func passGetsTheFoldersItsVariablesNameAndAMissingGnuPGHomeGrantsNothing() throws {
         let setup = try setup(settings: [:], enabled: ["org.autofill.pass"])
         let manifest = try setup.catalog.manifest(for: "org.autofill.pass")
@@ -134,16 +159,17 @@ struct SandboxPolicyTests {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
         let named = try context(setup, ["GNUPGHOME": "\(folder.path)/gh", "PASSWORD_STORE_DIR": "\(folder.path)/ps"]).policy(for: manifest)
-        #expect(named.rules.contains { $0.path == "\(folder.path)/gh" && $0.access == [.read, .write] })
+        #expect(named.rules.contains { $0.path == "\(folder.path)/gh" && $0.access == .read })
+        #expect(!named.rules.contains { $0.path.hasPrefix("\(folder.path)/gh") && $0.access.contains(.write) })
         #expect(named.rules.contains { $0.path == "\(folder.path)/ps" && $0.access == .read })
         #expect(named.environment["GNUPGHOME"] == "\(folder.path)/gh" && named.runsPrograms && named.unixSockets)
 
-        // No variables (or a relative one): the usual folders; ~/.gnupg is missing, so nothing (never the home folder).
+        // No variables (or a relative one): the usual folders; ~/.gnupg read, itself (never the home folder).
         let usual = try context(setup, ["GNUPGHOME": "relative"]).policy(for: manifest)
         #expect(usual.rules.contains { $0.path == "\(home)/.password-store" && $0.access == .read })
-        #expect(!usual.rules.contains { $0.path == home || $0.path.hasSuffix("/.gnupg") || $0.path.hasSuffix("relative") })
+        #expect(!usual.rules.contains { $0.path == home || $0.path.hasSuffix("relative") })
         try FileManager.default.createDirectory(atPath: "\(home)/.gnupg", withIntermediateDirectories: true)
-        #expect(try context(setup).policy(for: manifest).rules.contains { $0.path == "\(home)/.gnupg" && $0.access == [.read, .write] })
+        #expect(try context(setup).policy(for: manifest).rules.contains { $0.path == "\(home)/.gnupg" && $0.access == .read })
     }
 
     @Test func theVaultGetsItsFolderItsOwnFoldersTheSystemReadOnlyAndAnEnvironmentOfNothingElse() throws {
@@ -190,6 +216,55 @@ struct SandboxPolicyTests {
         let error = try #require(throws: AutofillError.self) { try context(setup).policy(for: manifest) }
         #expect(error.message.contains(expected), "\(error.message)")
         #expect(error.message.contains("Vault (org.autofill.vault)") && error.message.contains("VaultFile"))
+    }
+
+    /// No grant that changes files may be, hold or lie in a GnuPG folder (gpg-agent runs what its configuration
+    /// names, outside any sandbox): the user's ~/.gnupg and $GNUPGHOME, gpg-agent's runtime folder and the home a
+    /// provider's GPGAgent names; read, each is granted (the control).
+    @Test(arguments: ["~/.gnupg", "$GNUPGHOME", "$GNUPGHOME/gpg-agent.conf", "$XDG_RUNTIME_DIR/gnupg", "~/.gnupg/private-keys-v1.d", "gnupgparent"])
+    func aGrantThatWouldChangeAGnuPGFolderIsRefusedAndReadingItIsNot(place: String) throws {
+        let home = "\(folder.path)/home"
+        let gnupgHome = "\(folder.path)/gparent/gh"
+        for path in ["\(home)/.gnupg/private-keys-v1.d", gnupgHome, "\(home)/run/gnupg"] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        let target =
+            switch place {
+            case "gnupgparent": "\(folder.path)/gparent"
+            default:
+                place.replacingOccurrences(of: "~", with: home).replacingOccurrences(of: "$GNUPGHOME", with: gnupgHome)
+                    .replacingOccurrences(of: "$XDG_RUNTIME_DIR", with: "\(home)/run")
+            }
+        let setup = try setup(settings: [:])
+        var manifest = try setup.catalog.manifest(for: "org.autofill.vault")
+        for access in [SandboxDeclaration.Access.readWriteFolder, .readWrite, .read] {
+            manifest.sandbox = SandboxDeclaration(files: [.init(path: target, access: access)])
+            let context = context(setup, ["GNUPGHOME": gnupgHome])
+            if access == .read {
+                #expect(try context.policy(for: manifest).rules.contains { $0.path == target && $0.access == .read })
+                continue
+            }
+            if access == .readWriteFolder && target.hasSuffix(".conf") { continue }  // a file is no folder: it grants nothing
+            let error = try #require(throws: AutofillError.self, "\(place) \(access)") { try context.policy(for: manifest) }
+            #expect(error.message.contains("the GnuPG folder") && error.message.contains("no provider may change it"), "\(error.message)")
+        }
+    }
+
+    /// The home GPGAgent names is a GnuPG folder even where neither GNUPGHOME nor ~/.gnupg names it.
+    @Test func theGnuPGHomeAProviderNamesCannotBeChangedThroughAnotherOfItsGrants() throws {
+        let gnupgHome = "\(folder.path)/elsewhere/gh"
+        try FileManager.default.createDirectory(atPath: gnupgHome, withIntermediateDirectories: true)
+        let setup = try setup(settings: [:])
+        var manifest = try setup.catalog.manifest(for: "org.autofill.vault")
+        var declaration = SandboxDeclaration(files: [.init(setting: "Home", defaults: [gnupgHome], access: .read),
+                                                     .init(path: "\(folder.path)/elsewhere", access: .readWriteFolder)])
+        declaration.gpgAgentHomeSetting = "Home"
+        manifest.sandbox = declaration
+        let error = try #require(throws: AutofillError.self) { try context(setup).policy(for: manifest) }
+        #expect(error.message.contains("holds the GnuPG folder \(gnupgHome)"), "\(error.message)")
+        declaration.files.removeLast()
+        manifest.sandbox = declaration
+        #expect(try context(setup).policy(for: manifest).rules.contains { $0.path == gnupgHome && $0.access == .read })
     }
 
     @Test func aFolderHoldingAnotherProvidersFileIsRefused() throws {

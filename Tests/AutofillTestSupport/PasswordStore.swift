@@ -60,6 +60,23 @@ public final class PasswordStore: Sendable {
         try pass(["insert", "-m", "-f", name], input: text)
     }
 
+    /// `pass show name`, as the user runs it once gpg-agent holds the passphrase (given here first, by a
+    /// loopback decryption of that entry, since no pinentry can ask in a test).
+    public func show(_ name: String) throws -> String {
+        try Self.run("/usr/bin/gpg", ["--homedir", gnupgHome, "--batch", "--pinentry-mode", "loopback", "--passphrase", Self.passphrase,
+                                      "--output", "/dev/null", "--decrypt", "\(path)/\(name).gpg"], environment: environment)
+        return try pass(["show", name])
+    }
+
+    /// Makes the store a git repository as pass users do (`pass git init`), with an identity of its own in
+    /// the repository (whoever commits later, pass or autofill, needs one).
+    public func gitInit() throws {
+        try Data("[user]\n\tname = Pass Test\n\temail = pass@example.invalid\n".utf8).write(to: URL(fileURLWithPath: "\(folder.path)/.gitconfig"))
+        try pass(["git", "init"])
+        try pass(["git", "config", "user.name", "Pass Test"])
+        try pass(["git", "config", "user.email", "pass@example.invalid"])
+    }
+
     /// Writes `bytes` encrypted as entry `name` with gpg directly (for contents `pass insert` cannot
     /// take, such as bytes that are not UTF-8), to the store's key or to `recipient`'s public key
     /// (`publicKey`, armored, imported into this home first).

@@ -59,6 +59,59 @@ struct PassProviderCLITests {
         #expect(expected.contains(code.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(code.stdout)")
     }
 
+    /// Every entry is published by its name before anything is decrypted: Email/work, whose path names no
+    /// site, too (docs/PASS.md). No UI script: nothing may be asked, and nothing is decrypted.
+    @Test func everyEntryIsAnIdentityByItsPathBeforeAnyDecryption() throws {
+        let listed = try run(["identities", "list", "--provider", "org.autofill.pass", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("\"Email/work\""), "\(listed.stdout)")
+        #expect(listed.stdout.contains("\"github.com/octocat\"") && listed.stdout.contains("\"github.com\""), "\(listed.stdout)")
+        #expect(!listed.stdout.contains("mail-pass") && !listed.stdout.contains("me@example.org"), "nothing decrypted")
+    }
+
+    /// The keygrips whose passphrases the store's gpg-agent caches now (`KEYINFO --list`, field 7 = 1).
+    func cachedKeygrips() throws -> [String] {
+        let listed = try ChildProcess.run("/usr/bin/gpg-connect-agent", ["--homedir", pass.gnupgHome, "--no-autostart"],
+                                          environment: pass.environment, input: "KEYINFO --list\n/bye\n")
+        return listed.stdout.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 6 && fields[1] == "KEYINFO" && fields[6] == "1" ? String(fields[2]) : nil
+        }
+    }
+
+    /// `autofill lock` of pass makes gpg-agent forget the passphrase of the store's key, which lives in gpg-agent,
+    /// not in the provider's helper: the next fill asks it again. Before anything was decrypted through autofill,
+    /// a passphrase the user's own gpg cached is not autofill's to know: lock says so, and is not "Locked".
+    @Test func lockMakesGpgAgentForgetTheStoresPassphraseOrSaysWhyItCannot() throws {
+        // The user's own gpg caches the passphrase; autofill has decrypted nothing: it cannot tell which keys are pass's.
+        _ = try ChildProcess.run("/usr/bin/gpg", ["--homedir", pass.gnupgHome, "--batch", "--pinentry-mode", "loopback", "--passphrase",
+                                                  PasswordStore.passphrase, "--output", "/dev/null", "--decrypt", "\(pass.path)/Email/work.gpg"],
+                                 environment: pass.environment)
+        #expect(try cachedKeygrips().count == 1)
+        let unknown = try run(["lock", "org.autofill.pass"])
+        #expect(unknown.status != 0 && !unknown.stdout.contains("Locked"), "\(unknown.stdout)")
+        #expect(unknown.stderr.contains("caches 1 passphrase") && unknown.stderr.contains("--reload gpg-agent"), "\(unknown.stderr)")
+        #expect(try cachedKeygrips().count == 1, "nothing cleared that autofill does not know to be pass's")
+
+        // A fill through autofill (the agent: nothing to ask, gpg-agent has it) lists the store's keys; lock clears them.
+        let fill = try run(["fill", "github.com", "--pick", "1"])
+        #expect(fill.status == 0 && fill.stdout == "s3cret-pass\n", "\(fill.stderr)")
+        let locked = try run(["lock", "org.autofill.pass"])
+        #expect(locked.status == 0, "\(locked.stderr)")
+        #expect(locked.stdout.contains("gpg-agent forgot the passphrase of 1 key of pass (org.autofill.pass)"), "\(locked.stdout)")
+        #expect(locked.stdout.contains("Locked org.autofill.pass."), "\(locked.stdout)")
+        #expect(try cachedKeygrips().isEmpty, "gpg-agent caches nothing now")
+        let again = try run(["fill", "github.com", "--pick", "1"])
+        #expect(again.status != 0 && again.stdout.isEmpty, "the next fill needs the passphrase again: \(again.stderr)")
+        let asked = try run(["fill", "github.com", "--pick", "1"], script: "secret \(PasswordStore.passphrase)\n")
+        #expect(asked.status == 0 && asked.stdout == "s3cret-pass\n", "\(asked.stderr)")
+
+        // Nothing cached, nothing to say: a lock with gpg-agent holding nothing locks quietly.
+        _ = try run(["lock"])
+        let quiet = try run(["lock", "org.autofill.pass"])
+        #expect(quiet.status == 0 && !quiet.stderr.contains("gpg-agent"), "\(quiet.stderr)")
+    }
+
     @Test func withoutARunningGpgAgentAutofillStartsItForTheStoresGnuPGHomeAsPassDoes() throws {
         pass.stopAgent()
         let socket = try ChildProcess.run("/usr/bin/gpgconf", ["--homedir", pass.gnupgHome, "--list-dirs", "agent-socket"]).stdout
@@ -76,8 +129,9 @@ struct PassProviderCLITests {
     }
 
     @Test func anAgentConfigurationNamingAProgramOfItsOwnIsNeverStartedOutsideTheSandbox() throws {
-        // The provider may write its GnuPG home: a gpg-agent.conf it wrote could name a "pinentry" of its
-        // own, which an agent started outside the sandbox would run there. autofill starts none then.
+        // No provider may write its GnuPG home (SandboxAttackTests+GnuPG), but another program of the user's
+        // might: a gpg-agent.conf naming a "pinentry" of its own would run outside the sandbox with an agent
+        // autofill started. autofill starts none then.
         pass.stopAgent()
         let marker = "\(home.path)/escaped"
         let program = try home.file("pinentry.sh", "#!/bin/sh\ntouch '\(marker)'\necho OK\n")

@@ -17,10 +17,10 @@ struct SandboxAttackTests {
 
     static let id = "org.t.attacker"
 
-    /// Builds the attacker's bundle (with `sandbox` as its AFProviderSandbox), a Netrc neighbour
+    /// Builds the attacker's bundle (with `sandbox` as its AFProviderSandbox, and `settings` besides Attack and Target), a Netrc neighbour
     /// (org.t.netrc, whose file is `home/netrc/netrc`), a configuration, approves both and runs
     /// `autofill fill attack.test`. Returns what the attack reported, and the whole result.
-    func attack(_ name: String, target: String = "", sandbox: [String: Any]? = nil, unsandboxed: Bool = false,
+    func attack(_ name: String, target: String = "", sandbox: [String: Any]? = nil, settings: [String: String] = [:], unsandboxed: Bool = false,
                 neighbourUnsandboxed: Bool = false, environment: [String: String] = [:], verbose: Bool = false)
         throws -> (outcome: String, result: CLI.Result)
     {
@@ -43,7 +43,7 @@ struct SandboxAttackTests {
         }
         var configuration: [String: Any] = [
             "PluginSearchPaths": ["plugins"], "EnabledProviders": [Self.id, "org.t.netrc"],
-            "ProviderSettings": [Self.id: ["Attack": name, "Target": target], "org.t.netrc": ["NetrcFile": "./netrc/netrc"]],
+            "ProviderSettings": [Self.id: settings.merging(["Attack": name, "Target": target]) { $1 }, "org.t.netrc": ["NetrcFile": "./netrc/netrc"]],
             "UserAuthentication": ["Policy": "none"],
         ]
         var unsandboxedIDs: [String: String] = [:]

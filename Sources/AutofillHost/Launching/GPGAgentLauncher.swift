@@ -44,10 +44,11 @@ enum GPGAgentLauncher {
     /// The folders a program gpg-agent runs may be in: the system's, which no user can change.
     static let systemFolders = ["/usr/", "/bin/", "/sbin/", "/lib/"]
 
-    /// Why gpg-agent must not be started for `home`, or nil. The provider may change files in its GnuPG
-    /// home (read-write-folder), so its gpg-agent.conf is the provider's to write: an agent started outside
-    /// the sandbox would run whatever program it names (`pinentry-program`, `scdaemon-program`, …) outside
-    /// it too. autofill starts one only when every program option names a file in a system folder.
+    /// Why gpg-agent must not be started for `home`, or nil. No provider may change a GnuPG home (its grant
+    /// is read only: ``SandboxContext/checkGnuPG``), but something else of the user's might have written
+    /// its gpg-agent.conf: an agent started outside the sandbox would run whatever program it names
+    /// (`pinentry-program`, `scdaemon-program`, …) outside it too. autofill starts one only when every
+    /// program option names a file in a system folder.
     static func refusal(home: String) -> String? {
         let path = home + "/gpg-agent.conf"
         guard let file = fopen(path, "r") else { return nil }  // no configuration: gpg-agent's defaults

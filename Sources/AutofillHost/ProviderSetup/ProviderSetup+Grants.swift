@@ -11,7 +11,8 @@ extension ProviderSetup {
         guard let grants = try? SandboxContext(setup: self).declaredFiles(manifest) else { return nil }
         var keys: [String] = []
         for grant in grants {
-            let key = "grant:\(grant.access.contains(.write) ? "read-write" : "read"):\(grant.path)"
+            // An add-files folder counts as changed (the host writes there for the provider): moving it asks again.
+            let key = "grant:\(grant.changes ? "read-write" : "read"):\(grant.path)"
             if !keys.contains(key) { keys.append(key) }
         }
         return keys

@@ -63,15 +63,23 @@ extension ProviderSetup {
     /// user's gpg-agent for its GnuPG home (`GPGAgent`, ``GPGAgentLauncher``). A failure is logged; the
     /// provider then says what it misses.
     func startDeclaredAgents(_ manifest: PluginManifest) {
-        guard let setting = manifest.sandbox.gpgAgentHomeSetting,
-              let file = manifest.sandbox.files.first(where: { $0.setting == setting }) else { return }
+        guard let home = gpgAgentHome(of: manifest) else { return }
         let context = SandboxContext(setup: self)
-        let settings = sandboxedSettings(for: manifest)
-        guard let home = settings[setting].flatMap({ $0.isEmpty ? nil : $0 }) ?? (try? context.resolveDefault(of: file, in: manifest, settings: settings)).flatMap({ $0 }),
-              home.hasPrefix("/"), SandboxContext.isDirectory(home) else { return }
         if let problem = GPGAgentLauncher.launch(home: home, environment: context.environment) {
             logger.warning("\(manifest.displayName) (\(manifest.identifier)) needs gpg-agent for \(home), which autofill could not start: \(problem)")
         }
+    }
+
+    /// The GnuPG home `manifest`'s `GPGAgent` names, as its setting or default names it now: an existing
+    /// folder, or nil.
+    func gpgAgentHome(of manifest: PluginManifest) -> String? {
+        guard let setting = manifest.sandbox.gpgAgentHomeSetting,
+              let file = manifest.sandbox.files.first(where: { $0.setting == setting }) else { return nil }
+        let context = SandboxContext(setup: self)
+        let settings = sandboxedSettings(for: manifest)
+        guard let home = settings[setting].flatMap({ $0.isEmpty ? nil : $0 }) ?? (try? context.resolveDefault(of: file, in: manifest, settings: settings)).flatMap({ $0 }),
+              home.hasPrefix("/"), SandboxContext.isDirectory(home) else { return nil }
+        return home
     }
 
     /// The helper options of `manifest`: the configuration's limits and, unless the configuration

@@ -156,8 +156,10 @@ struct SandboxContext {
 
         // Declared files, each checked against what it must never reach.
         let others = otherProvidersPaths(excluding: id)
-        for grant in try declaredFiles(manifest) {
-            try check(grant, of: manifest, others: others)
+        let grants = try declaredFiles(manifest)
+        let gnupg = gnupgFolders(of: manifest, grants: grants)
+        for grant in grants {
+            try check(grant, of: manifest, others: others, gnupg: gnupg)
             rules.append(.init(path: grant.path, access: grant.access, reason: grant.what))
             // The name as written, when links make it differ: namespaces show it (a link bubblewrap
             // makes, or the real folder bound again under that name), so the provider's setting still
@@ -230,14 +232,15 @@ struct SandboxContext {
         for other in setup.catalog.enabledIDs where other != id {
             for folder in [dataFolder(other), runtimeFolder(other)].compactMap({ $0 }).flatMap(Self.bothForms) { paths.append((other, folder, true)) }
             guard let manifest = try? setup.catalog.manifest(for: other), let grants = try? declaredFiles(manifest) else { continue }
-            for grant in grants { paths.append((other, grant.path, grant.access.contains(.write))) }
+            for grant in grants { paths.append((other, grant.path, grant.changes)) }
         }
         return paths
     }
 
     /// Refuses a grant (resolved) that would reach what the host owns, the root or home folder, the kernel's
-    /// files, the provider's own folders, or another provider's files; each compared as written and resolved.
-    func check(_ grant: Grant, of manifest: PluginManifest, others: [(id: String, path: String, changes: Bool)]) throws(AutofillError) {
+    /// files, the provider's own folders, another provider's files, or change a GnuPG folder (`gnupg`,
+    /// ``gnupgFolders(of:grants:)``); each compared as written and resolved.
+    func check(_ grant: Grant, of manifest: PluginManifest, others: [(id: String, path: String, changes: Bool)], gnupg: [String] = []) throws(AutofillError) {
         let named = "\(manifest.displayName) (\(manifest.identifier))"
         let path = grant.path
         let shown = grant.written == path ? path : "\(grant.written), which is \(path)"
@@ -254,9 +257,10 @@ struct SandboxContext {
         for owned in hostOwned.flatMap(Self.bothForms) where Self.overlaps(path, owned) {
             throw refuse("\(Self.isInside(owned, path) ? "holds" : "is part of") \(owned), which autofill keeps for itself")
         }
-        for (other, otherPath, changes) in others where Self.overlaps(path, otherPath) && (changes || grant.access.contains(.write)) {
+        for (other, otherPath, changes) in others where Self.overlaps(path, otherPath) && (changes || grant.changes) {
             throw refuse("\(Self.isInside(otherPath, path) && otherPath != path ? "holds" : "is") \(otherPath), a file or folder of the provider \(other)")
         }
+        try checkGnuPG(grant, folders: gnupg, refuse: refuse)
     }
 
     // MARK: Folders and paths

@@ -64,9 +64,11 @@ public struct ProviderSetup: Sendable {
     /// The services a provider gets when the host loads it: its own store and settings.
     public func services(for manifest: PluginManifest, store: SQLiteIdentityStore,
                          userInterface: any ProviderUserInterface = UnavailableUserInterface()) -> ProviderServices {
-        ProviderServices(store: store, settings: sandboxedSettings(for: manifest),
-                         userInterface: userInterface, logger: logger,
-                         userInterfaceIdleTimeout: catalog.file.configuration.uiIdleTimeout)
+        var services = ProviderServices(store: store, settings: sandboxedSettings(for: manifest),
+                                        userInterface: userInterface, logger: logger,
+                                        userInterfaceIdleTimeout: catalog.file.configuration.uiIdleTimeout)
+        services.fileWriter = fileGrantWriter(for: manifest)
+        return services
     }
 
     /// Enables the provider (by bundle path or id): records the SHA-256 of its files (when it is not

@@ -14,6 +14,11 @@ extension SandboxContext {
         var what: String
         /// The path as the setting or declaration wrote it (expanded and standardized, not resolved).
         var written: String
+        /// An `add-files` folder: read by the provider, written by the host (``FileGrantWriter``).
+        var addFiles: SandboxDeclaration.File? = nil
+
+        /// Whether files beneath it change: the provider writes them, or the host adds files for it.
+        var changes: Bool { access.contains(.write) || addFiles != nil }
     }
 
     /// The nodes of /dev every provider gets; a declared file may name them, nothing else of /dev.
@@ -56,6 +61,10 @@ extension SandboxContext {
                 // The folder itself, never its parent: a missing folder grants nothing.
                 guard Self.isDirectory(path) else { continue }
                 grants.append(Grant(path: path, access: [.read, .write], what: "the folder named by \(what)", written: written))
+            case .addFiles:
+                // Read for the provider; the host writes. A missing folder grants nothing.
+                guard Self.isDirectory(path) else { continue }
+                grants.append(Grant(path: path, access: .read, what: "the folder named by \(what)", written: written, addFiles: file))
             }
         }
         return grants

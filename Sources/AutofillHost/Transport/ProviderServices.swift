@@ -14,6 +14,8 @@ public struct ProviderServices: Sendable {
     /// How long a UI request may sit idle, its entry point returned and no UI showing, before the
     /// host gives up on it (`UIIdleTimeoutSeconds`; see ``ProviderSession``).
     public var userInterfaceIdleTimeout: Duration
+    /// The folders the provider declared with `add-files` Access, where the host writes for it (`add_file`).
+    public var fileWriter: FileGrantWriter = .none
 
     /// Creates the services.
     public init(

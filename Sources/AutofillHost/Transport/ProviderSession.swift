@@ -38,6 +38,8 @@ public final class ProviderSession: HostServicesHandler {
         var client: ClientContext?
         /// The provider's log lines this request's client sees: the first ``LineBudget/linesPerRequest``.
         var logLines = LineBudget()
+        /// An `add_file` of this request was made, written or refused (one call per save or report).
+        var addedFile = false
     }
 
     private struct State {
@@ -327,6 +329,35 @@ public final class ProviderSession: HostServicesHandler {
         }
         // "Name (id)": the terminal shows both, in a frame the provider cannot draw (PromptFrame).
         return try (requestUserInterface ?? services.userInterface).present(ui.displaySafe, providerName: "\(displayName) (\(providerID))")
+    }
+
+    public func addFile(request id: UInt64, folder: String, name: String, contents: [UInt8]) -> (status: ABIStatus, reason: String) {
+        // One file per request: a save writes one entry, and a provider cannot rewrite a whole store in one.
+        let (request, again) = state.withLock { state -> (ProviderRequest?, Bool) in
+            guard let pending = state.pending[id] else { return (nil, false) }
+            defer { state.pending[id]?.addedFile = true }
+            return (pending.request, pending.addedFile)
+        }
+        guard let request else { return (.unknownRequest, "request \(id) is not pending") }
+        guard !again else {
+            let reason = "\(displayName) called add_file a second time during one \(request.entryPoint.appleName); autofill adds one file per save or report (one call, written or refused); nothing was written"
+            services.logger.warning("\(reason)")
+            return (.refused, reason)
+        }
+        // Only while the user's save or report is being handled: never while filling, never in the background.
+        guard [.prepareInterfaceForSavePassword, .reportCredentialUpdate].contains(request.entryPoint) else {
+            let reason = "\(displayName) may add files only while it saves a password or applies a report, not during \(request.entryPoint.appleName); nothing was written"
+            services.logger.warning("\(reason)")
+            return (.refused, reason)
+        }
+        do {
+            let done = try services.fileWriter.add(folder: folder, name: name, contents: contents, provider: "\(displayName) (\(providerID))")
+            inClientContext(client(of: id)) { services.logger.info("\(DisplayText.line(done))") }
+            return (.ok, "")
+        } catch {
+            inClientContext(client(of: id)) { services.logger.warning("\(displayName) asked to add a file: \(error.message)") }
+            return (error.status, error.message)
+        }
     }
 
     public func reportMalformedCall(_ service: String, _ problem: String) {

@@ -14,7 +14,7 @@ internal import AutofillCore
 ///     <dict><key>Path</key><string>~/.password-store</string><key>Access</key><string>read</string></dict>
 ///     <dict><key>Setting</key><string>GnuPGHome</string>
 ///       <key>Default</key><array><string>$GNUPGHOME</string><string>~/.gnupg</string></array>
-///       <key>Access</key><string>read-write-folder</string></dict>
+///       <key>Access</key><string>read</string></dict>
 ///   </array>
 ///   <key>OutboundTCPPorts</key><array><integer>443</integer></array>
 ///   <key>SessionBus</key><true/>
@@ -28,7 +28,9 @@ internal import AutofillCore
 ///
 /// `GPGAgent` names the declared folder setting that is a GnuPG home: before running the provider, autofill
 /// starts your gpg-agent for that home (`gpgconf --homedir HOME --launch gpg-agent`) outside the sandbox,
-/// as `pass` or `gpg` would; a sandboxed provider cannot start a daemon itself.
+/// as `pass` or `gpg` would; a sandboxed provider cannot start a daemon itself. That home is granted `read`
+/// only (gpg decrypts and encrypts without writing there): gpg-agent runs the programs its configuration
+/// names outside the sandbox, so no provider may change a GnuPG home (``SandboxContext/checkGnuPG``).
 ///
 /// ```xml
 /// ```
@@ -45,6 +47,9 @@ public struct SandboxDeclaration: Hashable, Sendable {
         /// Read and change the folder itself, which the setting or path names (a GnuPG home): never
         /// its parent, so a folder that does not exist grants nothing.
         case readWriteFolder = "read-write-folder"
+        /// Read the folder; the host (never the provider) adds and replaces files named `*Suffix` in it, on
+        /// the provider's request (`add_file`), never its hidden files or folders (``FileGrantWriter``).
+        case addFiles = "add-files"
     }
 
     /// One declared file or folder: named by a provider setting (with defaults when unset) or by path.
@@ -55,18 +60,28 @@ public struct SandboxDeclaration: Hashable, Sendable {
         /// variable it names is set) wins. A `Default` string is one candidate.
         public var defaults: [String]
         public var access: Access
+        /// `add-files`: how the names of the files the host adds end (`Suffix`, such as `.gpg`).
+        public var suffix: String?
+        /// `add-files`: the host commits each file it adds when the folder is in a git work tree (`GitCommit`).
+        public var gitCommit: Bool
 
-        public init(setting: String? = nil, path: String? = nil, defaults: [String] = [], access: Access) {
+        public init(setting: String? = nil, path: String? = nil, defaults: [String] = [], access: Access,
+                    suffix: String? = nil, gitCommit: Bool = false) {
             self.setting = setting
             self.path = path
             self.defaults = defaults
             self.access = access
+            self.suffix = suffix
+            self.gitCommit = gitCommit
         }
 
-        /// The permission key recorded when the user approves it.
+        /// The permission key recorded when the user approves it (`add-files` also records the suffix
+        /// and whether the host commits, so a change of either is asked again).
         package var permissionKey: String {
-            if let setting { return "file:setting:\(setting):\(access.rawValue)" }
-            return "file:path:\(path ?? ""):\(access.rawValue)"
+            var kind = access.rawValue
+            if access == .addFiles { kind += ":\(suffix ?? ""):\(gitCommit ? "git" : "no-git")" }
+            if let setting { return "file:setting:\(setting):\(kind)" }
+            return "file:path:\(path ?? ""):\(kind)"
         }
     }
 
@@ -120,6 +135,12 @@ public struct SandboxDeclaration: Hashable, Sendable {
         switch parts.first {
         case "file" where parts.count == 4:
             let what = parts[1] == "setting" ? "the file named by its \(safe(parts[2])) setting" : safe(parts[2])
+            if parts[3].hasPrefix(Access.addFiles.rawValue + ":") {
+                let detail = parts[3].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+                let folder = parts[1] == "setting" ? "the folder named by its \(safe(parts[2])) setting" : safe(parts[2])
+                let commit = detail.count > 2 && detail[2] == "git" ? ", committing each to git when the folder is a git repository" : ""
+                return "read \(folder), and have autofill add and replace files named *\(safe(detail.count > 1 ? detail[1] : "")) in it\(commit), never its hidden files or folders"
+            }
             switch Access(rawValue: parts[3]) {
             case .readWrite: return "read and change files in the folder of \(what)"
             case .readWriteFolder: return "read and change the folder named by \(parts[1] == "setting" ? "its \(safe(parts[2])) setting" : safe(parts[2]))"
@@ -236,11 +257,14 @@ public struct SandboxDeclaration: Hashable, Sendable {
         }
         switch top["GPGAgent"] {
         case .none: break
-        case .string(let setting) where declaration.files.contains(where: { $0.setting == setting && $0.access == .readWriteFolder }):
+        case .string(let setting) where declaration.files.contains(where: { $0.setting == setting && $0.access == .read }):
             declaration.gpgAgentHomeSetting = setting
+        case .string(let setting) where declaration.files.contains(where: { $0.setting == setting }):
+            problem("\(key).GPGAgent", "names a GnuPG home the provider could change: gpg-agent runs the programs its configuration names outside the sandbox",
+                    "declare the \(DisplayText.line(setting, limit: 100)) Files entry with <string>read</string> Access (gpg decrypts and encrypts without writing there; docs/SANDBOX.md)")
         default:
-            problem("\(key).GPGAgent", "does not name a declared read-write-folder Setting",
-                    "write <string>NAME</string> of the Files entry that is the GnuPG home (docs/SANDBOX.md)")
+            problem("\(key).GPGAgent", "does not name a declared read Setting",
+                    "write <string>NAME</string> of the Files entry that is the GnuPG home, declared with read Access (docs/SANDBOX.md)")
         }
         return declaration
     }
@@ -250,8 +274,8 @@ public struct SandboxDeclaration: Hashable, Sendable {
             problem(path, "expected a Dictionary, found \(entry.typeNameWithArticle)", "write <dict> with Setting or Path, and Access")
             return nil
         }
-        for name in dict.keys.sorted() where !["Setting", "Path", "Default", "Access"].contains(name) {
-            problem("\(path).\(DisplayText.line(name, limit: 100))", "is not a file key", "use Setting or Path, Default and Access")
+        for name in dict.keys.sorted() where !["Setting", "Path", "Default", "Access", "Suffix", "GitCommit"].contains(name) {
+            problem("\(path).\(DisplayText.line(name, limit: 100))", "is not a file key", "use Setting or Path, Default, Access, and with add-files Suffix and GitCommit")
         }
         func text(_ name: String) -> String?? {
             switch dict[name] {
@@ -283,10 +307,11 @@ public struct SandboxDeclaration: Hashable, Sendable {
         switch dict["Access"] {
         case .string(let value) where Access(rawValue: value) != nil: access = Access(rawValue: value)!
         default:
-            problem("\(path).Access", "is missing or not read, read-write or read-write-folder",
-                    "write <string>read</string>, <string>read-write</string> or <string>read-write-folder</string>")
+            problem("\(path).Access", "is missing or not read, read-write, read-write-folder or add-files",
+                    "write <string>read</string>, <string>read-write</string>, <string>read-write-folder</string> or <string>add-files</string>")
             return nil
         }
+        guard let (suffix, gitCommit) = readAddFiles(dict, access: access, path: path, problem: problem) else { return nil }
         switch (setting, filePath) {
         case (nil, nil), (.some, .some):
             problem(path, "names \(setting == nil ? "neither" : "both") a Setting \(setting == nil ? "nor" : "and") a Path", "give exactly one of them")
@@ -305,7 +330,34 @@ public struct SandboxDeclaration: Hashable, Sendable {
                 return nil
             }
         }
-        return File(setting: setting, path: filePath, defaults: defaults, access: access)
+        return File(setting: setting, path: filePath, defaults: defaults, access: access, suffix: suffix, gitCommit: gitCommit)
+    }
+
+    /// `Suffix` and `GitCommit` of a Files entry: required (a suffix of a dot and 1 to 16 letters or
+    /// digits) and allowed only with `add-files`. Nil after a problem.
+    private static func readAddFiles(_ dict: [String: PlistValue], access: Access, path: String,
+                                     problem: (String, String, String) -> Void) -> (String?, Bool)? {
+        guard access == .addFiles else {
+            for name in ["Suffix", "GitCommit"] where dict[name] != nil {
+                problem("\(path).\(name)", "goes with add-files Access only", "remove it, or declare <string>add-files</string>")
+                return nil
+            }
+            return (nil, false)
+        }
+        guard case .string(let suffix)? = dict["Suffix"], suffix.hasPrefix("."), (2...17).contains(suffix.count),
+            suffix.dropFirst().unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
+        else {
+            problem("\(path).Suffix", "is missing or not a dot and 1 to 16 letters or digits",
+                    "write the ending of the files autofill may add, such as <string>.gpg</string> (docs/SANDBOX.md)")
+            return nil
+        }
+        switch dict["GitCommit"] {
+        case .none: return (suffix, false)
+        case .bool(let value): return (suffix, value)
+        case .some(let other):
+            problem("\(path).GitCommit", "expected a Boolean, found \(other.typeNameWithArticle)", "write <true/> or <false/>")
+            return nil
+        }
     }
 
     /// The variables a declared path may start with.

@@ -78,6 +78,13 @@ final class ForwardingHostServices: HostServicesHandler {
         return try result.get()
     }
 
+    func addFile(request: UInt64, folder: String, name: String, contents: [UInt8]) -> (status: ABIStatus, reason: String) {
+        guard case .added(let status, let reason)? = call(.addFile(request: request, folder: folder, name: name, contents: contents)) else {
+            return (.ioError, "the host could not be reached")
+        }
+        return (ABIStatus(status), reason)
+    }
+
     func reportMalformedCall(_ service: String, _ problem: String) {
         _ = try? channel.send(.malformedCall(service: service, problem: problem))
     }

@@ -140,6 +140,7 @@ extension FrameWriter {
         case .storeRemoveAll: u8(6)
         case .complete(let request, let answer): u8(7); u64(request); providerAnswer(answer)
         case .present(let request, let ui): u8(8); u64(request); userInterfaceRequest(ui)
+        case .addFile(let request, let folder, let name, let contents): u8(9); u64(request); string(folder); string(name); bytes(contents)
         }
     }
 
@@ -153,6 +154,7 @@ extension FrameWriter {
         case .userInterface(.success(let answer)): u8(6); userInterfaceAnswer(answer)
         case .userInterface(.failure(.canceled)): u8(7)
         case .userInterface(.failure(.unavailable(let reason))): u8(8); string(reason)
+        case .added(let status, let reason): u8(9); i32(status); string(reason)
         }
     }
 }
@@ -171,6 +173,9 @@ extension FrameReader {
         case 6: return .storeRemoveAll
         case 7: return .complete(request: try u64("complete.request"), try providerAnswer())
         case 8: return .present(request: try u64("present.request"), try userInterfaceRequest())
+        case 9:
+            return .addFile(request: try u64("add_file.request"), folder: try text("add_file.folder"), name: try text("add_file.name"),
+                            contents: try bytes("add_file.contents"))
         default: throw FrameError("call.kind: unknown kind \(tag)")
         }
     }
@@ -187,6 +192,7 @@ extension FrameReader {
         case 6: return .userInterface(.success(try userInterfaceAnswer()))
         case 7: return .userInterface(.failure(.canceled))
         case 8: return .userInterface(.failure(.unavailable(try text("ui.unavailable"))))
+        case 9: return .added(try i32("add_file.status"), try text("add_file.reason"))
         default: throw FrameError("reply.kind: unknown kind \(tag)")
         }
     }

@@ -11,10 +11,10 @@ internal import AutofillWire
 /// Afterwards the host sends `request`s; the helper sends the plugin's host-service calls (`call`,
 /// answered by `reply` where the C call returns something; `log` and `malformedCall` are one-way),
 /// and `returned` when a UI entry point returned (the host's UI watchdog starts from there).
-/// Version 2 added `returned`.
+/// Version 2 added `returned`; version 5 the `addFile` call.
 public enum HelperProtocol {
     /// The version this build speaks; both sides refuse any other.
-    public static let version: UInt32 = 4
+    public static let version: UInt32 = 5
     /// The largest frame either side accepts (a `store_replace` of many identities is the big one).
     public static let maximumFrameBytes = Wire.maximumFrameBytes
     /// The largest string or byte field (the C ABI's own limit for byte buffers, `AF_MAX_BYTES_LENGTH`).
@@ -57,6 +57,8 @@ package enum HostCall: Sendable, Equatable {
     case storeRemoveAll
     case complete(request: UInt64, ProviderAnswer)
     case present(request: UInt64, UserInterfaceRequest)
+    /// `add_file`: the host writes the file (``FileGrantWriter``).
+    case addFile(request: UInt64, folder: String, name: String, contents: [UInt8])
 }
 
 /// The host's answer to a ``HostCall``.
@@ -71,6 +73,8 @@ package enum HostReply: Sendable, Equatable {
     case status(Int32)
     /// `present`: the user's answer or why there was none.
     case userInterface(Result<UserInterfaceAnswer, UserInterfaceError>)
+    /// `addFile`: the `af_status` and the reason when refused or failed.
+    case added(Int32, String)
 
     /// A store error code as an `Error`, for `Result`.
     package struct StoreFailure: Error, Equatable {

@@ -40,6 +40,10 @@ public protocol HostServicesHandler: Sendable {
     /// A line a helper's plugin printed to its stdout or stderr, already made safe to show
     /// (``HelperOutputLog``), to show at `level` as the provider's log lines are.
     func printed(_ line: String, level: ProviderLogLevel)
+    /// `add_file`: adds or replaces file `name` in the add-files folder `folder` during pending save or
+    /// credential-update request `request` (``FileGrantWriter``); the status and, when refused or
+    /// failed, the reason (never the contents).
+    func addFile(request: UInt64, folder: String, name: String, contents: [UInt8]) -> (status: ABIStatus, reason: String)
 }
 
 extension HostServicesHandler {

@@ -114,6 +114,29 @@ package final class HostServicesTable: @unchecked Sendable {
         table.pointee.complete_credential_update = try bind(I, [U64]) { a in
             h.complete(request: a.uint64(0), with: .credential(.updateReported)).wide
         }
+        table.pointee.add_file = try bind(I, [U64, P, S, P, S, P, S, P, S, P]) { a in
+            let request = a.uint64(0)
+            let out: UnsafeMutablePointer<CChar>? = a.pointer(7), capacity = a.size(8)
+            let length: UnsafeMutablePointer<Int>? = a.pointer(9)
+            let folder: String, name: String, contents: [UInt8]
+            do {
+                guard capacity >= 0, out != nil || capacity == 0 else { throw ABIDecodingError("reason: NULL with a capacity") }
+                folder = try CDecode.string(a.pointer(1), a.size(2), field: "folder")
+                name = try CDecode.string(a.pointer(3), a.size(4), field: "name")
+                contents = try CDecode.bytes(af_bytes(data: a.pointer(5), length: a.size(6)), field: "contents")
+                guard !contents.isEmpty else { throw ABIDecodingError("contents: empty") }
+            } catch {
+                h.reportMalformedCall("add_file", describe(error))
+                return ABIStatus.invalidArgument.wide
+            }
+            let (status, reason) = h.addFile(request: request, folder: folder, name: name, contents: contents)
+            // The reason, cut on a character boundary to the capacity.
+            var bytes = Array(reason.utf8.prefix(capacity))
+            while !bytes.isEmpty && String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
+            if let out, !bytes.isEmpty { bytes.withUnsafeBytes { UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+            length?.pointee = bytes.count
+            return status.wide
+        }
         table.pointee.cancel_request = try bind(I, [U64, I, P, S]) { a in
             let answer: ProviderAnswer
             do {

@@ -28,7 +28,8 @@
  *   Appended so far: Apple's iOS 26 save, generate and credential-update
  *   entry points (three af_provider entries after
  *   prepare_interface_for_text_to_insert, three host services after
- *   ui_message). A provider built before them loads and works unchanged; the
+ *   ui_message), then the add_file host service. A provider built before
+ *   them loads and works unchanged; the
  *   host sends such a request only to a provider whose plist declares the
  *   capability and whose table holds the entry point.
  *
@@ -167,6 +168,13 @@ typedef int32_t af_status;
 #define AF_STATUS_NOT_FOUND (-6)
 /** get_setting: `capacity` is too small; `*length` holds the size needed. */
 #define AF_STATUS_BUFFER_TOO_SMALL (-7)
+/** add_file: the host refused the file (the folder is not one of the
+ *  provider's add-files grants, the name is hidden, has no declared suffix,
+ *  leads through a link, ...); the reason says which. Nothing was written. */
+#define AF_STATUS_REFUSED (-8)
+/** add_file: the host could not write the file, or its git commit failed;
+ *  the reason says why. */
+#define AF_STATUS_IO_ERROR (-9)
 /** Identity store errors (Apple's ASCredentialIdentityStoreError codes
  *  internalError 0, storeDisabled 1, storeBusy 2, offset by -100). */
 #define AF_STATUS_STORE_INTERNAL (-100)
@@ -555,6 +563,38 @@ typedef struct af_host_services {
     /** The report was handled (applied, or ignored because the provider holds
      *  nothing it names). For credential-update requests only. */
     af_status (*complete_credential_update)(af_request_id request);
+
+    /* -- Appended to ABI 1: writing into a store the provider may only read.
+     * Check with AF_TABLE_HAS(af_host_services, host, add_file). -- */
+
+    /** Add or replace one file, written by the host, in a folder the plist
+     *  declares with Access `add-files` (docs/SANDBOX.md): the provider reads
+     *  that folder, but only the host writes it, so no provider can change
+     *  its hidden files and folders (a `.git`, a `.gpg-id`), which the user's
+     *  own tools run or trust outside the sandbox.
+     *  Only while save request `request` (prepare_interface_for_save_password)
+     *  or credential-update request `request` is pending: otherwise
+     *  AF_STATUS_UNKNOWN_REQUEST. One call per request: a second call of the
+     *  same request, after one written or refused, is refused.
+     *  `folder`: the declared folder as the provider was given it (its
+     *  setting's value, or the declared path). `name`: the file's path
+     *  relative to it, `/`-separated, every component non-empty and not
+     *  starting with `.`, the last ending with the declared Suffix (for
+     *  example `example.com/alice.gpg`); missing folders are created (0700).
+     *  `contents`: 1 to AF_MAX_BYTES_LENGTH bytes, written atomically
+     *  (a temporary file, fsync, rename) without following any link.
+     *  When the declaration says GitCommit and the folder is in a git work
+     *  tree, the host then commits the file as `pass insert` does.
+     *  AF_OK: written (and committed). AF_STATUS_REFUSED or
+     *  AF_STATUS_IO_ERROR: the reason, when `reason` is not NULL, is copied
+     *  into it (UTF-8, cut to `reason_capacity`, not terminated) with its
+     *  length in `*reason_length`; it never holds the contents.
+     *  AF_STATUS_INVALID_ARGUMENT: not UTF-8, NULL with a length, or empty. */
+    af_status (*add_file)(af_request_id request,
+                          const char *folder, size_t folder_length,
+                          const char *name, size_t name_length,
+                          const uint8_t *contents, size_t contents_length,
+                          char *reason, size_t reason_capacity, size_t *reason_length);
 } af_host_services;
 
 /* ------------------------------------------------------------------ */
@@ -695,7 +735,8 @@ _Static_assert(sizeof(af_credential_update) == 8 + 10 * AF__P, "af_credential_up
 /* Tables grow at the end only: the first sizes below are what a provider or
  * host built against the earlier ABI 1 header has, and still works with. */
 _Static_assert(offsetof(af_host_services, complete_save_password) == 8 + 18 * AF__P, "af_host_services: 18 entries before the iOS 26 ones");
-_Static_assert(sizeof(af_host_services) == 8 + 21 * AF__P, "af_host_services has 21 entries");
+_Static_assert(offsetof(af_host_services, add_file) == 8 + 21 * AF__P, "af_host_services: 21 entries before add_file");
+_Static_assert(sizeof(af_host_services) == 8 + 22 * AF__P, "af_host_services has 22 entries");
 _Static_assert(offsetof(af_provider, prepare_interface_for_save_password) == 8 + 10 * AF__P, "af_provider: a context and 9 entries before the iOS 26 ones");
 _Static_assert(sizeof(af_provider) == 8 + 13 * AF__P, "af_provider has a context and 12 entries");
 #undef AF__P

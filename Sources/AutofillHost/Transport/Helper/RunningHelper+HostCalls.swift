@@ -44,6 +44,14 @@ extension RunningHelper {
                 _ = try? channel.send(.reply(id, .userInterface(answer)))
             }
             return
+        case .addFile(let request, let folder, let name, let contents):
+            // Writing and committing take a while: off the thread that reads the helper's frames.
+            let handler = self.handler, channel = self.channel
+            userInterfaceQueue.async {
+                let (status, reason) = handler.addFile(request: request, folder: folder, name: name, contents: contents)
+                _ = try? channel.send(.reply(id, .added(status.rawValue, reason)))
+            }
+            return
         }
         do {
             try channel.send(.reply(id, reply))
