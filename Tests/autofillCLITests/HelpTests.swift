@@ -110,7 +110,8 @@ struct HelpTests {
 
 /// The binaries' dynamic dependencies are what the design says: the host (`autofill-cli`, which the
 /// agent runs) links libffi; the client every invocation starts (`autofill`, and git's
-/// `git-credential-autofill`) links neither Foundation nor any of the host's libraries.
+/// `git-credential-autofill`) links neither Foundation nor any of the host's libraries, and
+/// `autofill` is linked statically: it loads no shared object at all, the Swift runtime included.
 struct LinkageTests {
     static func libraries(_ binary: String) throws -> String {
         try ChildProcess.run("/usr/bin/ldd", [binary]).stdout
@@ -126,5 +127,14 @@ struct LinkageTests {
         for heavy in ["Foundation", "libffi", "libsqlite3", "libpsl", "libpam", "libseccomp", "libdbus"] {
             #expect(!libraries.contains(heavy), "\(name) links \(heavy)")
         }
+    }
+
+    @Test func theClientEveryInvocationStartsIsStatic() throws {
+        let client = "\(CLI.root)/.build/debug/autofill"
+        let ldd = try ChildProcess.run("/usr/bin/ldd", [client])
+        #expect(ldd.stdout.contains("not a dynamic executable") || ldd.stderr.contains("not a dynamic executable"), "\(ldd.stdout)")
+        #expect(!ldd.stdout.contains("=>"), "autofill loads shared objects: \(ldd.stdout)")
+        // The control: the host is dynamic, so the check above can tell the two apart.
+        #expect(try Self.libraries("\(CLI.root)/.build/debug/autofill-cli").contains("libswiftCore.so =>"))
     }
 }
