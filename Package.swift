@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "AutofillProviderRuntime",
             dependencies: [
-                "AutofillCore", "AutofillABI", "AutofillWire", "CAutofillProvider", "CFFI", "CAutofillSystem", "CAutofillSandbox",
+                "AutofillCore", "AutofillABI", "AutofillWire", "AutofillSystem", "CAutofillProvider", "CFFI", "CAutofillSystem", "CAutofillSandbox",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -111,7 +111,13 @@ let package = Package(
         .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "AutofillWebAuthn", dependencies: ["AutofillCore", .product(name: "Crypto", package: "swift-crypto")]),
-        .executableTarget(name: "autofill", dependencies: ["AutofillWire", "CAutofillSystem"]),
+        // The client is linked statically, Swift runtime and libc: it starts like /bin/true (no loader,
+        // no relocations), not like a program loading 15 shared objects (docs/PERFORMANCE.md). lld: gold
+        // warns about the runtime's optional dlopen, which a static libc cannot use.
+        .executableTarget(
+            name: "autofill", dependencies: ["AutofillWire", "CAutofillSystem"],
+            linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]
+        ),
         .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
         .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire"]),
         .executableTarget(

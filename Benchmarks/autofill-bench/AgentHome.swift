@@ -25,7 +25,9 @@ final class AgentHome {
     var home: String { "\(root)/home" }
     var runtime: String { "\(root)/run" }
     var vault: String { "\(root)/vault/vault.afvault" }
-    var config: String { "\(root)/config.plist" }
+    /// The user's own configuration (`$XDG_CONFIG_HOME/autofill/config.plist`): the agent takes its
+    /// policy and idle time from it, never from a request's (docs/AGENT.md); `AUTOFILL_CONFIG` names it too.
+    var config: String { "\(home)/.config/autofill/config.plist" }
     /// In a folder of its own: a provider saving into it is granted its folder (docs/SANDBOX.md).
     var keePassDatabase: String { "\(root)/keepass/keepass.kdbx" }
     /// The master password on one line: standard input of `autofill-vault` and `keepassxc-cli show`.
@@ -49,6 +51,7 @@ final class AgentHome {
         targets = (1...5).map { logins[min(count - 1, count * $0 / 6)] }
         let files = FileManager.default
         for folder in [home, "\(root)/vault"] { try files.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try files.createDirectory(atPath: "\(home)/.config/autofill", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try files.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let plist: [String: Any] = [
             "PluginSearchPaths": [plugins],

@@ -49,16 +49,17 @@ struct AgentCommand: ParsableCommand {
         func run() throws {
             ConsoleLogHandler.bootstrap(level: verbose ? .debug : .notice)
             let environment = ClientContext.current.environment
-            let configured = (try? ConfigurationFile.locate(option: nil, environment: environment))?.configuration.agentIdleTimeout
-            let idle: Duration = idleTimeout.map { .milliseconds(Int64(($0 * 1000).rounded())) }
-                ?? configured ?? HostConfiguration.defaultAgentIdleTimeout
             // The user's policy, held until the agent ends: no request may ask for less (docs/AGENT.md).
             let logger = Logger(label: "autofill.agent")
             let (policy, problem) = AgentPolicy.load(environment: environment)
+            // The idle time is the user's too: their configuration's, never that of the request that started the agent.
+            let configured = policy.configurationPath.flatMap { try? ConfigurationFile.locate(option: $0, environment: environment) }?.configuration.agentIdleTimeout
+            let idle: Duration = idleTimeout.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+                ?? configured ?? HostConfiguration.defaultAgentIdleTimeout
             if let problem { logger.warning("holds pam until it restarts: \(problem)") }
             logger.info("holds the authentication policy \(policy) of \(policy.origin)")
             do {
-                switch try AgentServer.start(environment: environment, idleTimeout: idle, userPolicy: policy, logger: logger, handler: { arguments in
+                switch try AgentServer.start(environment: environment, idleTimeout: idle, idleTimeoutIsFixed: idleTimeout != nil, userPolicy: policy, logger: logger, handler: { arguments in
                     await Autofill.execute(arguments)
                 }) {
                 case .alreadyRunning(let paths):

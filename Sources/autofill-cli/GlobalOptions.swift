@@ -48,9 +48,7 @@ struct GlobalOptions: ParsableArguments {
         HostHardening.apply(configuration: file.configuration)
         // The agent holds the user's policy: a request's configuration may not ask for less.
         if let pool = ClientContext.current.pool { try pool.userPolicy.admit(file) }
-        if ClientContext.current.isAgentRequest, let seconds = file.configuration.agentIdleTimeoutSeconds {
-            AgentServer.current?.setIdleTimeout(.milliseconds(Int64((seconds * 1000).rounded())))
-        }
+        if ClientContext.current.isAgentRequest { AgentServer.current?.adoptIdleTimeout(from: file) }
         var setup = ProviderSetup(
             catalog: ProviderCatalog(file: file), stores: try file.identityStores(environment: environment),
             records: HostRecords(environment: environment), logger: Logger(label: "autofill.provider"))

@@ -175,15 +175,13 @@ struct AgentTests {
     }
 
     @Test func anIdleAgentEndsAndSoDoesOneWhoseSocketIsRemoved() throws {
-        var plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as? [String: Any])
-        plist["AgentIdleTimeoutSeconds"] = 3
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        // The idle time is the user's configuration's (a request's is ignored: AgentCacheTests).
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"], "AgentIdleTimeoutSeconds": 3])
         _ = try autofill(["fill", "fast.test", "--user", "ok"])
         let (idle, idleHelpers) = try #require(try status())
         #expect(Self.eventually { !Self.isRunning(idle) }, "an idle agent exits")
         #expect(!idleHelpers.values.contains(where: Self.isRunning))
-        plist["AgentIdleTimeoutSeconds"] = nil
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try autofill(["fill", "fast.test", "--user", "ok"])
         let (removed, _) = try #require(try status())
         try FileManager.default.removeItem(atPath: socket)

@@ -132,7 +132,8 @@ struct HelpTests {
 /// agent runs) links libffi; the client every invocation starts (`autofill`, and git's
 /// `git-credential-autofill`) links neither Foundation nor any of the host's libraries; the sandboxed
 /// provider helper links what loading, the helper protocol and the sandbox entry need, and none of the
-/// host's PAM, SQLite, D-Bus, libpsl or libidn2.
+/// host's PAM, SQLite, D-Bus, libpsl or libidn2; `autofill` is linked statically: it loads no shared
+/// object at all, the Swift runtime included.
 struct LinkageTests {
     /// `ldd`'s list for `binary`; fails the test when ldd fails (a missing binary lists nothing, which
     /// would pass every "does not link" check).
@@ -146,7 +147,8 @@ struct LinkageTests {
         #expect(try Self.libraries("\(CLI.root)/.build/debug/autofill-cli").contains("libffi.so"))
     }
 
-    @Test(arguments: ["autofill", "git-credential-autofill"])
+    // `autofill` itself loads nothing at all (theClientEveryInvocationStartsIsStatic).
+    @Test(arguments: ["git-credential-autofill"])
     func theClientIsLean(name: String) throws {
         let libraries = try Self.libraries("\(CLI.root)/.build/debug/\(name)")
         for heavy in ["Foundation", "libffi", "libsqlite3", "libpsl", "libpam", "libseccomp", "libdbus"] {
@@ -166,5 +168,14 @@ struct LinkageTests {
     @Test func lddFailsForAMissingBinary() throws {
         let result = try ChildProcess.run("/usr/bin/ldd", ["\(CLI.root)/.build/debug/no-such-binary"])
         #expect(result.status != 0)
+    }
+
+    @Test func theClientEveryInvocationStartsIsStatic() throws {
+        let client = "\(CLI.root)/.build/debug/autofill"
+        let ldd = try ChildProcess.run("/usr/bin/ldd", [client])
+        #expect(ldd.stdout.contains("not a dynamic executable") || ldd.stderr.contains("not a dynamic executable"), "\(ldd.stdout)")
+        #expect(!ldd.stdout.contains("=>"), "autofill loads shared objects: \(ldd.stdout)")
+        // The control: the host is dynamic, so the check above can tell the two apart.
+        #expect(try Self.libraries("\(CLI.root)/.build/debug/autofill-cli").contains("libswiftCore.so =>"))
     }
 }

@@ -16,11 +16,15 @@ public struct AgentPolicy: Sendable, CustomStringConvertible {
     public let settings: UserAuthenticationSettings
     /// Where they came from, for messages ("your configuration /home/me/.config/autofill/config.plist").
     public let origin: String
+    /// The user's configuration file they were read from (nil when there was none to read): the one
+    /// file whose `AgentIdleTimeoutSeconds` sets the agent's idle time (``AgentServer/adoptIdleTimeout(from:)``).
+    public let configurationPath: String?
 
-    /// Holds `settings` (their PAM folder absolute), which came from `origin`.
-    public init(settings: UserAuthenticationSettings, origin: String) {
+    /// Holds `settings` (their PAM folder absolute), which came from `origin` (the file `configurationPath`).
+    public init(settings: UserAuthenticationSettings, origin: String, configurationPath: String? = nil) {
         self.settings = settings
         self.origin = origin
+        self.configurationPath = configurationPath
     }
 
     /// The user's policy, read from the agent's own environment as it starts: the user's file
@@ -35,7 +39,7 @@ public struct AgentPolicy: Sendable, CustomStringConvertible {
         do {
             let file = try ConfigurationFile.locate(option: nil, environment: environment)
             let origin = file.source == .embeddedDefault ? "the built-in demo configuration \(file.path)" : "your configuration \(file.path)"
-            return (AgentPolicy(settings: file.authenticationSettings, origin: origin), nil)
+            return (AgentPolicy(settings: file.authenticationSettings, origin: origin, configurationPath: file.path), nil)
         } catch where error.code == .notFound {
             let path = ConfigurationFile.userPath(environment: environment)
             return (AgentPolicy(settings: UserAuthenticationSettings(policy: .confirm), origin: "the default (there is no configuration at \(path))"), nil)

@@ -18,7 +18,7 @@ internal import Synchronization
 /// goes away mid-request is cancelled at once: its console is closed first (it gets nothing), its
 /// terminal reads end, and what it started runs down without it.
 ///
-/// It ends after its idle time without a request, when its socket is removed or replaced, on
+/// It ends after its idle time (the user's configuration's, never a request's) without a request, when its socket is removed or replaced, on
 /// SIGTERM or SIGINT, or on `autofill agent stop`; SIGHUP locks every provider and carries on.
 /// Ending locks everything: the providers' helpers end with the agent.
 public final class AgentServer: Sendable {
@@ -55,6 +55,9 @@ public final class AgentServer: Sendable {
         var stopReason: String?
     }
 
+    /// Whether `agent serve --idle-timeout` set the idle time (then no configuration changes it).
+    private let idleTimeoutIsFixed: Bool
+
     /// The agent's paths.
     package let paths: AgentPaths
     /// The providers it keeps running, and the user's policy it holds.
@@ -84,7 +87,9 @@ public final class AgentServer: Sendable {
     private static let running = Mutex<AgentServer?>(nil)
 
     private init(paths: AgentPaths, environment: [String: String], listener: Int32, lockDescriptor: Int32,
-                 socketIdentity: (UInt64, UInt64), idleTimeout: Duration, userPolicy: AgentPolicy, handler: @escaping Handler, logger: Logger) {
+                 socketIdentity: (UInt64, UInt64), idleTimeout: Duration, idleTimeoutIsFixed: Bool, userPolicy: AgentPolicy,
+                 handler: @escaping Handler, logger: Logger) {
+        self.idleTimeoutIsFixed = idleTimeoutIsFixed
         self.paths = paths
         pool = ProviderPool(userPolicy: userPolicy)
         self.environment = environment
@@ -99,9 +104,11 @@ public final class AgentServer: Sendable {
     /// Starts serving in this process: the folder prepared, the lock taken, the socket bound (0600),
     /// this process hardened (not dumpable, no core dumps), signals and timers set. Refuses without a
     /// runtime folder, or with one that is not the user's own and private (``AgentPaths``). It holds
-    /// `userPolicy` (``AgentPolicy/load(environment:)``) until it ends.
-    package static func start(environment: [String: String], idleTimeout: Duration, userPolicy: AgentPolicy, logger: Logger,
-                             handler: @escaping Handler) throws(AutofillError) -> Start {
+    /// `userPolicy` (``AgentPolicy/load(environment:)``) until it ends. Its idle time is `idleTimeout`:
+    /// the user's configuration's, which an edit of that file changes (``adoptIdleTimeout(from:)``),
+    /// unless `idleTimeoutIsFixed` (`agent serve --idle-timeout`).
+    package static func start(environment: [String: String], idleTimeout: Duration, idleTimeoutIsFixed: Bool = false, userPolicy: AgentPolicy,
+                             logger: Logger, handler: @escaping Handler) throws(AutofillError) -> Start {
         guard let paths = AgentPaths(environment: environment) else {
             throw AutofillError(.configuration, "cannot start the agent: \(AgentPaths.noRuntimeFolder)")
         }
@@ -128,7 +135,8 @@ public final class AgentServer: Sendable {
         // descriptors (a client's four, the helpers' pipes and sockets), beyond a desktop's usual 1,024.
         _ = afsys_raise_descriptor_limit(UInt64(ConnectionIntake.maximumPending + 64 * maximumRequests + 1024))
         let server = AgentServer(paths: paths, environment: environment, listener: listener, lockDescriptor: lock,
-                                 socketIdentity: (device, inode), idleTimeout: idleTimeout, userPolicy: userPolicy, handler: handler, logger: logger)
+                                 socketIdentity: (device, inode), idleTimeout: idleTimeout, idleTimeoutIsFixed: idleTimeoutIsFixed,
+                                 userPolicy: userPolicy, handler: handler, logger: logger)
         guard let intake = ConnectionIntake(admit: { [server] in server.admit($0) },
                                             deliver: { [server] in server.dispatch($0, message: $1, descriptors: $2) },
                                             dropped: { [logger] count, why in logger.info("dropped \(count) connection\(count == 1 ? "" : "s"): \(why)") })
@@ -172,8 +180,14 @@ public final class AgentServer: Sendable {
         if first { finished.signal() }
     }
 
-    /// Sets the idle time (a request's configuration may name one: the latest wins).
-    public func setIdleTimeout(_ timeout: Duration) {
+    /// Takes the idle time from `file`, a configuration a request read, when it is the user's own
+    /// (``AgentPolicy/configurationPath``, found from the agent's environment as it started): an edit of
+    /// its `AgentIdleTimeoutSeconds` takes effect on the next request. A configuration a request names
+    /// (`--config`, `$AUTOFILL_CONFIG`) changes nothing, nor does any when `--idle-timeout` set the time:
+    /// the idle time bounds how long what the user unlocked stays unlocked, and that is the user's to say.
+    public func adoptIdleTimeout(from file: ConfigurationFile) {
+        guard !idleTimeoutIsFixed, let own = pool.userPolicy.configurationPath, file.path == own else { return }
+        let timeout = file.configuration.agentIdleTimeout
         state.withLock { $0.idleTimeout = timeout }
     }
 

@@ -60,7 +60,7 @@ public final class ProviderPool: Sendable {
         let level = try userPolicy.admit(setup.catalog.file)
         let isolation = setup.catalog.file.configuration.isolation(for: manifest.identifier)
         let signature = Signature(
-            bundlePath: manifest.bundlePath, isolation: "\(isolation)",
+            bundlePath: manifest.bundlePath, isolation: isolation.rawValue,
             options: isolation == .inProcess ? nil : try setup.helperOptions(for: manifest),
             settings: setup.sandboxedSettings(for: manifest), stores: setup.stores.path,
             userInterfaceIdleTimeout: setup.catalog.file.configuration.uiIdleTimeout)
@@ -148,6 +148,11 @@ public final class ProviderPool: Sendable {
 
     /// The ids of the providers running now, with the pid of each one's helper (nil: in process, or
     /// not started again since it ended).
+    /// Whether every provider of `ids` has a connection here (a warm request launches none).
+    func holds(_ ids: [String]) -> Bool {
+        entries.withLock { entries in ids.allSatisfy { entries[$0] != nil } }
+    }
+
     public var running: [(id: String, pid: Int32?)] {
         entries.withLock { entries in
             entries.values.map { ($0.providerID, ($0.connection as? HelperConnection)?.helperProcessID) }

@@ -136,6 +136,20 @@ public struct ConfigurationFile: Sendable {
         guard unsafe.isEmpty else {
             throw AutofillError(.refused, "autofill does not use the configuration \(path): users other than you could change it:", problems: unsafe)
         }
+        // Parsed again only when the file changed (the agent reads it at every request; ``StampedCache``).
+        let (configuration, warnings) = try StampedCache.value("configuration", of: [path]) {
+            () throws(AutofillError) -> (HostConfiguration, [String]) in
+            try parse(path: path)
+        }
+        var file = ConfigurationFile(path: path, source: source, configuration: configuration, writePath: writePath, home: home)
+        file.warnings = warnings
+        try file.checkPAMConfigurationDirectory()
+        return file
+    }
+
+    /// The configuration in the file at `path` and the warnings about its keys; refuses (`configuration`,
+    /// exit 78) a file that breaks a rule or misspells a key.
+    private static func parse(path: String) throws(AutofillError) -> (HostConfiguration, [String]) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AutofillError(.io, "cannot read the configuration \(path): check it exists and is readable")
         }
@@ -157,10 +171,7 @@ public struct ConfigurationFile: Sendable {
         guard problems.isEmpty else {
             throw AutofillError(.configuration, "the configuration \(path) is invalid: \(problems.joined(separator: "; "))")
         }
-        var file = ConfigurationFile(path: path, source: source, configuration: configuration, writePath: writePath, home: home)
-        file.warnings = keys.warnings
-        try file.checkPAMConfigurationDirectory()
-        return file
+        return (configuration, keys.warnings)
     }
 
     /// Refuses a `PAMConfigurationDirectory` (with the service files in it) that users other than the

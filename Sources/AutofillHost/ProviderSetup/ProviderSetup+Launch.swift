@@ -150,6 +150,8 @@ extension ProviderSetup {
         let configuration = catalog.file.configuration
         let helpers = catalog.enabledIDs.filter { configuration.isolation(for: $0) != .inProcess }
         guard !helpers.isEmpty else { return }
+        // In the agent, providers it runs already launch nothing: a helper started ahead would wait unused.
+        if let pool = ClientContext.current.pool, pool.holds(helpers) { return }
         if BubblewrapSupport.available {
             if helpers.count == 1, configuration.isolation(for: helpers[0]) == .helperProcess,
                 let manifest = try? catalog.manifest(for: helpers[0]), let options = try? helperOptions(for: manifest),

@@ -1,37 +1,34 @@
 internal import AutofillMatching
 internal import Crypto
 internal import FoundationEssentials
+internal import Glibc
 
 /// The passwords the host delivered recently: what an automatic passkey upgrade (conditional
 /// registration) requires, so that only fills the host completed count. A password a provider
 /// handed out but the user declined at the host's authentication is never recorded.
 ///
-/// `fills.json` in the user's records folder (``HostRecords``: whatever the configuration says), 0600,
-/// replaced atomically under a lock, like the trust records.
-/// Each record is a time and a tag: SHA-256 of the provider id, the user name and one host the
-/// password was filled for, once per parent domain down to the registrable domain, so a lookup by
-/// relying party id (`example.com` for a fill at `login.example.com`) finds it without the file
-/// listing sites or user names. Records older than ``window`` are dropped on every write, and at most
-/// ``maximumRecords`` are kept.
+/// `fills.log` in the user's records folder (``HostRecords``: whatever the configuration says), 0600:
+/// an append-only journal (``FillJournal``), so recording a fill appends one line under a lock
+/// instead of rewriting a file. Each record is a time and a tag: SHA-256 of the provider id, the user
+/// name and one host the password was filled for, once per parent domain down to the registrable
+/// domain, so a lookup by relying party id (`example.com` for a fill at `login.example.com`) finds
+/// it without the file listing sites or user names. Records older than ``window`` do not count, and
+/// compaction keeps at most ``maximumRecords`` (the newest) within it. (Before the journal the records
+/// were `fills.json`, rewritten on every fill; the first compaction removes that file.)
 public struct RecentFills: Sendable {
-    struct Record: Codable, Sendable {
-        var tag: String
-        var time: Double
-    }
-
-    struct Document: Codable, Sendable {
-        var version = 1
-        var fills: [Record] = []
-    }
+    typealias Record = FillJournal.Record
 
     /// How recent a fill must be (5 minutes).
     public static let window: Double = 300
-    /// The most records kept (the newest).
+    /// The most records a compaction keeps (the newest).
     static let maximumRecords = 256
     /// The file name inside the records folder.
-    public static let fileName = "fills.json"
+    public static let fileName = "fills.log"
+    /// The file the records were kept in before the journal.
+    static let formerFileName = "fills.json"
 
-    private let file: StateFile<Document>
+    private let journal: FillJournal
+    private let former: String
     private let now: @Sendable () -> Double
 
     /// The records kept in `folder`.
@@ -41,7 +38,8 @@ public struct RecentFills: Sendable {
 
     /// The records kept in `folder`, with a clock of the caller's (tests).
     init(folder: HostRecords, now: @escaping @Sendable () -> Double) {
-        file = StateFile(path: folder.file(Self.fileName), what: "the recent fills", empty: { Document() })
+        journal = FillJournal(path: folder.file(Self.fileName))
+        former = folder.file(Self.formerFileName)
         self.now = now
     }
 
@@ -49,20 +47,25 @@ public struct RecentFills: Sendable {
     public func record(providerID: String, user: String, host: String) throws(AutofillError) {
         let time = now()
         let tags = Self.hosts(from: host).map { Self.tag(providerID, user, $0) }
-        try file.update { (document: inout Document) throws(AutofillError) in
-            document.fills = document.fills.filter { $0.time > time - Self.window && $0.time <= time + 60 }
-                + tags.map { Record(tag: $0, time: time) }
-            document.fills = Array(document.fills.suffix(Self.maximumRecords))
+        let former = self.former
+        try journal.append(tags.map { Record(tag: $0, time: time) }) { records in
+            unlink(former)
+            return Array(records.filter { Self.counts($0, at: time) }.suffix(max(0, Self.maximumRecords - tags.count)))
         }
     }
 
     /// Whether the host delivered `providerID`'s password for `user` at `relyingParty` or one of its
     /// subdomains within ``window``.
     public func contains(providerID: String, user: String, relyingParty: String) -> Bool {
-        guard let document = try? file.read() else { return false }
+        guard let records = try? journal.records() else { return false }
         let tag = Self.tag(providerID, user, relyingParty.lowercased())
         let time = now()
-        return document.fills.contains { $0.tag == tag && $0.time > time - Self.window && $0.time <= time + 60 }
+        return records.contains { $0.tag == tag && Self.counts($0, at: time) }
+    }
+
+    /// Whether `record` is within ``window`` of `time` (and not over a minute ahead of it: a clock set back).
+    static func counts(_ record: Record, at time: Double) -> Bool {
+        record.time > time - window && record.time <= time + 60
     }
 
     /// `host` and its parent domains down to the registrable domain ("login.example.com",

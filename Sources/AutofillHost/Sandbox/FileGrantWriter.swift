@@ -69,7 +69,7 @@ public struct FileGrantWriter: Sendable {
     /// Returns what was done, for the log ("added example.com/alice.gpg to /home/u/.password-store and
     /// committed it").
     public func add(folder: String, name: String, contents: [UInt8], provider: String) throws(Failure) -> String {
-        guard folder.hasPrefix("/"), let grant = folders.first(where: { [$0.written, $0.path].contains(SandboxContext.standardized(folder)) }) else {
+        guard folder.hasPrefix("/"), let grant = folders.first(where: { [$0.written, $0.path].contains(LexicalPath.standardized(folder)) }) else {
             throw refusal("\(DisplayText.line(folder, limit: 300)) is not a folder \(provider) declared with add-files Access (docs/SANDBOX.md); nothing was written")
         }
         if let problem = Self.nameProblem(name, suffix: grant.suffix) {
@@ -152,13 +152,15 @@ public struct FileGrantWriter: Sendable {
         if exists && info.st_mode & S_IFMT != S_IFREG {
             throw refusal("\(reached)/\(last) is \(info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a plain file"); autofill replaces only plain files; nothing was written")
         }
-        do {
-            try contents.withUnsafeBytes { bytes throws(AtomicFile.Failure) in
-                _ = try AtomicFile.write(bytes, named: last, in: folder, shownAs: reached, mode: 0o600)
+        let written: Result<Void, AtomicFile.Failure> = contents.withUnsafeBytes { bytes in
+            do throws(AtomicFile.Failure) {
+                try AtomicFile.write(bytes, named: last, in: folder, shownAs: reached, mode: 0o600)
+                return .success(())
+            } catch {
+                return .failure(error)
             }
-        } catch {
-            throw ioFailure(error.description + "; nothing was written")
         }
+        if case .failure(let failure) = written { throw ioFailure(failure.description + "; nothing was written") }
         return exists
     }
 

@@ -1,4 +1,5 @@
 internal import AutofillCore
+internal import AutofillSystem
 
 /// GnuPG's folders are never a provider's to change (docs/SANDBOX.md, "GnuPG homes are read-only").
 /// gpg-agent runs, outside any sandbox, the programs its configuration names (`pinentry-program`,
@@ -14,7 +15,7 @@ extension SandboxContext {
     /// sockets on a desktop); each as written and resolved.
     func gnupgFolders(of manifest: PluginManifest, grants: [Grant]) -> [String] {
         var folders = ["\(home)/.gnupg"]
-        if let variable = environment["GNUPGHOME"], variable.hasPrefix("/") { folders.append(Self.standardized(variable)) }
+        if let variable = environment["GNUPGHOME"], variable.hasPrefix("/") { folders.append(LexicalPath.standardized(variable)) }
         if let runtimeDirectory { folders.append("\(runtimeDirectory)/gnupg") }
         if let setting = manifest.sandbox.gpgAgentHomeSetting, let grant = grants.first(where: { $0.what == "its \(setting) setting" }) {
             folders += [grant.written, grant.path]

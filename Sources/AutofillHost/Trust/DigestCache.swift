@@ -1,3 +1,4 @@
+internal import AutofillSystem
 internal import Glibc
 
 /// SHA-256 digests of plugin files, remembered with each file's `stat` stamp so that a launch hashes
@@ -15,24 +16,7 @@ internal import Glibc
 /// plugin's files (checked before), and whoever can write them can also write the records.
 struct DigestCache: Sendable {
     /// A file as `stat` sees it.
-    struct Stamp: Codable, Equatable, Sendable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var modified: Int64
-        var changed: Int64
-
-        /// The stamp of the file at `path`, or nil if it cannot be read.
-        init?(path: String) {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-            size = Int64(info.st_size)
-            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-            changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
-        }
-    }
+    typealias Stamp = StatStamp
 
     struct Entry: Codable, Equatable, Sendable {
         var stamp: Stamp
@@ -46,7 +30,7 @@ struct DigestCache: Sendable {
 
     static let fileName = "digests.json"
     /// Files changed more recently than this are not remembered (nanoseconds).
-    static let settleTime: Int64 = 2_000_000_000
+    static let settleTime: Int64 = StatStamp.settleTime
 
     private let file: StateFile<Document>
     private let settleTime: Int64
@@ -76,18 +60,11 @@ struct DigestCache: Sendable {
             return entry.sha256
         }
         let digest = try PluginFingerprint.sha256(ofFileAt: path)
-        guard let before, Stamp(path: path) == before, Self.now() - before.changed >= settleTime else { return digest }
+        guard let before, Stamp(path: path) == before, before.isSettled(settleTime: settleTime) else { return digest }
         try? file.update { (document: inout Document) throws(AutofillError) in
             document.files = document.files.filter { access($0.key, F_OK) == 0 }
             document.files[path] = Entry(stamp: before, sha256: digest)
         }
         return digest
-    }
-
-    /// The wall clock in nanoseconds (ctime's clock).
-    static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 }

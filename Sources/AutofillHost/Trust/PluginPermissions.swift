@@ -155,10 +155,13 @@ public enum PluginPermissions {
                         ? "install the plugin in a folder of your own (and add it to PluginSearchPaths), or, if you trust it, \(chown)"
                         : "use a file or folder of your own, or, if you trust that user, \(chown)"))
             }
+            // A sticky folder above is fine whoever may write it (/tmp): decided before the group's
+            // members are looked up (which reads /etc/passwd and /etc/group).
+            let sticky = info.st_mode & S_ISVTX != 0
+            guard !(role == .ancestor && sticky) else { return }
             var writable = info.st_mode & (S_IWGRP | S_IWOTH)
             if writable & S_IWGRP != 0 && Self.isPrivateGroup(info.st_gid, of: info.st_uid) { writable &= ~S_IWGRP }
-            let sticky = info.st_mode & S_ISVTX != 0
-            guard writable != 0, !(role == .ancestor && sticky) else { return }
+            guard writable != 0 else { return }
             let group = "the group \(Self.groupName(info.st_gid))"
             let who = writable == S_IWGRP ? group : writable == S_IWOTH ? "every user" : "\(group) and every user"
             let mode = "0" + String(info.st_mode & 0o7777, radix: 8)

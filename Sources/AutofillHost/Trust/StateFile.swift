@@ -24,14 +24,17 @@ struct StateFile<Document: Codable & Sendable>: Sendable {
     func read() throws(AutofillError) -> Document {
         try checkPermissions()
         guard access(path, F_OK) == 0 else { return empty() }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw AutofillError(.io, "cannot read \(what) \(path): check it is readable")
-        }
-        do {
-            return try Self.decoder.decode(Document.self, from: data)
-        } catch {
-            throw AutofillError(
-                .io, "\(what) \(path) cannot be read (\(describeDecodingError(error))): restore it, or delete it to start \(what) afresh")
+        // Decoded again only when the file changed (the agent reads the records at every request).
+        return try StampedCache.value("state \(String(reflecting: Document.self))", of: [path]) { () throws(AutofillError) -> Document in
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw AutofillError(.io, "cannot read \(what) \(path): check it is readable")
+            }
+            do {
+                return try Self.decoder.decode(Document.self, from: data)
+            } catch {
+                throw AutofillError(
+                    .io, "\(what) \(path) cannot be read (\(describeDecodingError(error))): restore it, or delete it to start \(what) afresh")
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 internal import AutofillCore
 internal import AutofillABI
+internal import AutofillSystem
 internal import FoundationEssentials
 internal import Glibc
 
@@ -23,7 +24,22 @@ public enum ManifestReader {
                 fix: "pass the path of a bundle directory (e.g. VaultProvider.afprovider/) holding Info.plist and the .so")])
         }
         let plistPath = "\(bundlePath)/Info.plist"
-        let root: PlistValue
+        // The plist is parsed again only when it changed (the agent reads every bundle at every
+        // request; ``StampedCache``); the library is looked at every time.
+        let (manifest, problems) = StampedCache.value("manifest", of: [plistPath]) { checkedPlist(plistPath, bundlePath: bundlePath) }
+        guard let manifest else { return (nil, problems) }
+        var checker = PlistChecker(file: plistPath)
+        checker.problems = problems
+        if checker.problems.allSatisfy({ $0.severity != .error }) {
+            checker.checkLibraryFile(manifest)
+        }
+        let hasErrors = checker.problems.contains { $0.severity == .error }
+        return (hasErrors ? nil : manifest, checker.problems)
+    }
+
+    /// The manifest `plistPath` declares for the bundle at `bundlePath` (nil only when it cannot be read)
+    /// and its problems, the library not looked at.
+    private static func checkedPlist(_ plistPath: String, bundlePath: String) -> (manifest: PluginManifest?, problems: [PluginProblem]) {
         switch readPlist(plistPath) {
         case .missing:
             return (nil, [PluginProblem(
@@ -31,16 +47,11 @@ public enum ManifestReader {
                 fix: "add an Info.plist declaring the provider (see docs/WRITING_A_PROVIDER.md); `autofill plugin bundle` writes the bundle for you")])
         case .problem(let problem):
             return (nil, [problem])
-        case .value(let value):
-            root = value
+        case .value(let root):
+            var checker = PlistChecker(file: plistPath)
+            let manifest = checker.manifest(root: root, bundlePath: bundlePath)
+            return (manifest, checker.problems)
         }
-        var checker = PlistChecker(file: plistPath)
-        let manifest = checker.manifest(root: root, bundlePath: bundlePath)
-        if let manifest, checker.problems.allSatisfy({ $0.severity != .error }) {
-            checker.checkLibraryFile(manifest)
-        }
-        let hasErrors = checker.problems.contains { $0.severity == .error }
-        return (hasErrors ? nil : manifest, checker.problems)
     }
 
     /// Checks a plist file on its own (before it is put in a bundle): every problem but the library's.

@@ -1,0 +1,123 @@
+import AutofillTestSupport
+import Foundation
+import Testing
+
+/// What the agent keeps between requests (docs/AGENT.md, "What the agent keeps between requests"):
+/// files parsed once while their stat stamps hold still, and nothing a check decides with. Through
+/// the real agent: an edited configuration takes effect on the next request, a changed bundle file
+/// is refused on the next request, and the idle time is the user's configuration's, never a request's.
+@Suite(.enabled(if: CLI.usesAgent))
+struct AgentCacheTests {
+    let home: TemporaryHome
+    let config: String
+    let bundle: String
+
+    /// One fixture provider, org.t.fast: "ok" at fast.test fills `pw-<FixtureName>`.
+    init() throws {
+        home = try TemporaryHome()
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
+        bundle = try home.fixtureProvider(id: "org.t.fast")
+        config = "\(home.path)/config.plist"
+        try writeConfiguration(fixtureName: "fast", idleSeconds: 1)
+        try home.trust(["org.t.fast"], config: config)
+        let row = #"{ "kind": "password", "serviceIdentifier": { "identifier": "fast.test", "type": "domain" }, "user": "ok" }"#
+        let file = try home.file("fast.json", #"{ "identities": [ \#(row) ] }"#)
+        let saved = try CLI.run(["identities", "save", "--provider", "org.t.fast", "--file", file, "--config", config], home: home.path)
+        #expect(saved.status == 0, "\(saved.stderr)")
+    }
+
+    /// The request's configuration (`--config`): `FixtureName` of the same length keeps the file's size.
+    func writeConfiguration(fixtureName: String, idleSeconds: Int) throws {
+        let plist: [String: Any] = [
+            "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.t.fast"],
+            "ProviderSettings": ["org.t.fast": ["FixtureName": fixtureName]],
+            "UserAuthentication": ["Policy": "none"], "AgentIdleTimeoutSeconds": idleSeconds,
+        ]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+    }
+
+    /// `autofill fill fast.test --user ok`, naming the configuration with --config unless `environment` names it.
+    func fill(environment: [String: String] = [:]) throws -> CLI.Result {
+        let named = environment["AUTOFILL_CONFIG"] == nil ? ["--config", config] : []
+        return try CLI.run(["fill", "fast.test", "--user", "ok"] + named, home: home.path, environment: environment)
+    }
+
+    /// `agent status --json`: the agent's pid and idle time.
+    func status() throws -> (pid: Int, idleSeconds: Int)? {
+        let result = try CLI.run(["agent", "status", "--json"], home: home.path)
+        guard result.status == 0 else { return nil }
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        return (try #require(object["pid"] as? Int), try #require(object["idleTimeoutSeconds"] as? Int))
+    }
+
+    /// Waits until every file in `paths` changed over 2 s ago, so the agent's next read of them is kept
+    /// (a file changed more recently is read again at every request: `StatStamp.settleTime`).
+    static func settle(_ paths: [String]) throws {
+        for path in paths {
+            let changed = try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+            let wait = 2.3 - Date().timeIntervalSince(changed)
+            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+        }
+    }
+
+    static func isRunning(_ pid: Int) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
+        return !stat[close...].hasPrefix(") Z")
+    }
+
+    @Test func anEditedConfigurationTakesEffectOnTheNextRequest() throws {
+        #expect(try fill().stdout.contains("pw-fast"))
+        try Self.settle([config, "\(bundle)/Info.plist", "\(bundle)/libFixture.so"])
+        let kept = try fill()
+        #expect(kept.status == 0 && kept.stdout.contains("pw-fast"), "served from what the agent keeps: \(kept.stderr)")
+        let size = try FileManager.default.attributesOfItem(atPath: config)[.size] as? Int
+        try writeConfiguration(fixtureName: "fbst", idleSeconds: 1)
+        #expect(try FileManager.default.attributesOfItem(atPath: config)[.size] as? Int == size, "the same size: only the stamp's times tell")
+        let edited = try fill()
+        #expect(edited.status == 0 && edited.stdout.contains("pw-fbst"), "the edit took effect at once: \(edited.stdout) \(edited.stderr)")
+    }
+
+    @Test func aChangedBundleFileIsRefusedOnTheNextRequest() throws {
+        let plist = "\(bundle)/Info.plist", library = "\(bundle)/libFixture.so"
+        #expect(try fill().status == 0)
+        try Self.settle([config, plist, library])
+        #expect(try fill().status == 0, "served from what the agent keeps")
+        let original = try Data(contentsOf: URL(fileURLWithPath: plist))
+        var changed = try #require(try PropertyListSerialization.propertyList(from: original, format: nil) as? [String: Any])
+        changed["CFBundleVersion"] = "2"
+        try PropertyListSerialization.data(fromPropertyList: changed, format: .xml, options: 0).write(to: URL(fileURLWithPath: plist))
+        let refused = try fill()
+        #expect(refused.status == 77 && refused.stderr.contains("Info.plist"), "\(refused.stderr)")
+        #expect(!refused.stdout.contains("pw-"))
+        // The control: the approved bytes back (a new stamp, the approved digest) are served again.
+        try original.write(to: URL(fileURLWithPath: plist))
+        #expect(try fill().stdout.contains("pw-fast"))
+        try Self.settle([plist])
+        #expect(try fill().stdout.contains("pw-fast"))
+        let handle = try #require(FileHandle(forWritingAtPath: library))
+        handle.seekToEndOfFile()
+        handle.write(Data([0]))
+        try handle.close()
+        let refusedLibrary = try fill()
+        #expect(refusedLibrary.status == 77 && refusedLibrary.stderr.contains("libFixture.so"), "\(refusedLibrary.stderr)")
+        #expect(!refusedLibrary.stdout.contains("pw-"))
+    }
+
+    @Test func theIdleTimeIsTheUsersConfigurationsNeverARequests() throws {
+        // The request's configuration says 1 s, by --config and by $AUTOFILL_CONFIG; the user's says nothing (900 s).
+        #expect(try fill().status == 0)
+        #expect(try fill(environment: ["AUTOFILL_CONFIG": config]).status == 0)
+        let (pid, idle) = try #require(try status())
+        #expect(idle == 900, "a request's AgentIdleTimeoutSeconds set the agent's idle time")
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(try status()?.pid == pid, "the agent outlived the request's 1 s")
+        // The control: the user's own configuration sets it, read again at the next request that uses it.
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"], "AgentIdleTimeoutSeconds": 3])
+        _ = try CLI.run(["suggest", "fast.test"], home: home.path)
+        #expect(try status()?.idleSeconds == 3)
+        // Watched from outside (a status would count as a request).
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, Self.isRunning(pid) { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(!Self.isRunning(pid), "the agent ended after the user's 3 s")
+    }
+}
