@@ -48,13 +48,19 @@ struct LockCommand: ParsableCommand {
 
     /// Ends the agent's helpers (of `provider`, or all) and says which are locked.
     private func endHelpers(agentLocks: [ProviderSetup.GPGAgentLock], stillUnlocked: Set<String>) {
+        // Providers whose passphrases gpg-agent just forgot are locked too, helper or not.
+        let forgotten = agentLocks.filter { $0.locked && $0.message != nil }.map(\.id)
         guard let pool = ClientContext.current.pool, let server = AgentServer.current else {
-            if !ifRunning && !agentLocks.contains(where: { $0.message != nil }) { print("Nothing is unlocked: no agent is running.") }
+            if !forgotten.isEmpty {
+                print("Locked \(forgotten.joined(separator: ", ")).")
+            } else if !ifRunning && !agentLocks.contains(where: { $0.message != nil }) {
+                print("Nothing is unlocked: no agent is running.")
+            }
             return
         }
         let (ended, inProcess) = pool.lock(provider)
         if ifRunning && ended.isEmpty { return }
-        let locked = ended.filter { !stillUnlocked.contains($0) }
+        let locked = ended.filter { !stillUnlocked.contains($0) } + forgotten.filter { !ended.contains($0) }
         let said = agentLocks.contains { $0.message != nil }
         if inProcess {
             server.stop("a provider that runs in the agent's process was locked (autofill lock)")
@@ -64,7 +70,6 @@ struct LockCommand: ParsableCommand {
         switch (provider, ended.isEmpty) {
         case (let id?, true) where !said: print("\(id) was not unlocked: the agent is not running it.")
         case (nil, true) where !said: print("Nothing was unlocked: the agent runs no provider.")
-        case (_, true): break
         default: if !locked.isEmpty { print("Locked \(locked.joined(separator: ", ")).") }
         }
     }

@@ -54,7 +54,7 @@ struct AtomicFileTests {
         let failure = try #require(throws: AtomicFile.Failure.self) {
             try AtomicFile.write(Array("x".utf8), to: "\(folder.path)/no-such-folder/state.json")
         }
-        #expect(failure.description == "cannot create a temporary file in \(folder.path)/no-such-folder: No such file or directory")
+        #expect(failure.description == "cannot open the folder \(folder.path)/no-such-folder: No such file or directory")
         #expect(failure.code == ENOENT)
     }
 }

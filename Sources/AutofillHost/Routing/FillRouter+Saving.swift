@@ -129,6 +129,11 @@ extension FillRouter {
         return handled
     }
 
+    /// Whether an enabled provider's store holds `user`'s login at `query`'s site (writable or not).
+    public func holdsLogin(of user: String, for query: ServiceQuery) throws -> Bool {
+        try !holders(of: .password, for: query) { $0.displayUser == user }.isEmpty
+    }
+
     /// The ids of providers whose store holds an identity of `kind` matching `query` for which `accepts` holds.
     func holders(of kind: CredentialIdentity.Kind, for query: ServiceQuery, _ accepts: (CredentialIdentity) -> Bool) throws -> Set<String> {
         let engine = SuggestionEngine(catalog: setup.catalog, directory: setup.stores)

@@ -54,9 +54,19 @@ extension GitCredentialCommand {
             note("nothing was \(operation == "store" ? "saved" : "reported"): \(error)")
             // A password git asked to store and no store took is never dropped without a word: one
             // line, whatever -v says (the user name and site only; -v adds why, above).
-            if operation == "store" && !global.verbose {
+            if operation == "store" && !global.verbose && !isHeldWithoutAgent(user: user, site: site) {
                 printError("autofill: git's password for \(user) at \(site) was not saved (credential.helper 'autofill -v' says why)")
             }
         }
+    }
+
+    /// Whether this runs in a process of its own (no agent: ``GitDeliveries`` cannot know what `get`
+    /// gave git) and a provider already holds `user`'s login at `site`. git stores the password it
+    /// used after every fetch, most often the one autofill gave it: a store that no provider can
+    /// take is then not said on every fetch (`-v` says it).
+    private func isHeldWithoutAgent(user: String, site: String) -> Bool {
+        guard ClientContext.current.pool == nil, let setup = try? global.setup(), let router = try? session.router(setup),
+              let query = try? ServiceQuery(site) else { return false }
+        return (try? router.holdsLogin(of: user, for: query)) ?? false
     }
 }
