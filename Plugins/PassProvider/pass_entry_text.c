@@ -4,6 +4,8 @@
  */
 #include "pass_provider.h"
 
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- What an entry says ------------------------------------------------ */
@@ -51,4 +53,38 @@ char *url_host(const char *url, size_t len) {
     const char *host;
     size_t host_len = afu_host_span(url, len, 1, &host);
     return looks_like_domain(host, host_len) ? afu_lower_copy(host, host_len) : NULL;
+}
+
+/* "https://user@Host.example:8443/x?token=1#top" → "https://host.example:8443/x": the scheme, host,
+ * port and path of a url: with a scheme (what tells http from https, and one repository's token from
+ * another's), never its user info, query or fragment; NULL without a scheme or a domain, or with a
+ * space or control character. */
+char *url_site(const char *url, size_t len) {
+    const char *sep = NULL;
+    for (size_t i = 1; !sep && i + 3 <= len; i++)
+        if (url[i] == ':' && url[i + 1] == '/' && url[i + 2] == '/') sep = url + i;
+    if (!sep || sep == url || !((*url | 0x20) >= 'a' && (*url | 0x20) <= 'z')) return NULL;
+    for (const char *p = url; p < sep; p++)
+        if (!((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z') && !(*p >= '0' && *p <= '9') && *p != '+' && *p != '-' && *p != '.') return NULL;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)url[i] <= 0x20 || url[i] == 0x7F) return NULL;
+    char *host = url_host(url, len);
+    if (!host) return NULL;
+    free(host);
+    const char *authority = sep + 3, *end = url + len, *stop = authority;
+    while (stop < end && *stop != '/' && *stop != '?' && *stop != '#' && *stop != '\\') stop++;
+    for (const char *at = stop; at > authority; at--)
+        if (at[-1] == '@') { authority = at; break; }
+    const char *path_end = stop;
+    while (path_end < end && *path_end != '?' && *path_end != '#') path_end++;
+    size_t scheme_len = (size_t)(sep - url), authority_len = (size_t)(stop - authority), path_len = (size_t)(path_end - stop);
+    char *site = malloc(scheme_len + 3 + authority_len + path_len + 1);
+    if (!site) return NULL;
+    char *out = site;
+    for (size_t i = 0; i < scheme_len; i++) *out++ = (char)tolower((unsigned char)url[i]);
+    memcpy(out, "://", 3), out += 3;
+    for (size_t i = 0; i < authority_len; i++) *out++ = (char)tolower((unsigned char)authority[i]);
+    memcpy(out, stop, path_len), out += path_len;
+    *out = '\0';
+    return site;
 }

@@ -34,9 +34,12 @@
  *     a decryption shows its `url:`;
  *   - once the user has had an entry decrypted through autofill, what that
  *     decryption showed of it, kept in identities.tsv in the provider's data
- *     folder: the user (`login:` …), the host of `url:` (scheme and host only:
- *     a query might hold a token) and whether it has an otpauth:// line, with
- *     the file's size and modification time (a changed file is forgotten).
+ *     folder: the user (`login:` …), the host of `url:` and its scheme, host,
+ *     port and path (never its user info, query or fragment: they might hold
+ *     a token; published as the identity's URL, so git's http is not its https
+ *     nor one repository's token another's), and whether it has an otpauth://
+ *     line, with the file's size and modification time (a changed file is
+ *     forgotten). A save remembers what it wrote the same way.
  *     Never a password, a one-time-code secret, or any other line.
  *
  * Decrypting needs gpg-agent running for that GnuPG home (a desktop session
@@ -111,7 +114,9 @@ static entry *find_identity(store *s, const af_identity *id) {
     const af_str *rid = &id->record_identifier;
     if (rid->length) return store_find(s, rid->data, rid->length);
     for (size_t i = 0; i < s->count; i++) {
-        const char *site = entry_site(&s->items[i]), *user = entry_user(&s->items[i]);
+        const char *site = entry_site(&s->items[i]), *user = entry_user(&s->items[i]), *url = s->items[i].known_url;
+        if (url && site == s->items[i].known_site && strlen(url) == id->service.length && !memcmp(url, id->service.data, id->service.length))
+            site = url;
         if (site && strlen(site) == id->service.length && afu_ascii_case_eq(site, id->service.data, id->service.length) &&
             strlen(user) == id->user.length && memcmp(user, id->user.data, id->user.length) == 0)
             return &s->items[i];

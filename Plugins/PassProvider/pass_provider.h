@@ -40,6 +40,7 @@ typedef struct {
     long long mtime_ns, size;
     /* From the cache (a decryption the user made), or NULL / -1 when unknown. */
     char *known_user, *known_site;
+    char *known_url; /* url:'s scheme://host[:port]/path (no user info, query or fragment), or NULL */
     int known_otp; /* 1 has an otpauth line, 0 has none, -1 unknown */
 } entry;
 
@@ -96,6 +97,7 @@ decrypt_result decrypt(const store *s, const entry *e, af_request_id request, in
 /* pass_entry_text.c: what an entry says */
 void parse_entry(const afu_buf *plain, entry_text *t);
 char *url_host(const char *url, size_t len);
+char *url_site(const char *url, size_t len);
 
 /* pass_totp.c: one-time codes */
 const char *totp_code(const char *uri, size_t len, time_t now, char code[9]);

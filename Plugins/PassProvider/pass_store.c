@@ -86,7 +86,7 @@ const char *entry_user(const entry *e) {
 /* ---- Walking the store ----------------------------------------------- */
 
 static void entry_free(entry *e) {
-    free(e->name), free(e->path_service), free(e->path_user), free(e->known_user), free(e->known_site);
+    free(e->name), free(e->path_service), free(e->path_user), free(e->known_user), free(e->known_site), free(e->known_url);
     memset(e, 0, sizeof *e);
 }
 
@@ -211,7 +211,8 @@ static int split_tabs(char *line, char **fields, int max) {
     return n;
 }
 
-/* Format: "# autofill pass cache 1\t<store>" then "<name>\t<mtime ns>\t<size>\t<user>\t<site>\t<otp>". */
+/* Format: "# autofill pass cache 1\t<store>" then "<name>\t<mtime ns>\t<size>\t<user>\t<site>\t<otp>[\t<url>]"
+ * (<url>: url_site's scheme://host[:port]/path; a line without it, as earlier versions wrote, is read too). */
 static void cache_load(store *s) {
     char *path = cache_path(), line[8192];
     FILE *f = path ? fopen(path, "re") : NULL;
@@ -219,7 +220,7 @@ static void cache_load(store *s) {
     if (!f) return;
     int first = 1, same_store = 0;
     while (fgets(line, sizeof line, f)) {
-        char *fields[6];
+        char *fields[7];
         line[strcspn(line, "\n")] = '\0';
         if (first) {
             first = 0;
@@ -228,12 +229,14 @@ static void cache_load(store *s) {
             if (!same_store) break; /* another store's cache: forgotten */
             continue;
         }
-        if (split_tabs(line, fields, 6) != 6) continue;
+        int n = split_tabs(line, fields, 7);
+        if (n != 6 && n != 7) continue;
         entry *e = store_find(s, fields[0], strlen(fields[0]));
         if (!e || atoll(fields[1]) != e->mtime_ns || atoll(fields[2]) != e->size) continue; /* changed since */
         if (*fields[3]) e->known_user = strdup(fields[3]);
         if (*fields[4]) e->known_site = strdup(fields[4]);
         e->known_otp = fields[5][0] == '1';
+        if (n == 7 && *fields[6]) e->known_url = strdup(fields[6]);
     }
     fclose(f);
 }
@@ -248,8 +251,8 @@ static void cache_save(const store *s) {
     for (size_t i = 0; ok && i < s->count; i++) {
         const entry *e = &s->items[i];
         if (e->known_otp < 0 || strchr(e->name, '\t') || strchr(e->name, '\n')) continue;
-        ok = fprintf(f, "%s\t%lld\t%lld\t%s\t%s\t%d\n", e->name, e->mtime_ns, e->size, e->known_user ? e->known_user : "",
-                     e->known_site ? e->known_site : "", e->known_otp) > 0;
+        ok = fprintf(f, "%s\t%lld\t%lld\t%s\t%s\t%d\t%s\n", e->name, e->mtime_ns, e->size, e->known_user ? e->known_user : "",
+                     e->known_site ? e->known_site : "", e->known_otp, e->known_url ? e->known_url : "") > 0;
     }
     if (f && fclose(f) != 0) ok = 0;
     if (ok && rename(temporary, path) != 0) ok = 0;
@@ -274,7 +277,12 @@ void publish_identities(const store *s) {
          * service, which names no site, so a search by name finds it before anything is decrypted. */
         const char *site = entry_site(e), *user = entry_user(e), *service = site ? site : e->name;
         if (!is_plain(e->name, strlen(e->name))) continue;
-        af_identity id = {.kind = AF_IDENTITY_PASSWORD, .service_type = AF_SERVICE_DOMAIN, .service = {service, strlen(service)},
+        /* With the scheme (and path) its url: gave, when a decryption or a save showed it: git's http
+         * is not its https, nor one repository's token another's. */
+        int url = e->known_url && site == e->known_site;
+        if (url) service = e->known_url;
+        af_identity id = {.kind = AF_IDENTITY_PASSWORD, .service_type = url ? AF_SERVICE_URL : AF_SERVICE_DOMAIN,
+                          .service = {service, strlen(service)},
                           .user = {user, strlen(user)}, .record_identifier = {e->name, strlen(e->name)}};
         ids[n++] = id;
         if (e->known_otp == 1) { /* the label: the user, else the entry's name */
@@ -292,16 +300,16 @@ void publish_identities(const store *s) {
 /* Remembers what this decryption showed (never a secret) and republishes when it changed. */
 void remember(store *s, entry *e, const entry_text *t) {
     char *user = t->user && is_plain(t->user, t->user_len) && t->user_len < 1024 ? strndup(t->user, t->user_len) : NULL;
-    char *site = t->url ? url_host(t->url, t->url_len) : NULL;
+    char *site = t->url ? url_host(t->url, t->url_len) : NULL, *url = site ? url_site(t->url, t->url_len) : NULL;
     int otp = t->otpauth != NULL;
     int same = e->known_otp == otp && !strcmp(user ? user : "", e->known_user ? e->known_user : "") &&
-               !strcmp(site ? site : "", e->known_site ? e->known_site : "");
+               !strcmp(site ? site : "", e->known_site ? e->known_site : "") && !strcmp(url ? url : "", e->known_url ? e->known_url : "");
     if (same) {
-        free(user), free(site);
+        free(user), free(site), free(url);
         return;
     }
-    free(e->known_user), free(e->known_site);
-    e->known_user = user, e->known_site = site, e->known_otp = otp;
+    free(e->known_user), free(e->known_site), free(e->known_url);
+    e->known_user = user, e->known_site = site, e->known_url = url, e->known_otp = otp;
     char *path = cache_path();
     if (!path) return; /* in process: no folder of its own to remember in */
     free(path);

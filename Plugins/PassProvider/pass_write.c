@@ -213,6 +213,12 @@ void save_password(void *context, af_request_id request, const af_save_password_
     afu_log(state.host, AF_LOG_INFO, "%s %s in %s", e ? "replaced the password of" : "added", name, s.root);
     store_free(&s);
     store_load(&s); /* publish the store as it is now, the new entry with it */
+    entry *written = store_find(&s, name, strlen(name));
+    if (written) { /* what it says is known without decrypting it: its user and url:, for the next fill */
+        entry_text t;
+        parse_entry(&text, &t);
+        remember(&s, written, &t);
+    }
     publish_identities(&s);
     state.host->complete_save_password(request);
 done:

@@ -168,17 +168,20 @@ struct PassProviderTests {
         let provider = try load(.helperProcess, store: store, ui: ScriptedUI([Self.passphrase]), home: home)
         #expect(store.allIdentities == [.password(Self.passwordIdentity("example.com", "", "example.com"))])
         _ = await provider.send(.interfaceToProvideCredential(.password(Self.passwordIdentity("example.com", "", "example.com"))), deadline: nil)
+        // Published with url:'s scheme, host, port and path (git's http is not its https, nor one
+        // repository's token another's), never its query.
+        let site = ServiceIdentifier(identifier: "https://login.example.com:8443/x", type: .url)
         let expected: Set<CredentialIdentity> = [
-            .password(Self.passwordIdentity("login.example.com", "alice", "example.com")),
-            .oneTimeCode(OneTimeCodeCredentialIdentity(serviceIdentifier: .init(identifier: "login.example.com", type: .domain), label: "alice",
-                                                       recordIdentifier: "example.com")),
+            .password(PasswordCredentialIdentity(serviceIdentifier: site, user: "alice", recordIdentifier: "example.com")),
+            .oneTimeCode(OneTimeCodeCredentialIdentity(serviceIdentifier: site, label: "alice", recordIdentifier: "example.com")),
         ]
         #expect(Set(store.allIdentities) == expected)
 
-        // The cache holds the name, the user, the URL's host and whether there is a code: nothing secret.
+        // The cache holds the name, the user, the URL's host, whether there is a code and the URL without
+        // its user info, query and fragment: nothing secret.
         let cache = try String(contentsOfFile: "\(home)/.local/share/autofill/providers/org.autofill.pass/identities.tsv", encoding: .utf8)
-        #expect(cache.contains("example.com\t") && cache.contains("\talice\tlogin.example.com\t1\n"))
-        for secret in [Self.password, Self.totpSecret, "token", "abc", "8443"] { #expect(!cache.contains(secret)) }
+        #expect(cache.contains("example.com\t") && cache.contains("\talice\tlogin.example.com\t1\thttps://login.example.com:8443/x\n"), "\(cache)")
+        for secret in [Self.password, Self.totpSecret, "token", "abc", "?"] { #expect(!cache.contains(secret)) }
 
         // A new process publishes it at load, without decrypting; a changed entry is forgotten.
         let again = InMemoryIdentityStore()
@@ -188,6 +191,24 @@ struct PassProviderTests {
         let changed = InMemoryIdentityStore()
         _ = try load(.helperProcess, store: changed, home: home)
         #expect(changed.allIdentities == [.password(Self.passwordIdentity("example.com", "", "example.com"))])
+    }
+
+    /// The attacker's side: a url: carrying a password in its user info, a token in its fragment, or
+    /// a tab and a line break (which would forge lines of the cache) is never written or published
+    /// whole; the control (the same entry with a plain URL) is published with its path.
+    @Test func aURLsUserInfoFragmentAndControlCharactersNeverReachTheCacheOrTheIdentities() async throws {
+        let home = "\(folder.path)/home"
+        for (url, published) in [("https://bob:hunter2@Git.Example.org/team/repo.git#tok3n", "https://git.example.org/team/repo.git"),
+                                 ("https://git.example.org/a\tforged\t1", nil), ("https://git.example.org/team/repo.git", "https://git.example.org/team/repo.git")] {
+            try pass.insert("example.org", "\(Self.password)\nlogin: bob\nurl: \(url)\n")
+            let store = InMemoryIdentityStore()
+            let provider = try load(.helperProcess, store: store, ui: ScriptedUI([Self.passphrase]), home: home)
+            _ = await provider.send(.interfaceToProvideCredential(.password(Self.passwordIdentity("example.org", "", "example.org"))), deadline: nil)
+            let site = published.map { ServiceIdentifier(identifier: $0, type: .url) } ?? .init(identifier: "git.example.org", type: .domain)
+            #expect(store.allIdentities == [.password(PasswordCredentialIdentity(serviceIdentifier: site, user: "bob", recordIdentifier: "example.org"))])
+            let cache = try String(contentsOfFile: "\(home)/.local/share/autofill/providers/org.autofill.pass/identities.tsv", encoding: .utf8)
+            for secret in ["hunter2", "tok3n", "forged", Self.password] { #expect(!cache.contains(secret), "\(cache)") }
+        }
     }
 
     // MARK: Errors, each naming the entry and never its contents

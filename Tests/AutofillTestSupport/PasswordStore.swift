@@ -20,9 +20,11 @@ public final class PasswordStore: Sendable {
     /// The fingerprint of the key the store is encrypted to.
     public let fingerprint: String
 
-    /// A store encrypted to the test key, with its gpg-agent running and nothing cached.
-    public init() throws {
-        let key = try Self.testKey.get()
+    /// A store encrypted to the test key, with its gpg-agent running and nothing cached. With
+    /// `protected: false`, to a key without a passphrase instead (nothing is ever asked: for runs
+    /// that cannot answer a passphrase, such as git's own test harness).
+    public init(protected: Bool = true) throws {
+        let key = try protected ? Self.testKey.get() : Self.otherKey.get()
         folder = try TemporaryFolder("pass")
         gnupgHome = "\(folder.path)/gnupg"
         path = "\(folder.path)/store"
@@ -119,7 +121,8 @@ public final class PasswordStore: Sendable {
 
     /// The store's key, with the passphrase.
     static let testKey = Result { try makeKey(passphrase: passphrase, user: "Autofill Test <test@example.com>") }
-    /// Another key (no passphrase): entries encrypted to it cannot be decrypted with the store's home.
+    /// Another key (no passphrase): entries encrypted to it cannot be decrypted with the store's home;
+    /// the key of a store made with `protected: false`.
     static let otherKey = Result { try makeKey(passphrase: "", user: "Someone Else <else@example.org>") }
 
     /// The armored public key of a key that is not the store's.
