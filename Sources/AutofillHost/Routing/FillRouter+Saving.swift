@@ -129,9 +129,12 @@ extension FillRouter {
         return handled
     }
 
-    /// Whether an enabled provider's store holds `user`'s login at `query`'s site (writable or not).
-    public func holdsLogin(of user: String, for query: ServiceQuery) throws -> Bool {
-        try !holders(of: .password, for: query) { $0.displayUser == user }.isEmpty
+    /// Whether the host filled `user`'s password at `query`'s host from a provider that holds that
+    /// login, within ``RecentFills/window`` (``RecentFills``: no password is kept, only who and where).
+    public func filledRecently(user: String, for query: ServiceQuery) throws -> Bool {
+        let fills = RecentFills(folder: setup.records)
+        return try holders(of: .password, for: query) { $0.displayUser == user }
+            .contains { fills.contains(providerID: $0, user: user, relyingParty: query.name.hostText) }
     }
 
     /// The ids of providers whose store holds an identity of `kind` matching `query` for which `accepts` holds.

@@ -1,5 +1,6 @@
 import AutofillCore
 import AutofillHost
+import AutofillMatching
 
 /// `store` and `erase`: what git learned about a password, handed to the save-password entry point
 /// and the unused-password report (as `autofill save` and `autofill report unused-password` do),
@@ -61,12 +62,12 @@ extension GitCredentialCommand {
     }
 
     /// Whether this runs in a process of its own (no agent: ``GitDeliveries`` cannot know what `get`
-    /// gave git) and a provider already holds `user`'s login at `site`. git stores the password it
-    /// used after every fetch, most often the one autofill gave it: a store that no provider can
-    /// take is then not said on every fetch (`-v` says it).
+    /// gave git) and autofill filled that very login at `site` within the last minutes
+    /// (``RecentFills``): git stores the password that worked right after a `get`, and a store no
+    /// provider can take is then not said after every fetch (`-v` says it).
     private func isHeldWithoutAgent(user: String, site: String) -> Bool {
         guard ClientContext.current.pool == nil, let setup = try? global.setup(), let router = try? session.router(setup),
               let query = try? ServiceQuery(site) else { return false }
-        return (try? router.holdsLogin(of: user, for: query)) ?? false
+        return (try? router.filledRecently(user: user, for: query)) ?? false
     }
 }

@@ -35,9 +35,8 @@ struct GitCredentialCommand: AsyncParsableCommand {
             store goes to the provider holding that login, else the first writable one in your order \
             (one that declares SupportsSavePasswordCredentials). A store that no provider took says so in \
             one line on stderr (user and site, never the password); -v says why. Without the agent, a \
-            store for a login a read-only provider already holds is quiet: git stores the password it \
-            used after every fetch, most often the one autofill gave it, and a process of its own cannot \
-            tell the two apart (-v says it).
+            store of a login autofill filled in the last 5 minutes is quiet: git stores the password that \
+            worked right after a get, and a process of its own cannot tell it from a new one (-v says it).
 
             store and erase print nothing else; they do nothing for short-lived tokens \
             (password_expiry_utc) and ephemeral credentials. Other operations are ignored, as git asks. \
