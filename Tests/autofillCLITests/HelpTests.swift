@@ -147,8 +147,8 @@ struct LinkageTests {
         #expect(try Self.libraries("\(CLI.root)/.build/debug/autofill-cli").contains("libffi.so"))
     }
 
-    // `autofill` itself loads nothing at all (theClientEveryInvocationStartsIsStatic).
-    @Test(arguments: ["git-credential-autofill"])
+    // `autofill` and `git-credential-autofill` load nothing at all (theClientsEveryInvocationStartsAreStatic).
+    @Test(arguments: ["autofill-browser-host"])
     func theClientIsLean(name: String) throws {
         let libraries = try Self.libraries("\(CLI.root)/.build/debug/\(name)")
         for heavy in ["Foundation", "libffi", "libsqlite3", "libpsl", "libpam", "libseccomp", "libdbus"] {
@@ -170,11 +170,12 @@ struct LinkageTests {
         #expect(result.status != 0)
     }
 
-    @Test func theClientEveryInvocationStartsIsStatic() throws {
-        let client = "\(CLI.root)/.build/debug/autofill"
+    @Test(arguments: ["autofill", "git-credential-autofill"])
+    func theClientsEveryInvocationStartsAreStatic(name: String) throws {
+        let client = "\(CLI.root)/.build/debug/\(name)"
         let ldd = try ChildProcess.run("/usr/bin/ldd", [client])
         #expect(ldd.stdout.contains("not a dynamic executable") || ldd.stderr.contains("not a dynamic executable"), "\(ldd.stdout)")
-        #expect(!ldd.stdout.contains("=>"), "autofill loads shared objects: \(ldd.stdout)")
+        #expect(!ldd.stdout.contains("=>"), "\(name) loads shared objects: \(ldd.stdout)")
         // The control: the host is dynamic, so the check above can tell the two apart.
         #expect(try Self.libraries("\(CLI.root)/.build/debug/autofill-cli").contains("libswiftCore.so =>"))
     }
