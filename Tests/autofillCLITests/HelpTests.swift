@@ -102,6 +102,19 @@ struct HelpTests {
         }
     }
 
+    /// A leaf command is parsed on its own first (Autofill.parse): what it says about itself is still
+    /// said as `autofill COMMAND`.
+    @Test(arguments: ["fill", "suggest", "lock"])
+    func aLeafCommandsHelpUsageErrorsAndVersionAreThoseOfAutofill(command: String) throws {
+        let home = try TemporaryHome()
+        let help = try CLI.run([command, "--help"], home: home.path)
+        #expect(help.status == 0 && help.stdout.contains("USAGE: autofill \(command)"), "\(help.stdout)")
+        let wrong = try CLI.run([command, "--no-such-option"], home: home.path)
+        #expect(wrong.status == 64 && wrong.stderr.contains("Usage: autofill \(command)"), "\(wrong.stderr)")
+        let version = try CLI.run([command, "--version"], home: home.path)
+        #expect(version.status == 0 && version.stdout.hasPrefix("autofill "), "\(version.stdout) \(version.stderr)")
+    }
+
     @Test func helpListsTheExitStatuses() throws {
         let home = try TemporaryHome()
         let result = try CLI.run(["--help"], home: home.path)
