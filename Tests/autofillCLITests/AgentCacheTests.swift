@@ -103,6 +103,28 @@ struct AgentCacheTests {
         #expect(!refusedLibrary.stdout.contains("pw-"))
     }
 
+    /// The permission checks resolve links at every request (RealPath remembers only within one).
+    @Test func aSearchFolderLinkRetargetedUnderAFolderOthersCanWriteIsRefusedOnTheNextRequest() throws {
+        let files = FileManager.default
+        let plugins = "\(home.path)/plugins", own = "\(home.path)/plugins-own", open = "\(home.path)/open"
+        try files.moveItem(atPath: plugins, toPath: own)
+        try files.createSymbolicLink(atPath: plugins, withDestinationPath: own)
+        try files.createDirectory(atPath: open, withIntermediateDirectories: false)
+        try files.setAttributes([.posixPermissions: 0o777], ofItemAtPath: open)
+        try files.copyItem(atPath: own, toPath: "\(open)/plugins")
+        // Control: through a link to a folder only the user can write, the provider is served, twice.
+        for _ in 0..<2 {
+            let served = try fill()
+            #expect(served.status == 0 && served.stdout.contains("pw-fast"), "\(served.stderr)")
+        }
+        // The same link, now to a copy in a folder anyone can write (replaced by a rename, as an attacker would).
+        try files.createSymbolicLink(atPath: "\(plugins).new", withDestinationPath: "\(open)/plugins")
+        #expect(rename("\(plugins).new", plugins) == 0)
+        let refused = try fill()
+        #expect(refused.status == 77 && refused.stderr.contains(open), "\(refused.stderr)")
+        #expect(!refused.stdout.contains("pw-"))
+    }
+
     @Test func theIdleTimeIsTheUsersConfigurationsNeverARequests() throws {
         // The request's configuration says 1 s, by --config and by $AUTOFILL_CONFIG; the user's says nothing (900 s).
         #expect(try fill().status == 0)
