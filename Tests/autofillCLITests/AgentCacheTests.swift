@@ -104,24 +104,27 @@ struct AgentCacheTests {
     }
 
     /// The permission checks resolve links at every request (RealPath remembers only within one).
-    @Test func aSearchFolderLinkRetargetedUnderAFolderOthersCanWriteIsRefusedOnTheNextRequest() throws {
+    @Test func aConfigurationLinkRetargetedUnderAFolderOthersCanWriteIsRefusedOnTheNextRequest() throws {
         let files = FileManager.default
-        let plugins = "\(home.path)/plugins", own = "\(home.path)/plugins-own", open = "\(home.path)/open"
-        try files.moveItem(atPath: plugins, toPath: own)
-        try files.createSymbolicLink(atPath: plugins, withDestinationPath: own)
-        try files.createDirectory(atPath: open, withIntermediateDirectories: false)
+        let own = "\(home.path)/configs", open = "\(home.path)/open", link = "\(home.path)/linked.plist"
+        for folder in [own, open] { try files.createDirectory(atPath: folder, withIntermediateDirectories: false) }
+        try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: own)
         try files.setAttributes([.posixPermissions: 0o777], ofItemAtPath: open)
-        try files.copyItem(atPath: own, toPath: "\(open)/plugins")
-        // Control: through a link to a folder only the user can write, the provider is served, twice.
+        for folder in [own, open] { try files.copyItem(atPath: config, toPath: "\(folder)/config.plist") }
+        try files.createSymbolicLink(atPath: link, withDestinationPath: "\(own)/config.plist")
+        func fill() throws -> CLI.Result {
+            try CLI.run(["fill", "fast.test", "--user", "ok", "--config", link], home: home.path)
+        }
+        // Control: through a link to a file in a folder only the user can write, the provider is served, twice.
         for _ in 0..<2 {
             let served = try fill()
             #expect(served.status == 0 && served.stdout.contains("pw-fast"), "\(served.stderr)")
         }
         // The same link, now to a copy in a folder anyone can write (replaced by a rename, as an attacker would).
-        try files.createSymbolicLink(atPath: "\(plugins).new", withDestinationPath: "\(open)/plugins")
-        #expect(rename("\(plugins).new", plugins) == 0)
+        try files.createSymbolicLink(atPath: "\(link).new", withDestinationPath: "\(open)/config.plist")
+        #expect(rename("\(link).new", link) == 0)
         let refused = try fill()
-        #expect(refused.status == 77 && refused.stderr.contains(open), "\(refused.stderr)")
+        #expect(refused.status != 0 && refused.stderr.contains(open), "\(refused.stderr)")
         #expect(!refused.stdout.contains("pw-"))
     }
 
