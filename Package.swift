@@ -111,14 +111,18 @@ let package = Package(
         .target(name: "AutofillCompanion", dependencies: ["AutofillCore", "AutofillStore"]),
         .target(name: "AutofillOTP", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "AutofillWebAuthn", dependencies: ["AutofillCore", .product(name: "Crypto", package: "swift-crypto")]),
-        // The client is linked statically, Swift runtime and libc: it starts like /bin/true (no loader,
+        // The clients are linked statically, Swift runtime and libc: they start like /bin/true (no loader,
         // no relocations), not like a program loading 15 shared objects (docs/PERFORMANCE.md). lld: gold
-        // warns about the runtime's optional dlopen, which a static libc cannot use.
+        // warns about the runtime's optional dlopen, which a static libc cannot use. git runs
+        // git-credential-autofill for every credential it needs: the same client, so linked the same way.
         .executableTarget(
             name: "autofill", dependencies: ["AutofillWire", "CAutofillSystem"],
             linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]
         ),
-        .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
+        .executableTarget(
+            name: "git-credential-autofill", dependencies: ["AutofillWire"],
+            linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]
+        ),
         .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire"]),
         .executableTarget(
             name: "autofill-cli",

@@ -82,12 +82,37 @@ struct Autofill: AsyncParsableCommand {
         Glibc.exit(await execute(Array(CommandLine.arguments.dropFirst())))
     }
 
+    /// The subcommand named `name` when it has no subcommands of its own (`fill`, `suggest`, `lock`, …).
+    static func leafCommand(named name: String) -> (any ParsableCommand.Type)? {
+        configuration.subcommands.first { command in
+            command.configuration.subcommands.isEmpty && (command._commandName == name || command.configuration.aliases.contains(name))
+        }
+    }
+
+    /// `arguments` parsed as `parseAsRoot` parses them, faster for the commands the agent runs most.
+    ///
+    /// Parsing was a quarter of the agent's CPU for a warm fill (docs/PERFORMANCE.md), most of it
+    /// ArgumentParser making the command's argument definitions by reflection, which `parseAsRoot`
+    /// does once more for the subcommand while decoding the root, besides building the command tree.
+    /// So a command line that starts with a leaf subcommand's name is first parsed by that subcommand
+    /// alone, with the same definitions; its value is taken only when that succeeds and is that
+    /// subcommand (not help). Anything else (help, --version, completions, a usage error) is parsed
+    /// again the full way, so what a user sees (usage, help, error text) is what `parseAsRoot` says.
+    static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        if let name = arguments.first, let leaf = leafCommand(named: name),
+            let command = try? leaf.parseAsRoot(Array(arguments.dropFirst())), type(of: command) == leaf
+        {
+            return command
+        }
+        return try parseAsRoot(arguments)
+    }
+
     /// Parses and runs `arguments` (without the program name) in the current ``ClientContext``,
     /// writing help, usage errors and error messages to its console; the exit status. The same for a
     /// command run in this process and one the agent runs for a client.
     static func execute(_ arguments: [String]) async -> Int32 {
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parse(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -103,6 +103,31 @@ struct AgentCacheTests {
         #expect(!refusedLibrary.stdout.contains("pw-"))
     }
 
+    /// The permission checks resolve links at every request (RealPath remembers only within one).
+    @Test func aConfigurationLinkRetargetedUnderAFolderOthersCanWriteIsRefusedOnTheNextRequest() throws {
+        let files = FileManager.default
+        let own = "\(home.path)/configs", open = "\(home.path)/open", link = "\(home.path)/linked.plist"
+        for folder in [own, open] { try files.createDirectory(atPath: folder, withIntermediateDirectories: false) }
+        try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: own)
+        try files.setAttributes([.posixPermissions: 0o777], ofItemAtPath: open)
+        for folder in [own, open] { try files.copyItem(atPath: config, toPath: "\(folder)/config.plist") }
+        try files.createSymbolicLink(atPath: link, withDestinationPath: "\(own)/config.plist")
+        func fill() throws -> CLI.Result {
+            try CLI.run(["fill", "fast.test", "--user", "ok", "--config", link], home: home.path)
+        }
+        // Control: through a link to a file in a folder only the user can write, the provider is served, twice.
+        for _ in 0..<2 {
+            let served = try fill()
+            #expect(served.status == 0 && served.stdout.contains("pw-fast"), "\(served.stderr)")
+        }
+        // The same link, now to a copy in a folder anyone can write (replaced by a rename, as an attacker would).
+        try files.createSymbolicLink(atPath: "\(link).new", withDestinationPath: "\(open)/config.plist")
+        #expect(rename("\(link).new", link) == 0)
+        let refused = try fill()
+        #expect(refused.status != 0 && refused.stderr.contains(open), "\(refused.stderr)")
+        #expect(!refused.stdout.contains("pw-"))
+    }
+
     @Test func theIdleTimeIsTheUsersConfigurationsNeverARequests() throws {
         // The request's configuration says 1 s, by --config and by $AUTOFILL_CONFIG; the user's says nothing (900 s).
         #expect(try fill().status == 0)

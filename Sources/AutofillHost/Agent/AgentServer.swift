@@ -1,4 +1,5 @@
 package import AutofillWire
+internal import AutofillSystem
 internal import CAutofillSystem
 internal import Dispatch
 internal import Glibc
@@ -377,7 +378,10 @@ public final class AgentServer: Sendable {
         let status = Mutex<Int32?>(nil)
         let handler = self.handler
         let task = Task(executorPreference: RequestExecutor(label: "autofill.agent.request")) {
-            let result = await ClientContext.$current.withValue(context) { await handler(arguments) }
+            // Each request resolves paths afresh (RealPath): a link changed since the last request is seen.
+            let result = await RealPath.$memo.withValue(RealPath.Memo()) {
+                await ClientContext.$current.withValue(context) { await handler(arguments) }
+            }
             status.withLock { $0 = result }
             done.cancel()
         }

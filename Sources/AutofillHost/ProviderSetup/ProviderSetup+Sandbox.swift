@@ -307,9 +307,7 @@ struct SandboxContext {
     }
 
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        RealPath.resolve(path)  // once per request in the agent
     }
 
     /// A program name on the helper's PATH, or an absolute path, resolved to the file itself.

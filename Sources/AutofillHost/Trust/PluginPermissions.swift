@@ -1,3 +1,4 @@
+internal import AutofillSystem
 internal import Glibc
 
 /// Who could change a plugin's files: a bundle that another user could write is refused before any of
@@ -246,9 +247,7 @@ public enum PluginPermissions {
 
     /// The path with every symbolic link resolved, or nil.
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        RealPath.resolve(path)  // once per request in the agent
     }
 
     /// `path` quoted for a POSIX shell when it needs to be.

@@ -164,9 +164,10 @@ public final class HelperConnection: ProviderConnection {
 
     public var strayCompletions: Int { session.strayCompletions }
 
-    /// The helper process now serving this provider, if one is running.
+    /// The helper process now serving this provider, if one is running: the one that runs the plugin
+    /// (in namespaces, the child of the helper executed outside them; ``RunningHelper/servingPID``).
     public var helperProcessID: Int32? {
-        current.withLock { $0.flatMap { $0.isRunning ? $0.pid : nil } }
+        current.withLock { $0 }.flatMap { $0.isRunning ? $0.servingPID : nil }
     }
 
     /// The sandbox of the helper now serving, as it reported it before opening the plugin; nil when

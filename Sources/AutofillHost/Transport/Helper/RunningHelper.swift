@@ -255,6 +255,13 @@ final class RunningHelper: Sendable {
         _ = state.withLock { $0.inFlight.removeValue(forKey: id) }
     }
 
+    /// The process that runs the provider: in namespaces the one `pid` forked there (found at its
+    /// hello; `pid` only waits for it), else `pid`. What `autofill agent status` reports: stopping it
+    /// stops the provider's answers.
+    var servingPID: pid_t {
+        state.withLock { $0.namespacedHelper } ?? pid
+    }
+
     /// Whether the helper can take requests.
     var isRunning: Bool {
         state.withLock { $0.stopReason == nil && $0.ending == nil && !$0.reaping }
