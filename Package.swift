@@ -4,7 +4,8 @@
 // Layers (each a target; see docs/ARCHITECTURE.md):
 //   CAutofillProvider    the provider C ABI: one header, one .c
 //   AutofillSystem       the Swift layer over the system: the user's folders (HOME/XDG), the atomic file
-//                        writer, the path normaliser
+//                        writer, the path normaliser, and CAutofillSystem's calls as Swift functions that
+//                        throw SystemError (one file per C concept; no Foundation: the client links it)
 //   AutofillCore         models: service identifiers, identities, credentials, requests,
 //                        errors, capabilities (no libc, no dlopen)
 //   AutofillMatching     service names, public suffixes (libpsl), IDNA (libidn2), matching rules
@@ -79,7 +80,7 @@ let package = Package(
         .target(name: "CAutofillSessionBus", dependencies: ["CDBus"]),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "AutofillCore"),
-        .target(name: "AutofillSystem"),
+        .target(name: "AutofillSystem", dependencies: ["CAutofillSystem"]),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
