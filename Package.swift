@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "CAutofillProvider"),
         .target(name: "CAutofillSystem"),
         .target(name: "CAutofillSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
-        .target(name: "AutofillWire", dependencies: ["CAutofillSystem"]),
+        .target(name: "AutofillWire", dependencies: ["AutofillSystem"]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "CAutofillSessionBus", dependencies: ["CDBus"]),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
@@ -95,7 +95,7 @@ let package = Package(
         .target(
             name: "AutofillProviderRuntime",
             dependencies: [
-                "AutofillCore", "AutofillABI", "AutofillWire", "AutofillSystem", "CAutofillProvider", "CFFI", "CAutofillSystem", "CAutofillSandbox",
+                "AutofillCore", "AutofillABI", "AutofillWire", "AutofillSystem", "CAutofillProvider", "CFFI", "CAutofillSandbox",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -103,7 +103,7 @@ let package = Package(
             name: "AutofillHost",
             dependencies: [
                 "AutofillProviderRuntime", "AutofillSystem", "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
-                "CAutofillSystem", "CAutofillSandbox", "CAutofillSessionBus", "AutofillWire",
+                "CAutofillSandbox", "CAutofillSessionBus", "AutofillWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -116,11 +116,11 @@ let package = Package(
         // no relocations), not like a program loading 15 shared objects (docs/PERFORMANCE.md). lld: gold
         // warns about the runtime's optional dlopen, which a static libc cannot use.
         .executableTarget(
-            name: "autofill", dependencies: ["AutofillWire", "CAutofillSystem"],
+            name: "autofill", dependencies: ["AutofillWire"],
             linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]
         ),
         .executableTarget(name: "git-credential-autofill", dependencies: ["AutofillWire"]),
-        .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire"]),
+        .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire", "AutofillSystem"]),
         .executableTarget(
             name: "autofill-cli",
             dependencies: [

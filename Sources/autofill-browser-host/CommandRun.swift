@@ -1,3 +1,4 @@
+internal import AutofillSystem
 internal import AutofillWire
 internal import Glibc
 import Synchronization

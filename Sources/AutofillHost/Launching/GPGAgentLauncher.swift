@@ -1,4 +1,5 @@
 internal import Glibc
+internal import AutofillSystem
 internal import AutofillWire
 
 /// Starts the user's gpg-agent for a GnuPG home, as `gpg` and `pass` do when it is not running: a

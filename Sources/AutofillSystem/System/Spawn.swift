@@ -59,7 +59,7 @@ public enum Spawn {
 }
 
 /// Calls `body` with `strings` as a NULL-terminated array of C strings (an argv or envp), freed after.
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+package func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
     var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
     pointers.append(nil)
     defer { for pointer in pointers { free(pointer) } }
