@@ -1,5 +1,4 @@
 internal import AutofillSystem
-internal import Glibc
 
 /// The protocol between `autofill` and its agent (docs/AGENT.md): the helper protocol's framing
 /// (``FrameWriter``: `u32 length` + `u8 tag` + fields, the same limits), with tags of its own so
