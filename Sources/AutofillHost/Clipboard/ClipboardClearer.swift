@@ -67,10 +67,7 @@ public enum ClipboardClearer {
         ToolProcess.writeAll(secret, to: input.1)
         // Reaped by a thread of its own: the agent lives on, and a command in its own process exits before.
         let clearer = pid
-        _ = startDetachedThread {
-            var code: Int32 = 0
-            while waitpid(clearer, &code, 0) < 0 && errno == EINTR {}
-        }
+        _ = startDetachedThread { Processes.reap(clearer) }
     }
 
     /// The clearer's own work (in its process): read the secret from standard input, wait `delay`

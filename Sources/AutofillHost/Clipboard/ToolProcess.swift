@@ -97,7 +97,7 @@ struct ToolProcess {
             if reaped < 0 && errno != EINTR { return Clipboard.Outcome(status: -1, output: [], reason: "") }
             if ContinuousClock.now >= end {
                 kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                Processes.reap(pid)
                 return Clipboard.Outcome(status: -1, output: [], reason: " (it did not finish within \(Self.deadline.components.seconds) s)")
             }
             usleep(5_000)

@@ -68,9 +68,7 @@ public enum BubblewrapSupport {
         defer { close(null) }
         guard let pid = try? Spawn.program(executable, arguments: [executable] + command.arguments, environment: ["PATH=/usr/bin:/bin"],
                                            input: null, output: null, error: null) else { return false }
-        var result: Int32 = 0
-        while waitpid(pid, &result, 0) < 0 && errno == EINTR {}
-        let ended = WaitStatus(result)
+        let ended = Processes.reap(pid)
         return ended.exited && ended.exitStatus == 0
     }
 

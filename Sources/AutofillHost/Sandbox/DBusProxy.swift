@@ -113,8 +113,7 @@ final class DBusProxy: Sendable {
         guard descriptor >= 0 else { return }
         close(descriptor)
         kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        Processes.reap(pid)
         unlink(socket)
         rmdir(folder)
     }

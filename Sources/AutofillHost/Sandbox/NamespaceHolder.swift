@@ -72,8 +72,7 @@ enum NamespaceHolder {
             close(input.write)
             close(ready.read)
             try? Processes.killGroup(pid)
-            var ended: Int32 = 0
-            while waitpid(pid, &ended, 0) < 0 && errno == EINTR {}
+            Processes.reap(pid)
             throw error
         }
         return Made(bubblewrap: pid, lifeline: input.write, ready: ready.read)

@@ -57,6 +57,15 @@ public enum Processes {
         guard afsys_has_ended(pid, 1) >= 0 else { throw .current("waitid") }
     }
 
+    /// Waits for child `pid` to end and reaps it (waitpid, retrying EINTR): how it ended; the status
+    /// word 0 when waitpid fails otherwise (`pid` is no child of this process, or was reaped already).
+    @discardableResult
+    public static func reap(_ pid: Int32) -> WaitStatus {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return WaitStatus(status)
+    }
+
     /// The address space of process `pid` in bytes, as the kernel counts it; 0 when it cannot be read.
     public static func addressSpace(of pid: Int32) -> UInt64 { afsys_address_space(pid) }
 

@@ -29,8 +29,7 @@ struct SpawnedHelper {
             try? Processes.killGroup(holder)  // before reaping: the group id is still bubblewrap's
             if reap {
                 if lifeline >= 0 { close(lifeline) }
-                var status: Int32 = 0
-                while waitpid(holder, &status, 0) < 0 && errno == EINTR {}
+                Processes.reap(holder)
             }
         }
         busProxy?.stop()
@@ -171,8 +170,7 @@ enum HelperSpawn {
     /// Ends a helper that never served (its process group, as every helper's) and closes the host's ends.
     static func discard(_ spawned: SpawnedHelper) {
         try? Processes.killGroup(spawned.pid)  // before reaping: the group id is still the helper's
-        var status: Int32 = 0
-        while waitpid(spawned.pid, &status, 0) < 0 && errno == EINTR {}
+        Processes.reap(spawned.pid)
         for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
         spawned.endSandbox(reap: true)
     }

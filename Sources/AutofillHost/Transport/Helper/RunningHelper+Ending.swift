@@ -20,11 +20,10 @@ extension RunningHelper {
         // before reaping: until then no other process group can have its id.
         try? Processes.killGroup(pid)
         try? Processes.waitUntilEnded(pid)
-        var status: Int32 = 0
-        state.withLock { state in
+        let status = state.withLock { state in
             // Under the lock, so `stop` never signals the pid once it is released.
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            state.reaped = true
+            defer { state.reaped = true }
+            return Processes.reap(pid)
         }
         for (descriptor, stream) in [(spawned.output, HelperOutputLog.Stream.stdout), (spawned.errorOutput, .stderr)] {
             _ = drain(descriptor, into: &output, stream: stream, buffer: buffer)
@@ -69,7 +68,7 @@ extension RunningHelper {
     /// the address space it read when the fault reporter asked it to look, and what it was doing
     /// (the host's own request list; while loading, the last stage the helper named, which can only
     /// choose between the host's phrases for the stages).
-    private func classify(status: Int32, state: State) -> Ending {
+    private func classify(status ended: WaitStatus, state: State) -> Ending {
         let name = manifest.displayName
         let stage = state.load == nil ? state.stage ?? .readingPlist : nil
         // What the helper was doing: loading, answering a request, or nothing.
@@ -103,7 +102,6 @@ extension RunningHelper {
         }
         // bubblewrap exits with its child's status, a signal N as 128 + N (a provider's own exit(128 + N)
         // reads as that signal too: it could as well raise it).
-        let ended = WaitStatus(status)
         let namespacedSignal = spawned.namespaced && ended.exited && (129...192).contains(ended.exitStatus)
         if ended.signaled || namespacedSignal {
             let signal = namespacedSignal ? ended.exitStatus - 128 : ended.terminationSignal
