@@ -4,7 +4,8 @@
 // Layers (each a target; see docs/ARCHITECTURE.md):
 //   CAutofillProvider    the provider C ABI: one header, one .c
 //   AutofillSystem       the Swift layer over the system: the user's folders (HOME/XDG), the atomic file
-//                        writer, the path normaliser
+//                        writer, the path normaliser, and CAutofillSystem's calls as Swift functions that
+//                        throw SystemError (one file per C concept; no Foundation: the client links it)
 //   AutofillCore         models: service identifiers, identities, credentials, requests,
 //                        errors, capabilities (no libc, no dlopen)
 //   AutofillMatching     service names, public suffixes (libpsl), IDNA (libidn2), matching rules
@@ -74,12 +75,12 @@ let package = Package(
         .target(name: "CAutofillProvider"),
         .target(name: "CAutofillSystem"),
         .target(name: "CAutofillSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
-        .target(name: "AutofillWire", dependencies: ["CAutofillSystem"]),
+        .target(name: "AutofillWire", dependencies: ["AutofillSystem"]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "CAutofillSessionBus", dependencies: ["CDBus"]),
         .systemLibrary(name: "CFFI", pkgConfig: "libffi", providers: [.apt(["libffi-dev"])]),
         .target(name: "AutofillCore"),
-        .target(name: "AutofillSystem"),
+        .target(name: "AutofillSystem", dependencies: ["CAutofillSystem"]),
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -94,7 +95,7 @@ let package = Package(
         .target(
             name: "AutofillProviderRuntime",
             dependencies: [
-                "AutofillCore", "AutofillABI", "AutofillWire", "AutofillSystem", "CAutofillProvider", "CFFI", "CAutofillSystem", "CAutofillSandbox",
+                "AutofillCore", "AutofillABI", "AutofillWire", "AutofillSystem", "CAutofillProvider", "CFFI", "CAutofillSandbox",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -102,7 +103,7 @@ let package = Package(
             name: "AutofillHost",
             dependencies: [
                 "AutofillProviderRuntime", "AutofillSystem", "AutofillCore", "AutofillABI", "AutofillMatching", "AutofillStore", "AutofillWebAuthn", "CAutofillProvider", "CFFI", "CPAM",
-                "CAutofillSystem", "CAutofillSandbox", "CAutofillSessionBus", "AutofillWire",
+                "CAutofillSandbox", "CAutofillSessionBus", "AutofillWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -116,14 +117,14 @@ let package = Package(
         // warns about the runtime's optional dlopen, which a static libc cannot use. git runs
         // git-credential-autofill for every credential it needs: the same client, so linked the same way.
         .executableTarget(
-            name: "autofill", dependencies: ["AutofillWire", "CAutofillSystem"],
+            name: "autofill", dependencies: ["AutofillWire"],
             linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]
         ),
         .executableTarget(
             name: "git-credential-autofill", dependencies: ["AutofillWire"],
             linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]
         ),
-        .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire"]),
+        .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire", "AutofillSystem"]),
         .executableTarget(
             name: "autofill-cli",
             dependencies: [

@@ -1,4 +1,4 @@
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 
 /// The client side of the agent: what every `autofill` invocation of a command the agent serves
@@ -31,7 +31,7 @@ package enum AgentClient {
         guard let paths = AgentPaths(environment: environment) else { return .runHere(AgentPaths.noRuntimeFolder) }
         // An agent is reached only through the user's own folders: another user could have put the socket there.
         if let problem = paths.unsafeFolder() { return .runHere("no agent: \(problem)") }
-        var socket = afsys_connect(paths.socket)
+        var socket = (try? UnixSocket.connect(paths.socket)) ?? -1
         if socket < 0 {
             guard start else { return .runHere("no agent is running") }
             switch startAgent(paths, environment: environment, executable: agentExecutable) {
@@ -41,9 +41,9 @@ package enum AgentClient {
         }
         defer { close(socket) }
         // The agent gets this process's terminal and output: never hand them to another user's process.
-        var uid: uid_t = 0, pid: pid_t = 0
-        guard afsys_peer_credentials(socket, &uid, &pid) == 0, uid == getuid() else {
-            writeError("autofill: \(paths.socket) is served by uid \(uid), not by you; autofill talks to no other user's agent. Remove the socket, or run with AUTOFILL_AGENT=off (docs/AGENT.md).\n")
+        let peer = try? UnixSocket.peerCredentials(socket)
+        guard let peer, peer.uid == getuid() else {
+            writeError("autofill: \(paths.socket) is served by uid \(peer?.uid ?? 0), not by you; autofill talks to no other user's agent. Remove the socket, or run with AUTOFILL_AGENT=off (docs/AGENT.md).\n")
             return .exited(ExitStatus.refused.rawValue)
         }
         let request = AgentProtocol.Message.run(
@@ -91,16 +91,16 @@ package enum AgentClient {
     private static func startAgent(_ paths: AgentPaths, environment: [String: String], executable: String) -> Result<Int32, StartFailure> {
         let arguments = [executable, "agent", "serve"]
         let variables = AgentProtocol.startEnvironment(environment).map { "\($0.key)=\($0.value)" }
-        var pid: pid_t = 0
-        let status = withCStrings(arguments) { argv in
-            withCStrings(variables) { envp in afsys_spawn_detached(executable, argv, envp, &pid) }
+        let pid: pid_t
+        do throws(SystemError) {
+            pid = try Spawn.detached(executable, arguments: arguments, environment: variables)
+        } catch {
+            return .failure(StartFailure("cannot start \(executable) agent serve: \(error.reason)"))
         }
-        guard status == 0 else { return .failure(StartFailure("cannot start \(executable) agent serve: \(String(cString: strerror(status)))")) }
         let deadline = ContinuousClock.now + startWait
         var reaped = false
         while ContinuousClock.now < deadline {
-            let socket = afsys_connect(paths.socket)
-            if socket >= 0 { return .success(socket) }
+            if let socket = try? UnixSocket.connect(paths.socket) { return .success(socket) }
             // An agent that exits at once is reaped here: another one won the race (status 0: the
             // winner listens already or soon), or it could not start (it said why in its own log).
             if !reaped {
@@ -165,10 +165,3 @@ package enum AgentClient {
     }
 }
 
-/// Calls `body` with a NULL-terminated `char *[]` of `strings`, valid during the call.
-package func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { for pointer in pointers { free(pointer) } }
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
-}

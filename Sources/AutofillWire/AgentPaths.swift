@@ -1,4 +1,4 @@
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 
 /// Where the agent listens: `$XDG_RUNTIME_DIR/autofill/agent/socket` (folder 0700, socket 0600),
@@ -71,12 +71,10 @@ package struct AgentSocketPeer: Sendable {
 
     /// Connects to `path` and asks; nil when nothing listens there.
     package init?(path: String) {
-        let socket = afsys_connect(path)
-        guard socket >= 0 else { return nil }
+        guard let socket = try? UnixSocket.connect(path) else { return nil }
         defer { close(socket) }
-        var uid: uid_t = 0, pid: pid_t = 0
-        guard afsys_peer_credentials(socket, &uid, &pid) == 0 else { return nil }
-        self.uid = uid
-        self.pid = pid
+        guard let peer = try? UnixSocket.peerCredentials(socket) else { return nil }
+        self.uid = peer.uid
+        self.pid = peer.pid
     }
 }

@@ -1,5 +1,4 @@
-internal import CAutofillSystem
-internal import Glibc
+internal import AutofillSystem
 
 /// The protocol between `autofill` and its agent (docs/AGENT.md): the helper protocol's framing
 /// (``FrameWriter``: `u32 length` + `u8 tag` + fields, the same limits), with tags of its own so
@@ -126,13 +125,14 @@ extension AgentProtocol.Message {
         var buffer = [UInt8](repeating: 0, count: 65536)
         var received = false
         while true {
-            var fds = [Int32](repeating: -1, count: Int(AFSYS_MAX_FDS))
-            var fdCount = 0
-            let count = buffer.withUnsafeMutableBytes { raw in
-                afsys_receive_with_fds(socket, raw.baseAddress, raw.count, &fds, fds.count, &fdCount)
+            let result = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in try UnixSocket.receive(socket, into: raw, descriptors: &descriptors) }
             }
-            descriptors += fds.prefix(fdCount)
-            if count < 0 { throw FrameError("cannot read the agent socket (\(String(cString: strerror(errno))))") }
+            let count: Int
+            switch result {
+            case .success(let received): count = received
+            case .failure(let error): throw FrameError("cannot read the agent socket (\(error.reason))")
+            }
             if count == 0 {
                 if received { throw FrameError("the connection ended in the middle of a message") }
                 return nil
@@ -149,10 +149,6 @@ extension AgentProtocol.Message {
     /// Sends this message on `socket` with `descriptors` attached; false when the peer is gone.
     package func send(on socket: Int32, descriptors: [Int32] = []) -> Bool {
         let frame = self.frame
-        return frame.withUnsafeBytes { raw in
-            descriptors.withUnsafeBufferPointer { fds in
-                afsys_send_with_fds(socket, raw.baseAddress, raw.count, fds.baseAddress, fds.count) == 0
-            }
-        }
+        return frame.withUnsafeBytes { raw in (try? UnixSocket.send(socket, raw, descriptors: descriptors)) != nil }
     }
 }

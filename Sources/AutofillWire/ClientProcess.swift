@@ -1,4 +1,4 @@
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 
 /// What the small `autofill` client needs of its own process, without Foundation.
@@ -6,13 +6,10 @@ package enum ClientProcess {
     /// This process's environment.
     package static func environment() -> [String: String] {
         var result: [String: String] = [:]
-        guard var entry = afsys_environment() else { return result }
-        while let pointer = entry.pointee {
-            let text = String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)), as: UTF8.self)
+        for text in Processes.environment() {
             if let equals = text.firstIndex(of: "=") {
                 result[String(text[..<equals])] = String(text[text.index(after: equals)...])
             }
-            entry += 1
         }
         return result
     }

@@ -1,3 +1,4 @@
+internal import AutofillSystem
 internal import AutofillWire
 internal import Glibc
 import Synchronization
@@ -91,10 +92,9 @@ struct CommandRun {
             withCStrings(variables) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
         }
         guard spawned == 0 else { return 70 }
-        var code: Int32 = 0
-        while waitpid(pid, &code, 0) < 0 && errno == EINTR {}
-        // WIFEXITED / WEXITSTATUS, by hand (macros): a signal is reported as 128 + its number, as shells do.
-        return code & 0x7f == 0 ? (code >> 8) & 0xff : 128 + (code & 0x7f)
+        // A signal is reported as 128 + its number, as shells do.
+        let ended = Processes.reap(pid)
+        return ended.exited ? ended.exitStatus : 128 + ended.terminationSignal
     }
 
     /// Reads both pipes to their ends (poll), keeping at most ``maximumOutputBytes`` of each.

@@ -1,6 +1,5 @@
 package import AutofillWire
 internal import AutofillSystem
-internal import CAutofillSystem
 internal import Dispatch
 internal import Glibc
 package import Logging
@@ -114,27 +113,33 @@ public final class AgentServer: Sendable {
             throw AutofillError(.configuration, "cannot start the agent: \(AgentPaths.noRuntimeFolder)")
         }
         try paths.prepare()
-        let lock = afsys_lock_file(paths.lockFile)
-        if lock == -2 { return .alreadyRunning(paths) }
-        guard lock >= 0 else { throw AutofillError(.io, "cannot take the agent's lock \(paths.lockFile) (\(String(cString: strerror(errno))))") }
+        let lock: Int32
+        do throws(SystemError) {
+            guard let locked = try Files.lock(paths.lockFile) else { return .alreadyRunning(paths) }
+            lock = locked
+        } catch {
+            throw AutofillError(.io, "cannot take the agent's lock \(paths.lockFile) (\(error.reason))")
+        }
         // Holding the lock, any socket there is a dead agent's.
         unlink(paths.socket)
-        let listener = afsys_listen(paths.socket)
-        guard listener >= 0 else {
-            let reason = String(cString: strerror(errno))
+        let listener: Int32
+        do throws(SystemError) {
+            listener = try UnixSocket.listen(paths.socket)
+        } catch {
             close(lock)
-            throw AutofillError(.io, "cannot listen on \(paths.socket) (\(reason))")
+            throw AutofillError(.io, "cannot listen on \(paths.socket) (\(error.reason))")
         }
-        var device: UInt64 = 0, inode: UInt64 = 0
-        _ = afsys_identity(paths.socket, &device, &inode)
-        guard afsys_harden() == 0 else {
+        let (device, inode) = (try? Files.identity(paths.socket)) ?? (0, 0)
+        do throws(SystemError) {
+            try Processes.harden()
+        } catch {
             close(listener)
             close(lock)
-            throw AutofillError(.internal, "cannot harden the agent (no core dumps, not dumpable): \(String(cString: strerror(errno)))")
+            throw AutofillError(.internal, "cannot harden the agent (no core dumps, not dumpable): \(error.reason)")
         }
         // Room for every connection waiting for its request, and for the requests served with their
         // descriptors (a client's four, the helpers' pipes and sockets), beyond a desktop's usual 1,024.
-        _ = afsys_raise_descriptor_limit(UInt64(ConnectionIntake.maximumPending + 64 * maximumRequests + 1024))
+        try? Descriptors.raiseLimit(to: UInt64(ConnectionIntake.maximumPending + 64 * maximumRequests + 1024))
         let server = AgentServer(paths: paths, environment: environment, listener: listener, lockDescriptor: lock,
                                  socketIdentity: (device, inode), idleTimeout: idleTimeout, idleTimeoutIsFixed: idleTimeoutIsFixed,
                                  userPolicy: userPolicy, handler: handler, logger: logger)
@@ -163,8 +168,7 @@ public final class AgentServer: Sendable {
         logger.info("the agent stops: \(reason)")
         lockWatcher.withLock { $0 }?.stop()
         pool.lock()
-        var device: UInt64 = 0, inode: UInt64 = 0
-        if afsys_identity(paths.socket, &device, &inode) == 0, device == socketIdentity.device, inode == socketIdentity.inode {
+        if let identity = try? Files.identity(paths.socket), identity == socketIdentity {
             unlink(paths.socket)
         }
         close(listener)
@@ -262,8 +266,8 @@ public final class AgentServer: Sendable {
         if state.withLock({ $0.active == 0 }), HelperSpawn.selfExecutable().hasSuffix(" (deleted)") {
             return stop("its executable was replaced (an upgrade); the next command starts the new one")
         }
-        var device: UInt64 = 0, inode: UInt64 = 0
-        if afsys_identity(paths.socket, &device, &inode) != 0 || device != socketIdentity.device || inode != socketIdentity.inode {
+        let identity = try? Files.identity(paths.socket)
+        if identity?.device != socketIdentity.device || identity?.inode != socketIdentity.inode {
             stop("its socket \(paths.socket) was removed or replaced")
         }
     }
@@ -275,15 +279,17 @@ public final class AgentServer: Sendable {
     private func acceptLoop() {
         let intake = self.intake.withLock { $0 }
         while true {
-            let connection = afsys_accept(listener)
-            if connection < 0 {
-                if errno == EBADF || errno == EINVAL { return }  // closed: stopping
-                if errno == EMFILE || errno == ENFILE { usleep(50_000) }
+            let connection: Int32
+            do throws(SystemError) {
+                connection = try UnixSocket.accept(listener)
+            } catch {
+                if error.code == EBADF || error.code == EINVAL { return }  // closed: stopping
+                if error.code == EMFILE || error.code == ENFILE { usleep(50_000) }
                 continue
             }
-            var uid: uid_t = 0, pid: pid_t = 0
-            guard afsys_peer_credentials(connection, &uid, &pid) == 0, uid == getuid() else {
-                logger.warning("refused a connection from pid \(pid) of uid \(uid): the agent serves uid \(getuid()) only")
+            let peer = try? UnixSocket.peerCredentials(connection)
+            guard let peer, peer.uid == getuid() else {
+                logger.warning("refused a connection from pid \(peer?.pid ?? 0) of uid \(peer?.uid ?? 0): the agent serves uid \(getuid()) only")
                 close(connection)
                 continue
             }
@@ -296,20 +302,18 @@ public final class AgentServer: Sendable {
     static let confinedRefusal = "the agent serves only a person's own commands, not a provider's helper nor anything running under one, nor a process that runs confined (no_new_privs and a seccomp filter); the command runs in this process"
 
     /// Whether the peer of `socket` may talk to the agent: not a provider helper, nor anything under
-    /// one (``afsys_peer_confinement``, docs/AGENT.md "Who may talk to it"). A peer refused is told
+    /// one (``Peer/confinement(of:agent:)``, docs/AGENT.md "Who may talk to it"). A peer refused is told
     /// ``confinedRefusal`` and nothing else.
     private func admit(_ socket: Int32) -> Bool {
-        var why = [CChar](repeating: 0, count: 512)
-        let verdict = afsys_peer_confinement(socket, getpid(), &why, why.count)
-        guard verdict == 0 else {
-            var uid: uid_t = 0, pid: pid_t = 0
-            _ = afsys_peer_credentials(socket, &uid, &pid)
-            let reason = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch Peer.confinement(of: socket, agent: getpid()) {
+        case .allowed:
+            return true
+        case .refused(let reason), .unknown(let reason):
+            let pid = (try? UnixSocket.peerCredentials(socket))?.pid ?? 0
             logger.warning("refused pid \(pid): \(reason)")
             _ = AgentProtocol.Message.runHere(reason: Self.confinedRefusal).send(on: socket)
             return false
         }
-        return true
     }
 
     /// Takes a whole request from the intake: served on a thread of its own, unless ``maximumRequests``
@@ -335,8 +339,7 @@ public final class AgentServer: Sendable {
 
     private func serve(_ socket: Int32, message: AgentProtocol.Message, descriptors: [Int32]) {
         defer { close(socket) }
-        var uid: uid_t = 0, pid: pid_t = 0
-        _ = afsys_peer_credentials(socket, &uid, &pid)
+        let pid = (try? UnixSocket.peerCredentials(socket))?.pid ?? 0
         guard case .run(let version, let arguments, let clientEnvironment, let program) = message, descriptors.count == 3 || descriptors.count == 4 else {
             for descriptor in descriptors { close(descriptor) }
             logger.warning("pid \(pid) sent something other than a request with its standard descriptors; refused")
@@ -385,14 +388,14 @@ public final class AgentServer: Sendable {
             status.withLock { $0 = result }
             done.cancel()
         }
-        let ready = afsys_wait_either(socket, done.descriptor, -1)
-        if ready & 2 == 0 {
+        let ready = try? Descriptors.waitEither(socket, done.descriptor, timeoutMilliseconds: -1)
+        if ready?.second == false {
             // The client closed the connection (or wrote more, which the protocol forbids): it gets
             // nothing from here on, and what waits on its terminal stops waiting.
             console.close()
             cancellation.cancel()
             task.cancel()
-            _ = afsys_wait_readable(done.descriptor, -1)
+            _ = try? Descriptors.waitReadable(done.descriptor, timeoutMilliseconds: -1)
             logger.info("a client left before its command \(arguments.first ?? "") ended; cancelled")
             return nil
         }

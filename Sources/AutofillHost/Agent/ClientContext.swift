@@ -1,5 +1,5 @@
 internal import AutofillWire
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import FoundationEssentials
 internal import Glibc
 public import Logging
@@ -108,7 +108,7 @@ public final class Console: Sendable {
             guard let descriptors else { return nil }
             let fd = stream == .output ? descriptors.output : descriptors.error
             guard isatty(fd) == 1 else { return nil }
-            let rows = Int(afsys_terminal_rows(fd)), columns = Int(afsys_terminal_columns(fd))
+            let rows = TerminalSize.rows(fd), columns = TerminalSize.columns(fd)
             return rows > 0 && columns > 0 ? (rows, columns) : nil
         }
     }
@@ -134,9 +134,7 @@ public final class RequestCancellation: Sendable {
 
     /// Creates one (a close-on-exec pipe).
     public init() {
-        var fds: [Int32] = [-1, -1]
-        _ = afsys_pipe(&fds, 0)
-        pipe = (fds[0], fds[1])
+        pipe = (try? Descriptors.pipe()) ?? (-1, -1)
     }
 
     deinit {

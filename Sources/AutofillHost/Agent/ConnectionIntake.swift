@@ -1,5 +1,5 @@
 internal import AutofillWire
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 internal import Synchronization
 
@@ -27,24 +27,23 @@ final class ConnectionIntake: Sendable {
 
     /// Starts the intake's thread; nil when no thread or pipe can be had.
     init?(admit: @escaping Admit, deliver: @escaping Deliver, dropped: @escaping @Sendable (Int, String) -> Void) {
-        var pipe: [Int32] = [-1, -1]
-        guard afsys_pipe(&pipe, 1) == 0 else { return nil }
-        _ = afsys_set_nonblocking(pipe[1], 1)
-        wakeRead = pipe[0]
-        wakeWrite = pipe[1]
+        guard let pipe = try? Descriptors.pipe(nonblockingRead: true) else { return nil }
+        try? Descriptors.setNonblocking(pipe.write, true)
+        wakeRead = pipe.read
+        wakeWrite = pipe.write
         self.admit = admit
         self.deliver = deliver
         self.dropped = dropped
         guard startDetachedThread({ [self] in loop() }) else {
-            close(pipe[0])
-            close(pipe[1])
+            close(pipe.read)
+            close(pipe.write)
             return nil
         }
     }
 
     /// Hands over a connection just accepted.
     func add(_ socket: Int32) {
-        _ = afsys_set_nonblocking(socket, 1)
+        try? Descriptors.setNonblocking(socket, true)
         arrivals.withLock { $0.append(socket) }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
@@ -130,13 +129,16 @@ final class ConnectionIntake: Sendable {
             connection.admitted = true
         }
         while true {
-            var fds = [Int32](repeating: -1, count: Int(AFSYS_MAX_FDS))
-            var fdCount = 0
-            let count = buffer.withUnsafeMutableBytes { raw in
-                afsys_receive_with_fds_now(connection.socket, raw.baseAddress, raw.count, &fds, fds.count, &fdCount)
+            let result = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in
+                    try UnixSocket.receive(connection.socket, into: raw, descriptors: &connection.descriptors, waiting: false)
+                }
             }
-            connection.descriptors += fds.prefix(fdCount)
-            if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK ? .waiting : .failed("its connection failed") }
+            let count: Int
+            switch result {
+            case .success(let received): count = received
+            case .failure(let error): return error.wouldBlock ? .waiting : .failed("its connection failed")
+            }
             if count == 0 { return .failed("the peer closed the connection before its request was whole") }
             connection.received += count
             guard connection.received <= AgentProtocol.maximumRequestBytes + 4 else { return .failed("a request over the limit") }
@@ -145,7 +147,7 @@ final class ConnectionIntake: Sendable {
                 guard let body = try connection.assembler.next() else { continue }
                 guard !connection.assembler.isMidFrame else { return .failed("bytes after the request") }
                 let message = try AgentProtocol.Message(body: body)
-                _ = afsys_set_nonblocking(connection.socket, 0)
+                try? Descriptors.setNonblocking(connection.socket, false)
                 deliver(connection.socket, message, connection.descriptors)
                 return .done
             } catch {

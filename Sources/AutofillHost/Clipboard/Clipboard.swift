@@ -1,4 +1,3 @@
-internal import CAutofillSystem
 internal import Glibc
 
 /// The desktop's clipboard, through the user's own tools: `wl-copy`/`wl-paste` on Wayland, else

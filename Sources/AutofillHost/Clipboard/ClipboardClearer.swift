@@ -1,5 +1,5 @@
 internal import AutofillWire
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 
 /// Clears the clipboard after a while unless it changed since, as `pass -c` does: a process of its own
@@ -33,9 +33,8 @@ public enum ClipboardClearer {
 
     /// The agent's lifeline: created on first use, its write end held (close-on-exec) until the agent ends.
     private static let lifeline: Int32? = {
-        var fds: [Int32] = [-1, -1]
-        guard afsys_pipe(&fds, 0) == 0 else { return nil }
-        return fds[0]  // the write end, fds[1], stays open for the life of this process
+        guard let fds = try? Descriptors.pipe() else { return nil }
+        return fds.read  // the write end stays open for the life of this process
     }()
 
     /// Starts a clearer for `secret`, which `clipboard` now holds, after `delay` seconds. `watchingAgent`:
@@ -45,36 +44,37 @@ public enum ClipboardClearer {
         var arguments = [executable, commandName, "--tool", clipboard.tool.rawValue, "--seconds", "\(delay)"]
         let lifeline = watchingAgent ? Self.lifeline : nil
         if lifeline != nil { arguments.append("--watch-agent") }
-        var input: [Int32] = [-1, -1]
-        guard afsys_socketpair(&input) == 0 else {
-            throw AutofillError(.internal, "cannot start the clipboard's clearer: socketpair failed (\(String(cString: strerror(errno))))")
+        let input: (Int32, Int32)
+        do throws(SystemError) {
+            input = try Descriptors.socketPair()
+        } catch {
+            throw AutofillError(.internal, "cannot start the clipboard's clearer: socketpair failed (\(error.reason))")
         }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { if null >= 0 { close(null) } }
         let variables = clipboard.environment.map { "\($0.key)=\($0.value)" }
-        var pid: pid_t = 0
-        let status = withCStrings(arguments) { argv in
-            withCStrings(variables) { envp in afsys_spawn_program(executable, argv, envp, input[0], null, null, lifeline ?? -1, &pid) }
+        let spawned = Result { () throws(SystemError) in
+            try Spawn.program(executable, arguments: arguments, environment: variables, input: input.0, output: null, error: null,
+                              extra: lifeline ?? -1)
         }
-        close(input[0])
-        defer { close(input[1]) }
-        guard status == 0 else {
-            throw AutofillError(.internal, "cannot start the clipboard's clearer \(executable): \(String(cString: strerror(status)))")
+        close(input.0)
+        defer { close(input.1) }
+        let pid: pid_t
+        switch spawned {
+        case .success(let started): pid = started
+        case .failure(let error): throw AutofillError(.internal, "cannot start the clipboard's clearer \(executable): \(error.reason)")
         }
-        ToolProcess.writeAll(secret, to: input[1])
+        ToolProcess.writeAll(secret, to: input.1)
         // Reaped by a thread of its own: the agent lives on, and a command in its own process exits before.
         let clearer = pid
-        _ = startDetachedThread {
-            var code: Int32 = 0
-            while waitpid(clearer, &code, 0) < 0 && errno == EINTR {}
-        }
+        _ = startDetachedThread { Processes.reap(clearer) }
     }
 
     /// The clearer's own work (in its process): read the secret from standard input, wait `delay`
     /// seconds (or until the agent's lifeline on descriptor 3 ends, with `watchingAgent`), then clear
     /// the clipboard if it still holds the secret.
     public static func run(tool: Clipboard.Tool, delay: Double, watchingAgent: Bool, environment: [String: String]) -> Int32 {
-        _ = afsys_harden()
+        _ = try? Processes.harden()
         var secret: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -94,7 +94,7 @@ public enum ClipboardClearer {
             let left = end - ContinuousClock.now
             let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
             if watchingAgent {
-                if afsys_wait_readable(3, milliseconds) == 1 { break }  // the agent ended
+                if (try? Descriptors.waitReadable(3, timeoutMilliseconds: milliseconds)) == true { break }  // the agent ended
             } else {
                 usleep(UInt32(min(milliseconds, 1000)) * 1000)
             }

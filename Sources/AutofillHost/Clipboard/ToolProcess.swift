@@ -1,6 +1,6 @@
 internal import AutofillCore
 internal import AutofillWire
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 
 /// One run of a clipboard tool: started with `input` on a socket (a pipe's write could raise SIGPIPE), its error output in memory (a memfd:
@@ -18,33 +18,39 @@ struct ToolProcess {
 
     init(path: String, arguments: [String], environment: [String: String], input: [UInt8]?, captureOutput: Bool) {
         name = arguments[0]
-        let errors = afsys_memfd("clipboard-tool-errors")
+        let errors = (try? Descriptors.memoryFile(named: "clipboard-tool-errors")) ?? -1
         errorFile = errors
-        var inputPipe: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
+        var inputPipe: (Int32, Int32) = (-1, -1), output: (read: Int32, write: Int32) = (-1, -1)
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { if null >= 0 { close(null) } }
-        if input != nil, afsys_socketpair(&inputPipe) != 0 { inputPipe = [-1, -1] }  // send(MSG_NOSIGNAL): no SIGPIPE
-        if captureOutput, afsys_pipe(&output, 0) != 0 { output = [-1, -1] }
-        let variables = environment.map { "\($0.key)=\($0.value)" }
-        var child: pid_t = 0
-        let status = withCStrings([path] + arguments.dropFirst()) { argv in
-            withCStrings(variables) { envp in
-                afsys_spawn_program(path, argv, envp, input == nil ? null : inputPipe[0], captureOutput ? output[1] : null,
-                                  errors >= 0 ? errors : null, -1, &child)
-            }
+        var madeError: SystemError?
+        if input != nil {  // send(MSG_NOSIGNAL): no SIGPIPE
+            do throws(SystemError) { inputPipe = try Descriptors.socketPair() } catch { madeError = error }
         }
-        for descriptor in [inputPipe[0], output[1]] where descriptor >= 0 { close(descriptor) }
-        outputPipe = captureOutput && output[0] >= 0 ? output[0] : nil
-        if status != 0 || inputPipe[0] < 0 && input != nil {
+        if captureOutput { output = (try? Descriptors.pipe()) ?? (-1, -1) }
+        let variables = environment.map { "\($0.key)=\($0.value)" }
+        let spawned = Result { () throws(SystemError) in
+            try Spawn.program(path, arguments: [path] + arguments.dropFirst(), environment: variables,
+                              input: input == nil ? null : inputPipe.0, output: captureOutput ? output.write : null,
+                              error: errors >= 0 ? errors : null)
+        }
+        for descriptor in [inputPipe.0, output.write] where descriptor >= 0 { close(descriptor) }
+        outputPipe = captureOutput && output.read >= 0 ? output.read : nil
+        let child: pid_t
+        switch spawned {
+        case .success(let started) where inputPipe.0 >= 0 || input == nil: child = started
+        default:
             self.pid = nil
-            failure = " (cannot start it: \(String(cString: strerror(status == 0 ? errno : status))))"
-            if inputPipe[1] >= 0 { close(inputPipe[1]) }
+            let reason: String
+            if case .failure(let error) = spawned { reason = error.reason } else { reason = madeError?.reason ?? "" }
+            failure = " (cannot start it: \(reason))"
+            if inputPipe.1 >= 0 { close(inputPipe.1) }
             return
         }
         pid = child
-        if let input, inputPipe[1] >= 0 {
-            Self.writeAll(input, to: inputPipe[1])
-            close(inputPipe[1])
+        if let input, inputPipe.1 >= 0 {
+            Self.writeAll(input, to: inputPipe.1)
+            close(inputPipe.1)
         }
     }
 
@@ -52,10 +58,14 @@ struct ToolProcess {
     static func writeAll(_ bytes: [UInt8], to fd: Int32) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { afsys_send(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
+            let written = bytes.withUnsafeBytes { raw in
+                Result { () throws(SystemError) in try Descriptors.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+            }
+            switch written {
+            case .failure(let error) where error.interrupted: continue
+            case .success(let count) where count > 0: offset += count
+            default: return
+            }
         }
     }
 
@@ -72,7 +82,7 @@ struct ToolProcess {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while ContinuousClock.now < end {
                 let left = end - ContinuousClock.now
-                guard afsys_wait_readable(outputPipe, Int32(left.components.seconds * 1000 + 1)) == 1 else { break }
+                guard (try? Descriptors.waitReadable(outputPipe, timeoutMilliseconds: Int32(left.components.seconds * 1000 + 1))) == true else { break }
                 let count = read(outputPipe, &buffer, buffer.count)
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
@@ -87,12 +97,13 @@ struct ToolProcess {
             if reaped < 0 && errno != EINTR { return Clipboard.Outcome(status: -1, output: [], reason: "") }
             if ContinuousClock.now >= end {
                 kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                Processes.reap(pid)
                 return Clipboard.Outcome(status: -1, output: [], reason: " (it did not finish within \(Self.deadline.components.seconds) s)")
             }
             usleep(5_000)
         }
-        let code = afsys_exited(status) != 0 ? afsys_exit_status(status) : 128 + afsys_term_signal(status)
+        let ended = WaitStatus(status)
+        let code = ended.exited ? ended.exitStatus : 128 + ended.terminationSignal
         return Clipboard.Outcome(status: code, output: output, reason: code == 0 ? "" : " (exit \(code))\(errorText)")
     }
 

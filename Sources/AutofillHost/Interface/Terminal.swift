@@ -1,4 +1,4 @@
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 internal import Synchronization
 
@@ -40,7 +40,7 @@ final class Terminal: Sendable {
     /// Writes text to the terminal.
     /// The terminal's width in columns (80 when it does not say).
     var columns: Int {
-        let columns = Int(afsys_terminal_columns(fd))
+        let columns = TerminalSize.columns(fd)
         return columns > 0 ? columns : 80
     }
 
@@ -77,8 +77,8 @@ final class Terminal: Sendable {
         while true {
             // The agent reads a client's terminal only while that client waits: its leaving ends the read.
             if let cancellation {
-                let ready = afsys_wait_either(fd, cancellation.descriptor, -1)
-                if ready < 0 || ready & 2 != 0 { return nil }
+                let ready = try? Descriptors.waitEither(fd, cancellation.descriptor, timeoutMilliseconds: -1)
+                if ready?.second ?? true { return nil }
             }
             let n = Glibc.read(fd, &byte, 1)
             if n < 0 && errno == EINTR { continue }

@@ -1,4 +1,5 @@
 internal import Glibc
+internal import AutofillSystem
 internal import AutofillWire
 
 /// Starts the user's gpg-agent for a GnuPG home, as `gpg` and `pass` do when it is not running: a
@@ -34,10 +35,8 @@ enum GPGAgentLauncher {
             withCStrings(passed) { envp in posix_spawn(&pid, gpgconf, &actions, nil, argv, envp) }
         }
         guard status == 0 else { return "cannot run \(gpgconf): \(String(cString: strerror(status)))" }
-        var exit: Int32 = 0
-        while waitpid(pid, &exit, 0) < 0 && errno == EINTR {}
-        // WIFEXITED and WEXITSTATUS, which Swift does not import.
-        let code = exit & 0x7f == 0 ? (exit >> 8) & 0xff : -1
+        let ended = Processes.reap(pid)
+        let code = ended.exited ? ended.exitStatus : -1
         return code == 0 ? nil : "`gpgconf --homedir \(home) --launch gpg-agent` failed (status \(code))"
     }
 

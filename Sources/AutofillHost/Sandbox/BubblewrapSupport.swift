@@ -1,6 +1,5 @@
 internal import AutofillSystem
 internal import AutofillWire
-internal import CAutofillSystem
 internal import Glibc
 
 /// Whether this system lets autofill make namespaces with bubblewrap: `bwrap` installed, and user
@@ -67,14 +66,10 @@ public enum BubblewrapSupport {
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         guard null >= 0 else { return false }
         defer { close(null) }
-        var pid: pid_t = 0
-        let status = withCStrings([executable] + command.arguments) { argv in
-            withCStrings(["PATH=/usr/bin:/bin"]) { envp in afsys_spawn_program(executable, argv, envp, null, null, null, -1, &pid) }
-        }
-        guard status == 0 else { return false }
-        var result: Int32 = 0
-        while waitpid(pid, &result, 0) < 0 && errno == EINTR {}
-        return afsys_exited(result) != 0 && afsys_exit_status(result) == 0
+        guard let pid = try? Spawn.program(executable, arguments: [executable] + command.arguments, environment: ["PATH=/usr/bin:/bin"],
+                                           input: null, output: null, error: null) else { return false }
+        let ended = Processes.reap(pid)
+        return ended.exited && ended.exitStatus == 0
     }
 
     /// The one line `-v` prints of the kind of sandbox a helper got.

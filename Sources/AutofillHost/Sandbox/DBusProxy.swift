@@ -1,5 +1,5 @@
 internal import AutofillWire
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 internal import Synchronization
 
@@ -64,26 +64,31 @@ final class DBusProxy: Sendable {
         guard let made = mkdtemp(&template) else { throw fail("mkdtemp failed (\(String(cString: strerror(errno))))") }
         let folder = String(cString: made)
         let socket = "\(folder)/bus"
-        var pipe: [Int32] = [-1, -1]
-        guard afsys_pipe(&pipe, 0) == 0 else {
+        let pipe: (read: Int32, write: Int32)
+        do throws(SystemError) {
+            pipe = try Descriptors.pipe()
+        } catch {
             rmdir(folder)
-            throw fail("pipe failed (\(String(cString: strerror(errno))))")
+            throw fail("pipe failed (\(error.reason))")
         }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
-        var pid: pid_t = 0
         let arguments = [executable] + Self.arguments(upstream: filter.upstream, socket: socket, names: filter.names,
                                                       visibleNames: filter.visibleNames, lifeline: 3)
-        let status = withCStrings(arguments) { argv in
-            withCStrings(["PATH=/usr/bin:/bin"]) { envp in afsys_spawn_program(executable, argv, envp, null, null, null, pipe[1], &pid) }
+        let spawned = Result { () throws(SystemError) in
+            try Spawn.program(executable, arguments: arguments, environment: ["PATH=/usr/bin:/bin"], input: null, output: null,
+                              error: null, extra: pipe.write)
         }
-        close(pipe[1])
+        close(pipe.write)
         if null >= 0 { close(null) }
-        guard status == 0 else {
-            close(pipe[0])
+        let pid: pid_t
+        switch spawned {
+        case .success(let started): pid = started
+        case .failure(let error):
+            close(pipe.read)
             rmdir(folder)
-            throw fail("posix_spawn failed (\(String(cString: strerror(status))))")
+            throw fail("posix_spawn failed (\(error.reason))")
         }
-        return DBusProxy(folder: folder, pid: pid, lifeline: pipe[0])
+        return DBusProxy(folder: folder, pid: pid, lifeline: pipe.read)
     }
 
     /// Waits (10 s at most) until the proxy listens: it writes one byte on its lifeline then;
@@ -92,7 +97,7 @@ final class DBusProxy: Sendable {
         if listening.withLock({ $0 }) { return }
         let descriptor = lifeline.withLock { $0 }
         var byte: UInt8 = 0
-        guard descriptor >= 0, afsys_wait_readable(descriptor, 10_000) == 1, read(descriptor, &byte, 1) == 1 else {
+        guard descriptor >= 0, (try? Descriptors.waitReadable(descriptor, timeoutMilliseconds: 10_000)) == true, read(descriptor, &byte, 1) == 1 else {
             stop()
             throw AutofillError(.internal, "cannot start the session bus filter for \(named): xdg-dbus-proxy ended or did not listen within 10 s (is your session bus running?)")
         }
@@ -108,8 +113,7 @@ final class DBusProxy: Sendable {
         guard descriptor >= 0 else { return }
         close(descriptor)
         kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        Processes.reap(pid)
         unlink(socket)
         rmdir(folder)
     }

@@ -1,5 +1,5 @@
 internal import AutofillWire
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 
 /// bubblewrap making a helper's namespaces and keeping them, while the helper itself is executed
@@ -39,39 +39,47 @@ enum NamespaceHolder {
         let trace = getenv("LD_DEBUG_OUTPUT").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? SandboxContext.parent(of: $0) : nil }
         let command = BubblewrapCommand(policy: namespaces.policy, helper: waiter, helperArguments: [], busFolder: busFolder,
                                         loaderTrace: trace)
-        var input: [Int32] = [-1, -1], ready: [Int32] = [-1, -1]
-        guard afsys_pipe(&input, 0) == 0 else { throw failure("pipe", namespaces) }
-        guard afsys_pipe(&ready, 0) == 0 else {
-            let error = failure("pipe", namespaces)
-            input.forEach { close($0) }
-            throw error
+        let input: (read: Int32, write: Int32), ready: (read: Int32, write: Int32)
+        do throws(SystemError) {
+            input = try Descriptors.pipe()
+        } catch {
+            throw failure("pipe", error, namespaces)
         }
-        var pid: pid_t = 0
-        let status = withCStrings([bubblewrap] + command.arguments) { argv in
-            withCStrings(environment) { envp in afsys_spawn_holder(bubblewrap, argv, envp, input[0], ready[1], errorOutput, &pid) }
+        do throws(SystemError) {
+            ready = try Descriptors.pipe()
+        } catch {
+            close(input.read)
+            close(input.write)
+            throw failure("pipe", error, namespaces)
         }
-        close(input[0])
-        close(ready[1])
-        guard status == 0 else {
-            close(input[1])
-            close(ready[0])
-            throw AutofillError(.internal, "cannot start bubblewrap for \(namespaces.named): posix_spawn failed (\(String(cString: strerror(status))))")
+        let spawned = Result { () throws(SystemError) in
+            try Spawn.holder(bubblewrap, arguments: [bubblewrap] + command.arguments, environment: environment, input: input.read,
+                             output: ready.write, error: errorOutput)
+        }
+        close(input.read)
+        close(ready.write)
+        let pid: pid_t
+        switch spawned {
+        case .success(let started): pid = started
+        case .failure(let error):
+            close(input.write)
+            close(ready.read)
+            throw AutofillError(.internal, "cannot start bubblewrap for \(namespaces.named): posix_spawn failed (\(error.reason))")
         }
         var byte: UInt8 = 0x0a
-        guard write(input[1], &byte, 1) == 1 else {
-            let error = failure("write", namespaces)
-            close(input[1])
-            close(ready[0])
-            afsys_kill_group(pid)
-            var ended: Int32 = 0
-            while waitpid(pid, &ended, 0) < 0 && errno == EINTR {}
+        guard write(input.write, &byte, 1) == 1 else {
+            let error = failure("write", SystemError("write", code: errno), namespaces)
+            close(input.write)
+            close(ready.read)
+            try? Processes.killGroup(pid)
+            Processes.reap(pid)
             throw error
         }
-        return Made(bubblewrap: pid, lifeline: input[1], ready: ready[0])
+        return Made(bubblewrap: pid, lifeline: input.write, ready: ready.read)
     }
 
-    private static func failure(_ what: String, _ namespaces: HelperNamespaces) -> AutofillError {
-        AutofillError(.internal, "cannot start bubblewrap for \(namespaces.named): \(what) failed (\(String(cString: strerror(errno))))")
+    private static func failure(_ what: String, _ error: SystemError, _ namespaces: HelperNamespaces) -> AutofillError {
+        AutofillError(.internal, "cannot start bubblewrap for \(namespaces.named): \(what) failed (\(error.reason))")
     }
 
     /// The children of `pid` (the kernel's list, in /proc), empty when it cannot be read.

@@ -1,6 +1,5 @@
 internal import AutofillCore
 internal import AutofillSystem
-internal import Glibc
 
 /// Declared files as grants: expanded (settings, `~`, XDG folders, declared variables), then resolved
 /// (every symbolic link followed, once, by the host) and checked as resolved. The helper opens each

@@ -1,5 +1,4 @@
 internal import AutofillSystem
-internal import Glibc
 
 /// The one per-user folder of the host's trust and fault records: `trust.json` (what the user approved
 /// of each plugin), `faults.json` (faults and quarantines) and `digests.json` (the digest cache).

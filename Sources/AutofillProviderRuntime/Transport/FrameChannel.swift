@@ -1,5 +1,5 @@
 package import AutofillWire
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 internal import Synchronization
 
@@ -29,12 +29,12 @@ package final class FrameChannel: Sendable {
             return frame.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
-                    let sent = afsys_send(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                    if sent < 0 {
-                        if errno == EINTR { continue }
+                    do throws(SystemError) {
+                        offset += try Descriptors.send(descriptor, UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                    } catch {
+                        if error.interrupted { continue }
                         return false
                     }
-                    offset += sent
                 }
                 return true
             }

@@ -1,7 +1,7 @@
 internal import AutofillWire
 internal import AutofillABI
 internal import AutofillCore
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import CAutofillSandbox
 internal import Dispatch
 internal import Glibc
@@ -39,7 +39,7 @@ public enum ProviderHelper {
         guard parent > 0 else {
             fail(ExitStatus.usage, "\(HelperProtocol.executableName) is started by autofill, not by hand (it needs --parent PID and its descriptors)")
         }
-        guard afsys_die_with_parent(parent) == 0 else { exit(ExitStatus.parentGone) }
+        guard Processes.dieWithParent(parent) else { exit(ExitStatus.parentGone) }
         if let bubblewrap {
             // Executed outside bubblewrap's namespaces, so that the kernel keeps asking the initial user
             // namespace who may ptrace it (NamespaceHolder): enter them now, while single-threaded,
@@ -50,12 +50,12 @@ public enum ProviderHelper {
             }
             guard afs_fork_into_namespaces() == 0 else { fail(ExitStatus.setupFailed, "fork failed") }
         }
-        guard afsys_limit_resources(memoryLimit) == 0 else { fail(ExitStatus.setupFailed, "setrlimit failed") }
-        guard afsys_set_cloexec(AFSYS_CHANNEL_FD) == 0, afsys_set_cloexec(AFSYS_FAULT_FD) == 0 else {
+        guard (try? Processes.limitResources(memoryBytes: memoryLimit)) != nil else { fail(ExitStatus.setupFailed, "setrlimit failed") }
+        guard (try? Descriptors.setCloseOnExec(Spawn.channelDescriptor)) != nil, (try? Descriptors.setCloseOnExec(Spawn.faultDescriptor)) != nil else {
             fail(ExitStatus.setupFailed, "descriptors 3 and 4 are not open")
         }
-        guard afsys_install_fault_reporter(AFSYS_FAULT_FD) == 0 else { fail(ExitStatus.setupFailed, "sigaction failed") }
-        let channel = FrameChannel(descriptor: AFSYS_CHANNEL_FD)
+        guard (try? FaultReporter.install(on: Spawn.faultDescriptor)) != nil else { fail(ExitStatus.setupFailed, "sigaction failed") }
+        let channel = FrameChannel(descriptor: Spawn.channelDescriptor)
         _ = try? channel.send(.hello(protocolVersion: HelperProtocol.version, abiVersion: providerABIVersion))
         // Until the sandbox is in force this process stays single-threaded (a Landlock domain binds
         // only the thread that enters it on this kernel): the host's `load` is read here, on the main
@@ -93,7 +93,7 @@ public enum ProviderHelper {
             } catch {
                 _exit(ExitStatus.protocolError)
             }
-            let count = readSome(AFSYS_CHANNEL_FD, into: buffer)
+            let count = readSome(Spawn.channelDescriptor, into: buffer)
             guard count > 0 else { _exit(0) }  // the host went away before it needed this helper
             assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
@@ -102,7 +102,7 @@ public enum ProviderHelper {
     /// After a failure reported in `loaded`: waits until the host closes the channel, then exits.
     private static func waitForHostToClose(_ assembler: inout FrameAssembler) -> Never {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
-        while readSome(AFSYS_CHANNEL_FD, into: buffer) > 0 {}
+        while readSome(Spawn.channelDescriptor, into: buffer) > 0 {}
         _exit(0)
     }
 
@@ -131,7 +131,7 @@ public enum ProviderHelper {
             var assembler = assembler
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
             while true {
-                let count = readSome(AFSYS_CHANNEL_FD, into: buffer)
+                let count = readSome(Spawn.channelDescriptor, into: buffer)
                 guard count > 0 else { break }  // the host closed the channel, or died
                 assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 do {

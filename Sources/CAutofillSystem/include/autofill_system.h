@@ -14,8 +14,9 @@
  *   files.c         the one-agent lock file (flock), a path's identity
  *   terminal.c      the terminal's size (TIOCGWINSZ)
  *
- * Used by AutofillProviderRuntime (the helper's side), AutofillHost (spawning and watching helpers,
- * the agent, the clipboard, the terminal) and AutofillWire (the agent's clients). Swift cannot call
+ * Called only by AutofillSystem's Swift layer (Sources/AutofillSystem/System/, one Swift file per .c:
+ * Spawn, Processes, FaultReporter, Descriptors, UnixSocket, Peer, Files, TerminalSize), which the
+ * helper's side, the host and the agent's clients use. Swift cannot call
  * variadic prctl/fcntl/ioctl, _GNU_SOURCE-only pipe2, posix_spawn_file_actions_addclosefrom_np, the
  * W* macros or CMSG_*, or install an async-signal-safe handler, hence this target.
  *

@@ -1,7 +1,6 @@
 internal import AutofillWire
 public import AutofillCore
 internal import Dispatch
-internal import Glibc
 public import Logging
 internal import Synchronization
 

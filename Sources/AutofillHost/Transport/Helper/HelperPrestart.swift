@@ -1,4 +1,3 @@
-internal import Glibc
 internal import Synchronization
 
 /// One helper process started before anyone knows which provider it will serve.

@@ -1,5 +1,5 @@
 internal import AutofillWire
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 
 /// A helper process just spawned: its pid and the host's ends of its descriptors, all close-on-exec.
@@ -26,11 +26,10 @@ struct SpawnedHelper {
     /// waits for the holder (once: the last thing done with this helper).
     func endSandbox(reap: Bool) {
         if holder > 0 {
-            afsys_kill_group(holder)  // before reaping: the group id is still bubblewrap's
+            try? Processes.killGroup(holder)  // before reaping: the group id is still bubblewrap's
             if reap {
                 if lifeline >= 0 { close(lifeline) }
-                var status: Int32 = 0
-                while waitpid(holder, &status, 0) < 0 && errno == EINTR {}
+                Processes.reap(holder)
             }
         }
         busProxy?.stop()
@@ -88,23 +87,25 @@ enum HelperSpawn {
     /// Spawns `executable` as the helper of this process, with `memoryLimit` (bytes, 0 for none); with
     /// `namespaces`, through bubblewrap (and the session bus's filter, started first).
     static func spawn(_ executable: String, memoryLimit: UInt64, namespaces: HelperNamespaces? = nil) throws(AutofillError) -> SpawnedHelper {
-        var socket: [Int32] = [-1, -1], fault: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errorOutput: [Int32] = [-1, -1]
         var opened: [Int32] = []
-        func fail(_ what: String) -> AutofillError {
-            let message = String(cString: strerror(errno))
+        func fail(_ error: SystemError) -> AutofillError {
             for descriptor in opened { close(descriptor) }
-            return AutofillError(.internal, "cannot start the provider helper \(executable): \(what) failed (\(message))")
+            return AutofillError(.internal, "cannot start the provider helper \(executable): \(error)")
         }
-        guard afsys_socketpair(&socket) == 0 else { throw fail("socketpair") }
-        opened += socket
-        guard afsys_socketpair(&fault) == 0 else { throw fail("socketpair") }
-        opened += fault
-        let flags = fcntl(fault[0], F_GETFL)
-        guard flags >= 0, fcntl(fault[0], F_SETFL, flags | O_NONBLOCK) == 0 else { throw fail("fcntl") }
-        guard afsys_pipe(&output, 1) == 0 else { throw fail("pipe") }
-        opened += output
-        guard afsys_pipe(&errorOutput, 1) == 0 else { throw fail("pipe") }
-        opened += errorOutput
+        let socket: (Int32, Int32), fault: (Int32, Int32), output: (read: Int32, write: Int32), errorOutput: (read: Int32, write: Int32)
+        do throws(SystemError) {
+            socket = try Descriptors.socketPair()
+            opened += [socket.0, socket.1]
+            fault = try Descriptors.socketPair()
+            opened += [fault.0, fault.1]
+            try Descriptors.setNonblocking(fault.0, true)
+            output = try Descriptors.pipe(nonblockingRead: true)
+            opened += [output.read, output.write]
+            errorOutput = try Descriptors.pipe(nonblockingRead: true)
+            opened += [errorOutput.read, errorOutput.write]
+        } catch {
+            throw fail(error)
+        }
 
         var arguments = [executable, "--parent", "\(getpid())", "--memory-limit", "\(memoryLimit)"]
         var proxy: DBusProxy?
@@ -114,13 +115,9 @@ enum HelperSpawn {
         // in its memory for life (clearenv only forgets the pointers), so anything passed here would be
         // readable by the plugin later. The sandbox then replaces even this (SandboxPolicy.environment).
         var environment: [String] = []
-        if var entry = afsys_environment() {
-            while let pointer = entry.pointee {
-                let line = String(cString: pointer)
-                let name = line.prefix { $0 != "=" }
-                if Self.passedToHelpers.contains(String(name)) || name.hasPrefix("LC_") { environment.append(line) }
-                entry += 1
-            }
+        for line in Processes.environment() {
+            let name = line.prefix { $0 != "=" }
+            if Self.passedToHelpers.contains(String(name)) || name.hasPrefix("LC_") { environment.append(line) }
         }
         // The Swift runtime's backtracer would hold a crashing helper for seconds; the host reports crashes itself.
         environment.append("SWIFT_BACKTRACE=enable=no")
@@ -131,7 +128,7 @@ enum HelperSpawn {
                     return try DBusProxy.start(bus, runtimeDirectory: runtime, for: namespaces.named)
                 }
                 let made = try NamespaceHolder.start(namespaces, busFolder: proxy?.folder, environment: environment,
-                                                     errorOutput: errorOutput[1])
+                                                     errorOutput: errorOutput.write)
                 holder = (made.bubblewrap, made.lifeline)
                 ready = made.ready
                 // Executed here, outside the namespaces, it enters those of bubblewrap's command once that
@@ -144,22 +141,20 @@ enum HelperSpawn {
             }
         }
 
-        var pid: pid_t = 0
-        let status = withCStrings(arguments) { argv in
-            withCStrings(environment) { envp in
-                afsys_spawn(executable, argv, envp, ready, socket[1], fault[1], output[1], errorOutput[1], &pid)
-            }
+        let started = Result { () throws(SystemError) in
+            try Spawn.helper(executable, arguments: arguments, environment: environment, input: ready, channel: socket.1,
+                             fault: fault.1, output: output.write, error: errorOutput.write)
         }
         // The child's ends live on in the child only.
-        for descriptor in [socket[1], fault[1], output[1], errorOutput[1]] { close(descriptor) }
+        for descriptor in [socket.1, fault.1, output.write, errorOutput.write] { close(descriptor) }
         if ready >= 0 { close(ready) }
-        var spawned = SpawnedHelper(pid: pid, channel: socket[0], fault: fault[0], output: output[0], errorOutput: errorOutput[0],
-                                    namespaced: namespaces != nil, busProxy: proxy)
+        var spawned = SpawnedHelper(pid: (try? started.get()) ?? 0, channel: socket.0, fault: fault.0, output: output.read,
+                                    errorOutput: errorOutput.read, namespaced: namespaces != nil, busProxy: proxy)
         if let holder { (spawned.holder, spawned.lifeline) = holder }
-        guard status == 0 else {
-            for descriptor in [socket[0], fault[0], output[0], errorOutput[0]] { close(descriptor) }
+        if case .failure(let error) = started {
+            for descriptor in [socket.0, fault.0, output.read, errorOutput.read] { close(descriptor) }
             spawned.endSandbox(reap: true)
-            throw AutofillError(.internal, "cannot start the provider helper \(executable): posix_spawn failed (\(String(cString: strerror(status))))")
+            throw AutofillError(.internal, "cannot start the provider helper \(executable): \(error)")
         }
         // The helper starts its runtime meanwhile; it connects to the bus only once its plugin loads
         // (``RunningHelper/load()`` waits until the filter listens).
@@ -174,9 +169,8 @@ enum HelperSpawn {
 
     /// Ends a helper that never served (its process group, as every helper's) and closes the host's ends.
     static func discard(_ spawned: SpawnedHelper) {
-        afsys_kill_group(spawned.pid)  // before reaping: the group id is still the helper's
-        var status: Int32 = 0
-        while waitpid(spawned.pid, &status, 0) < 0 && errno == EINTR {}
+        try? Processes.killGroup(spawned.pid)  // before reaping: the group id is still the helper's
+        Processes.reap(spawned.pid)
         for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
         spawned.endSandbox(reap: true)
     }

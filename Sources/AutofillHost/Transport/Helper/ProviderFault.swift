@@ -1,4 +1,4 @@
-internal import CAutofillSystem
+internal import AutofillSystem
 
 /// Something a provider's helper process did that ended it: what quarantine counts.
 ///
@@ -35,6 +35,6 @@ public struct ProviderFault: Sendable, Equatable, CustomStringConvertible {
 
     /// "SIGSEGV" for 11.
     static func signalName(_ signal: Int32) -> String {
-        afsys_signal_name(signal).map { "SIG" + String(cString: $0) } ?? "signal \(signal)"
+        Processes.signalName(signal).map { "SIG" + $0 } ?? "signal \(signal)"
     }
 }

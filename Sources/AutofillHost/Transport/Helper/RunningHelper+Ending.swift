@@ -1,5 +1,5 @@
 internal import AutofillCore
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Dispatch
 internal import Glibc
 internal import Logging
@@ -18,13 +18,12 @@ extension RunningHelper {
         }
         // Its process group (whatever the plugin forked, and the helper itself if it still runs),
         // before reaping: until then no other process group can have its id.
-        afsys_kill_group(pid)
-        _ = afsys_has_ended(pid, 1)
-        var status: Int32 = 0
-        state.withLock { state in
+        try? Processes.killGroup(pid)
+        try? Processes.waitUntilEnded(pid)
+        let status = state.withLock { state in
             // Under the lock, so `stop` never signals the pid once it is released.
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            state.reaped = true
+            defer { state.reaped = true }
+            return Processes.reap(pid)
         }
         for (descriptor, stream) in [(spawned.output, HelperOutputLog.Stream.stdout), (spawned.errorOutput, .stderr)] {
             _ = drain(descriptor, into: &output, stream: stream, buffer: buffer)
@@ -59,17 +58,17 @@ extension RunningHelper {
             }
         }
         for _ in 0..<(milliseconds / 2) {
-            if afsys_has_ended(pid, 0) != 0 { return true }
+            if (try? Processes.hasEnded(pid)) ?? true { return true }
             usleep(2000)
         }
-        return afsys_has_ended(pid, 0) != 0
+        return (try? Processes.hasEnded(pid)) ?? true
     }
 
     /// How the helper ended, from what the host saw: its wait status, the reason the host stopped it,
     /// the address space it read when the fault reporter asked it to look, and what it was doing
     /// (the host's own request list; while loading, the last stage the helper named, which can only
     /// choose between the host's phrases for the stages).
-    private func classify(status: Int32, state: State) -> Ending {
+    private func classify(status ended: WaitStatus, state: State) -> Ending {
         let name = manifest.displayName
         let stage = state.load == nil ? state.stage ?? .readingPlist : nil
         // What the helper was doing: loading, answering a request, or nothing.
@@ -103,9 +102,9 @@ extension RunningHelper {
         }
         // bubblewrap exits with its child's status, a signal N as 128 + N (a provider's own exit(128 + N)
         // reads as that signal too: it could as well raise it).
-        let namespacedSignal = spawned.namespaced && afsys_exited(status) != 0 && (129...192).contains(afsys_exit_status(status))
-        if afsys_signaled(status) != 0 || namespacedSignal {
-            let signal = namespacedSignal ? afsys_exit_status(status) - 128 : afsys_term_signal(status)
+        let namespacedSignal = spawned.namespaced && ended.exited && (129...192).contains(ended.exitStatus)
+        if ended.signaled || namespacedSignal {
+            let signal = namespacedSignal ? ended.exitStatus - 128 : ended.terminationSignal
             // At its ceiling: less than 1/16 of it (at least 16 MB) of address space left when the fault
             // reporter asked the host to look. The figure is the kernel's (/proc, read by the host);
             // the helper's note only made the host look, so a forged one can at most make the host read
@@ -117,6 +116,6 @@ extension RunningHelper {
             }
             return fault(.crashed(signal: signal), "crashed (\(ProviderFault.signalName(signal)))")
         }
-        return fault(.exited(status: afsys_exit_status(status)), "exited (status \(afsys_exit_status(status)))")
+        return fault(.exited(status: ended.exitStatus), "exited (status \(ended.exitStatus))")
     }
 }

@@ -1,7 +1,7 @@
 internal import AutofillWire
 internal import AutofillABI
 internal import AutofillCore
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Glibc
 internal import Logging
 
@@ -15,7 +15,7 @@ extension RunningHelper {
         defer { buffer.deallocate() }
         // Readable when the process ends, whoever else holds its socket; -1 before Linux 5.3, where
         // the loop asks waitid every 50 ms instead.
-        let watch = afsys_pidfd_open(pid)
+        let watch = (try? Processes.endDescriptor(of: pid)) ?? -1
         defer { if watch >= 0 { close(watch) } }
         var descriptors = [
             pollfd(fd: spawned.channel, events: Int16(POLLIN), revents: 0),
@@ -39,7 +39,7 @@ extension RunningHelper {
             if descriptors[4].fd >= 0 && descriptors[4].revents != 0 && !noteFault(buffer: buffer) {
                 descriptors[4].fd = -1  // end-of-file
             }
-            if watch >= 0 ? descriptors[3].revents != 0 : afsys_has_ended(pid, 0) == 1 {
+            if watch >= 0 ? descriptors[3].revents != 0 : (try? Processes.hasEnded(pid)) == true {
                 ended = true
                 break
             }
@@ -63,9 +63,9 @@ extension RunningHelper {
         guard count > 0 else { return true }  // EAGAIN
         state.withLock { state in
             guard !state.reaped else { return }
-            state.addressSpaceAtFault = afsys_address_space(state.namespacedHelper ?? pid)
+            state.addressSpaceAtFault = Processes.addressSpace(of: state.namespacedHelper ?? pid)
         }
-        _ = afsys_answer_fault(spawned.fault)
+        try? FaultReporter.answer(on: spawned.fault)
         return true
     }
 

@@ -1,7 +1,7 @@
 internal import AutofillWire
 internal import AutofillABI
 internal import AutofillCore
-internal import CAutofillSystem
+internal import AutofillSystem
 internal import Dispatch
 internal import Glibc
 internal import Logging
@@ -274,7 +274,7 @@ final class RunningHelper: Sendable {
         state.withLock { state in
             if let id { state.inFlight.removeValue(forKey: id) }
             guard !state.reaped, state.ending == nil else { return }
-            if state.stopReason == nil && afsys_has_ended(pid, 0) != 1 { state.stopReason = reason }
+            if state.stopReason == nil && (try? Processes.hasEnded(pid)) != true { state.stopReason = reason }
             // Under the lock: the reader reaps (releases the pid) only while holding it, so this pid is still the helper's.
             kill(pid, SIGKILL)
         }
@@ -286,9 +286,9 @@ final class RunningHelper: Sendable {
     func stopAtExit() -> Bool {
         state.withLock { state in
             // Reaped or classified: its ending is being reported right now (until it leaves LiveHelpers).
-            if state.reaped || state.ending != nil || state.reaping || afsys_has_ended(pid, 0) == 1 { return true }
+            if state.reaped || state.ending != nil || state.reaping || (try? Processes.hasEnded(pid)) == true { return true }
             if state.stopReason == nil { state.stopReason = .released }
-            afsys_kill_group(pid)  // under the lock, not reaped: the group id is still the helper's
+            try? Processes.killGroup(pid)  // under the lock, not reaped: the group id is still the helper's
             spawned.endSandbox(reap: false)  // the bus filter's folder too, which nothing else would remove
             return false
         }
