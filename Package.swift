@@ -172,7 +172,7 @@ let package = Package(
         ),
         .target(
             name: "KDBX",
-            dependencies: ["AutofillCore", "CArgon2", "CGcrypt", "CZlib", "CLibXML2", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["AutofillCore", "AutofillSystem", "CArgon2", "CGcrypt", "CZlib", "CLibXML2", .product(name: "Crypto", package: "swift-crypto")],
             path: "Plugins/KeePassProvider/KDBX"
         ),
         .target(

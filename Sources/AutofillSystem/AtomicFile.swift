@@ -17,6 +17,12 @@ package enum AtomicFile {
 
     /// Why a write failed: what could not be done, and the system's reason.
     package struct Failure: Error, CustomStringConvertible {
+        /// A failure of the caller's own (``write(_:named:in:shownAs:mode:failing:unless:)``'s check).
+        package init(description: String, code: Int32) {
+            self.description = description
+            self.code = code
+        }
+
         /// What failed, with the system's reason ("cannot replace /x/y: Permission denied").
         package let description: String
         /// The `errno` value, 0 for a simulated failure.
@@ -28,22 +34,25 @@ package enum AtomicFile {
     /// failed).
     @discardableResult
     package static func write(_ bytes: UnsafeRawBufferPointer, to path: String, mode: mode_t = 0o600,
-                              failing failurePoint: FailurePoint? = nil) throws(Failure) -> stat?
+                              failing failurePoint: FailurePoint? = nil, unless changed: (() -> Failure?)? = nil) throws(Failure) -> stat?
     {
         let folder = LexicalPath.folder(of: path)
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderFD >= 0 else { throw failure("cannot open the folder \(folder)") }
         defer { close(folderFD) }
-        return try write(bytes, named: LexicalPath.name(of: path), in: folderFD, shownAs: folder, mode: mode, failing: failurePoint)
+        return try write(bytes, named: LexicalPath.name(of: path), in: folderFD, shownAs: folder, mode: mode, failing: failurePoint, unless: changed)
     }
 
     /// Writes `bytes` to the file `name` (one component) in the folder open as `folderFD` atomically with
     /// `mode`, as ``write(_:to:mode:failing:)`` does: the temporary file and the rename stay in that very
     /// folder (never reached again by path, so a link swapped in above it changes nothing), and the
-    /// folder is fsynced. `folder` names the folder in errors.
+    /// folder is fsynced. `folder` names the folder in errors. `changed`, when given, is asked once the
+    /// new contents are on disk, just before the rename: a failure it returns is thrown and the file is
+    /// left as it was (a database another program saved meanwhile).
     @discardableResult
     package static func write(_ bytes: UnsafeRawBufferPointer, named name: String, in folderFD: Int32, shownAs folder: String,
-                              mode: mode_t = 0o600, failing failurePoint: FailurePoint? = nil) throws(Failure) -> stat?
+                              mode: mode_t = 0o600, failing failurePoint: FailurePoint? = nil,
+                              unless changed: (() -> Failure?)? = nil) throws(Failure) -> stat?
     {
         let path = "\(folder)/\(name)"
         var random = SystemRandomNumberGenerator()
@@ -76,20 +85,21 @@ package enum AtomicFile {
         case .crashBeforeRename: throw Failure(description: "simulated crash before replacing \(path)", code: 0)
         case nil: break
         }
+        if let failure = changed?() { throw failure }
         guard renameat(folderFD, temporary, folderFD, name) == 0 else { throw failure("cannot replace \(path)") }
         renamed = true
         _ = fsync(folderFD)  // best effort: some file systems refuse
         return status
     }
 
-    /// ``write(_:to:mode:failing:)`` of an array's bytes.
+    /// ``write(_:to:mode:failing:unless:)`` of an array's bytes.
     @discardableResult
     package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600,
-                              failing failurePoint: FailurePoint? = nil) throws(Failure) -> stat?
+                              failing failurePoint: FailurePoint? = nil, unless changed: (() -> Failure?)? = nil) throws(Failure) -> stat?
     {
         let result: Result<stat?, Failure> = bytes.withUnsafeBytes { raw in
             do throws(Failure) {
-                return .success(try write(raw, to: path, mode: mode, failing: failurePoint))
+                return .success(try write(raw, to: path, mode: mode, failing: failurePoint, unless: changed))
             } catch {
                 return .failure(error)
             }

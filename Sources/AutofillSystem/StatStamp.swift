@@ -1,4 +1,4 @@
-internal import Glibc
+package import Glibc
 
 /// A file as `stat` sees it: device, inode, size, and modification and change times in nanoseconds.
 ///
@@ -21,6 +21,11 @@ package struct StatStamp: Codable, Hashable, Sendable {
     package init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The stamp of a file whose status the caller took (`fstat` of the descriptor it read).
+    package init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)

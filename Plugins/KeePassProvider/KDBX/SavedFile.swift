@@ -1,27 +1,14 @@
+internal import AutofillSystem
 internal import Glibc
 
 /// The database file as saving reads and replaces it: read whole with the stamp of exactly the bytes
 /// read; replaced atomically (a temporary file in the same folder with the file's mode, fsynced,
 /// renamed over it, the folder fsynced), and only while the file on disk is still the one read.
 struct SavedFile {
-    /// What identifies one version of a file: device, inode, size, and modification and change
-    /// times to the nanosecond.
-    struct Stamp: Equatable, Sendable {
-        let device: UInt64, inode: UInt64, size: Int64
-        let modified: [Int], changed: [Int]
-
-        init(_ info: stat) {
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-            size = Int64(info.st_size)
-            modified = [info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
-            changed = [info.st_ctim.tv_sec, info.st_ctim.tv_nsec]
-        }
-    }
-
     let path: String
     let bytes: [UInt8]
-    let stamp: Stamp
+    /// The version read (``StatStamp``: device, inode, size, modification and change times in ns).
+    let stamp: StatStamp
     let mode: mode_t
 
     /// The largest database saved: a larger file is refused before it is read.
@@ -48,7 +35,7 @@ struct SavedFile {
         guard Int(info.st_size) <= Self.maximumSize else {
             throw KDBXError(.unsupported, "the database \(path) is larger than \(Self.maximumSize >> 20) MiB: autofill does not save into it (use KeePassXC)")
         }
-        stamp = Stamp(info)
+        stamp = StatStamp(info)
         mode = info.st_mode & 0o7777
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
@@ -64,50 +51,21 @@ struct SavedFile {
     /// Whether the file at `path` is still the one read.
     var isUnchanged: Bool {
         var info = stat()
-        return stat(path, &info) == 0 && Stamp(info) == stamp
+        return stat(path, &info) == 0 && StatStamp(info) == stamp
     }
 
-    /// Replaces the file with `contents`, unless it changed on disk since it was read.
+    /// Replaces the file with `contents` (``AtomicFile``, with the file's mode), unless it changed on
+    /// disk since it was read: checked once the new contents are on disk, just before the rename.
     func replace(with contents: [UInt8]) throws(KDBXError) {
-        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-        var random = SystemRandomNumberGenerator()
-        let temporary = "\(folder)/.\(name).\(String(random.next() as UInt64, radix: 16)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw failure("cannot create a temporary file in \(folder)") }
-        var closed = false
-        var renamed = false
-        defer {
-            if !closed { close(fd) }
-            if !renamed { unlink(temporary) }
+        let changed = AtomicFile.Failure(description: """
+            the database \(path) changed on disk while autofill was saving into it (another program saved it): \
+            nothing was written; save again to apply the change to the new version
+            """, code: ESTALE)
+        do {
+            try AtomicFile.write(contents, to: path, mode: mode, unless: { isUnchanged ? nil : changed })
+        } catch {
+            if error.code == ESTALE && error.description == changed.description { throw KDBXError(.changedOnDisk, changed.description) }
+            throw KDBXError(.unwritable, "\(error.description); the database was not changed")
         }
-        guard fchmod(fd, mode) == 0 else { throw failure("cannot set the mode of \(temporary)") }
-        var offset = 0
-        while offset < contents.count {
-            let written = contents.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw failure("cannot write \(temporary)") }
-            offset += written
-        }
-        guard fsync(fd) == 0 else { throw failure("cannot flush \(temporary) to disk") }
-        closed = true
-        guard close(fd) == 0 else { throw failure("cannot close \(temporary)") }
-        guard isUnchanged else {
-            throw KDBXError(.changedOnDisk, """
-                the database \(path) changed on disk while autofill was saving into it (another program saved it): \
-                nothing was written; save again to apply the change to the new version
-                """)
-        }
-        guard rename(temporary, path) == 0 else { throw failure("cannot replace \(path)") }
-        renamed = true
-        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderFD >= 0 {
-            _ = fsync(folderFD)  // best effort: some file systems refuse
-            close(folderFD)
-        }
-    }
-
-    private func failure(_ what: String) -> KDBXError {
-        KDBXError(.unwritable, "\(what): \(String(cString: strerror(errno))); the database was not changed")
     }
 }
