@@ -58,6 +58,25 @@ struct AgentTests {
         return (Int32(try #require(object["pid"] as? Int)), helpers)
     }
 
+    /// The processes below `pid` (its children, theirs, …), from /proc.
+    static func descendants(of pid: Int32) -> Set<Int32> {
+        var parents: [Int32: Int32] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 2, let parent = Int32(fields[2]) { parents[child] = parent }
+        }
+        var found: Set<Int32> = []
+        var frontier: Set<Int32> = [pid]
+        while !frontier.isEmpty {
+            let next = Set(parents.filter { frontier.contains($0.value) && !found.contains($0.key) }.map(\.key))
+            found.formUnion(next)
+            frontier = next
+        }
+        return found
+    }
+
     static func isRunning(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
         return !stat[close...].hasPrefix(") Z")
@@ -126,12 +145,15 @@ struct AgentTests {
         let slow = try startFill("slow.test", user: "hang")
         #expect(try Self.eventually { try status()?.helpers["org.t.slow"] != nil })
         let (agent, helpers) = try #require(try status())
+        // Every process of the agent's (the helpers, outside and inside their namespaces, and bubblewrap's).
+        let processes = Self.descendants(of: agent)
         kill(agent, SIGKILL)
         let result = slow.wait()
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("the agent ended before it answered"), "\(result.stderr)")
         #expect(Self.eventually { !helpers.values.contains(where: Self.isRunning) }, "its providers' helpers end with it")
+        #expect(Self.eventually { !processes.contains(where: Self.isRunning) }, "and every process it started: \(processes.sorted())")
         let next = try autofill(["fill", "slow.test", "--user", "ok"])
         #expect(next.status == 0 && next.stdout == "pw-slow\n", "\(next.stderr)")
         #expect(try status()?.pid != agent)

@@ -36,7 +36,7 @@ struct VaultCompanionTerminalTests {
                            home: home.path)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))  // a guard against a hang; its waits have their own bounds
     func passwdAtATerminalAsksWithoutEchoAndTheUnlockedVaultAsksForTheNewPassword() throws {
         // autofill holds the vault unlocked (the agent's Vault process, when the suite runs through the agent).
         var filled = try fill(answering: "secret \(Self.master)\nchoose 1\n")
