@@ -44,11 +44,11 @@ struct BrowserTests {
 
     /// Runs the driver's `scenario` in a Chromium whose profile is the home's (where `autofill browser
     /// install` wrote the host manifest); its observations.
-    func drive(_ scenario: String) throws -> [String: Any] {
+    func drive(_ scenario: String, environment extra: [String: String] = [:]) throws -> [String: Any] {
         let result = try ChildProcess.run("/usr/bin/env", [
             "python3", "\(CLI.root)/Tests/autofillCLITests/Support/browser_driver.py", scenario,
             "\(CLI.root)/BrowserExtension", "\(home.path)/.config/chromium",
-        ], environment: CLI.environment(home: home.path).merging(["AUTOFILL_AGENT": "on"]) { $1 })
+        ], environment: CLI.environment(home: home.path).merging(["AUTOFILL_AGENT": "on"].merging(extra) { $1 }) { $1 })
         try #require(result.status == 0, "browser_driver.py \(scenario): \(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
