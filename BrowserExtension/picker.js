@@ -62,6 +62,9 @@
       rows.appendChild(item);
     }
     shownAt = performance.now();
+    // When the rows were drawn (ms since the epoch), for the tests' figure "list shown after focus":
+    // a global of this extension frame, which the page cannot read (docs/BROWSER.md, "Figures").
+    globalThis.autofillRowsShownAt = performance.timeOrigin + shownAt;
   }
 
   // The first message with a token names this list (a page that frames this page itself has no token

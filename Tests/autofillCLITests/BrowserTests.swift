@@ -58,6 +58,8 @@ struct BrowserTests {
         let seen = try drive("fills")
         #expect(seen["login.user"] as? String == "alice")
         #expect(seen["login.password"] as? String == Self.password)
+        let shown = seen["list.focusToRowsMs"] as? [Double] ?? []
+        #expect(shown.count == 3 && shown.allSatisfy { $0 > 0 && $0 < 60_000 }, "the list's rows were drawn after each focus: \(shown) ms")
         #expect(seen["step1.user"] as? String == "alice", "the first page of a multi-step sign-in: the user name")
         #expect(seen["step2.password"] as? String == Self.password, "its second page: the password")
         let code = seen["otp.code"] as? String ?? ""

@@ -18,7 +18,8 @@ ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # WebDriver's key of an element
 PAGES = {
     "/login": """<form action="/welcome"><input id="user" autocomplete="username" name="u">
         <input id="password" type="password" autocomplete="current-password" name="p"><button id="go">Sign in</button></form>
-        <script>document.getElementById("password").addEventListener("input", () => { window.__filledAt = Date.now(); });</script>""",
+        <script>document.getElementById("password").addEventListener("input", () => { window.__filledAt = Date.now(); });
+        document.getElementById("user").addEventListener("focus", (event) => { window.__focusAt = performance.timeOrigin + event.timeStamp; });</script>""",
     "/step1": """<form action="/step2"><input id="user" autocomplete="username" name="u"><button id="next">Next</button></form>""",
     "/step2": """<form action="/welcome"><input id="password" type="password" autocomplete="current-password" name="p">
         <button id="go">Sign in</button></form>""",
@@ -245,6 +246,36 @@ def save_after_submit(browser, origin, user, password):
     return False
 
 
+def list_shown_after_focus(browser):
+    """From the sign-in field's focus (the page's focus event) to the list's rows drawn (the picker
+    frame's autofillRowsShownAt, read through DevTools: the page cannot read it), in ms; or None."""
+    browser.go(browser.current_origin + "/login")
+    browser.click("#user")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = find_rows_shown(browser)
+        if found is not None:
+            return found
+        time.sleep(0.2)
+    return None
+
+
+def find_rows_shown(browser):
+    focus_at = browser.js("return window.__focusAt ?? null")
+    for target in devtools_targets(browser):
+        if target.get("url", "").startswith("chrome-extension://codbobpodobdemdnekmelhkipidjofnm/picker.html") and "webSocketDebuggerUrl" in target:
+            frame = DevTools(target["webSocketDebuggerUrl"])
+            try:
+                shown_at = frame.js("globalThis.autofillRowsShownAt ?? null")
+            except RuntimeError:
+                shown_at = None
+            finally:
+                frame.close()
+            if focus_at and shown_at:
+                return round(shown_at - focus_at, 1)
+    return None
+
+
 def fills(browser, origin):
     seen = {}
     browser.go(origin + "/login")
@@ -256,6 +287,8 @@ def fills(browser, origin):
     # to the page's input event of the filled password.
     filled_at = browser.js("return window.__filledAt ?? null")
     seen["login.pickToFillMs"] = round(filled_at - browser.last_click) if filled_at else None
+    browser.current_origin = origin
+    seen["list.focusToRowsMs"] = [list_shown_after_focus(browser) for _ in range(3)]
     browser.go(origin + "/step1")
     seen["step1.user"] = pick_first(browser, "#user", "#user")
     browser.click("#next")
