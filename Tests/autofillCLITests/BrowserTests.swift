@@ -58,6 +58,9 @@ struct BrowserTests {
         let seen = try drive("fills")
         #expect(seen["login.user"] as? String == "alice")
         #expect(seen["login.password"] as? String == Self.password)
+        #expect(seen["keys.synthetic.list"] as? Bool == true && seen["keys.synthetic.password"] as? String == "",
+                "a page's synthetic arrows and Enter in the field pick nothing: \(seen)")
+        #expect(seen["keys.password"] as? String == Self.password, "the user's own ArrowDown and Enter pick the first row: \(seen)")
         let shown = seen["list.focusToRowsMs"] as? [Double] ?? []
         #expect(shown.count == 3 && shown.allSatisfy { $0 > 0 && $0 < 60_000 }, "the list's rows were drawn after each focus: \(shown) ms")
         #expect(seen["step1.user"] as? String == "alice", "the first page of a multi-step sign-in: the user name")
