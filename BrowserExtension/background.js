@@ -36,6 +36,86 @@ function ask(request) {
   }));
 }
 
+// A request that may need the user (a locked provider's master password): over a port, so the host
+// can send the command's UI requests (`{"type":"ui"}`) before its answer; each is shown in the
+// extension's prompt window (prompt.html), and the user's answer goes back on the same port.
+const PROMPT = api.runtime.getURL("prompt.html");
+const prompts = new Map();  // token → { request, origin, windowId, resolve }
+
+function askWithPrompts(request, origin) {
+  return new Promise((resolve) => {
+    let port;
+    try { port = api.runtime.connectNative(HOST); } catch (error) {
+      return resolve({ ok: false, error: "autofill's native host did not start (" + (error?.message ?? error) + ")" });
+    }
+    let answered = false;
+    port.onMessage.addListener(async (message) => {
+      if (message?.type === "ui") {
+        const answer = await promptWindow(message.request, origin);
+        port.postMessage({ type: "ui-answer", ...answer });
+        return;
+      }
+      answered = true;
+      resolve(message);
+      port.disconnect();
+    });
+    port.onDisconnect.addListener(() => {
+      if (!answered) resolve({ ok: false, error: "autofill's native host ended (" + (api.runtime.lastError?.message ?? "no answer") + ")" });
+    });
+    port.postMessage({ ...request, port: true });
+  });
+}
+
+// Opens the prompt window for one UI request; its answer ({text}, {choice}, {confirmed},
+// {acknowledged}), or {cancel: true} when the window is closed first.
+async function promptWindow(request, origin) {
+  const token = randomToken();
+  return new Promise((resolve) => {
+    const entry = { request, origin, windowId: undefined, resolve, shownAt: 0 };
+    prompts.set(token, entry);
+    api.windows.create({ url: PROMPT + "#" + token, type: "popup", width: 460, height: 300, focused: true }).then((window) => {
+      entry.windowId = window.id;
+    }, () => { prompts.delete(token); resolve({ cancel: true }); });
+  });
+}
+
+api.windows?.onRemoved.addListener((windowId) => {
+  for (const [token, entry] of prompts) {
+    if (entry.windowId === windowId) { prompts.delete(token); entry.resolve({ cancel: true }); }
+  }
+});
+
+// Whether `sender` is the extension's own prompt page, in the window opened for `entry`.
+function fromPrompt(sender, token, entry) {
+  return sender.id === api.runtime.id && sender.url === PROMPT + "#" + token && entry.windowId !== undefined &&
+    sender.tab?.windowId === entry.windowId;
+}
+
+// From the prompt window: what to ask (the request, whose it is, for which site).
+function promptRequest(message, sender) {
+  const entry = prompts.get(message.token);
+  if (!entry || !fromPrompt(sender, message.token, entry)) return { ok: false, error: "This prompt has expired." };
+  entry.shownAt = Date.now();
+  return { ok: true, request: entry.request, origin: entry.origin };
+}
+
+// From the prompt window: the user's answer; the window closes.
+function promptAnswer(message, sender) {
+  const entry = prompts.get(message.token);
+  if (!entry || !fromPrompt(sender, message.token, entry)) return { ok: false };
+  prompts.delete(message.token);
+  const answer = {};
+  if (message.cancel === true) answer.cancel = true;
+  else if (typeof message.text === "string") answer.text = message.text;
+  else if (Number.isInteger(message.choice)) answer.choice = message.choice;
+  else if (typeof message.confirmed === "boolean") answer.confirmed = message.confirmed;
+  else if (message.acknowledged === true) answer.acknowledged = true;
+  else answer.cancel = true;
+  entry.resolve(answer);
+  api.windows.remove(entry.windowId).catch(() => {});
+  return { ok: true };
+}
+
 // Passwords the user typed and submitted, by tab, until the next page asks (at most two minutes).
 const pendingSaves = new Map();
 const SAVE_WAIT_MS = 120_000;
@@ -123,8 +203,8 @@ async function pick(message, sender) {
   const row = answer.ok ? answer.suggestions.find((s) => s.position === message.position) : undefined;
   if (!row) return { ok: false, error: "No such suggestion." };
   const filled = list.kind === "new"
-    ? await ask({ type: "generate", origin: list.origin, kind: "password", rules: list.rules })
-    : await ask({ type: "fill", origin: list.origin, kind: list.kind, position: row.position, user: row.user });
+    ? await askWithPrompts({ type: "generate", origin: list.origin, kind: "password", rules: list.rules }, list.origin)
+    : await askWithPrompts({ type: "fill", origin: list.origin, kind: list.kind, position: row.position, user: row.user }, list.origin);
   if (!filled.ok) return { ok: false, error: filled.error ?? "autofill did not fill" };
   const target = list.documentId ? { frameId: list.frameId, documentId: list.documentId } : { frameId: list.frameId };
   try {
@@ -147,6 +227,8 @@ api.runtime.onMessage.addListener((message, sender, sendResponse) => {
     case "pending-save": reply = pendingSave(message, sender); break;
     case "rows": reply = listRows(message, sender); break;
     case "pick": reply = pick(message, sender); break;
+    case "prompt-request": reply = Promise.resolve(promptRequest(message, sender)); break;
+    case "prompt-answer": reply = Promise.resolve(promptAnswer(message, sender)); break;
     default: return false;
   }
   reply.then(sendResponse, () => sendResponse({ ok: false }));

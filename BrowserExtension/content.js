@@ -61,7 +61,7 @@
     const frame = document.createElement("iframe");
     frame.setAttribute("style", "border: 1px solid #9aa0a6; border-radius: 6px; width: 100%; height: 100%; background: #fff; box-sizing: border-box;");
     root.appendChild(frame);
-    shown = { host, field, token: null };
+    shown = { host, field, token: null, frame };
     document.documentElement.appendChild(host);
     return { mine: shown, frame };
   }
@@ -130,6 +130,13 @@
   addEventListener("pointerdown", noteGesture, true);
   addEventListener("keydown", (event) => {
     if (event.isTrusted && event.key === "Escape") hide();
+    // Keyboard navigation of the list: the user's own arrows and Enter in the field go to the list
+    // (by a message to the extension's origin with the list's token); a page's synthetic keys do not.
+    if (event.isTrusted && shown?.token && event.target === shown.field && ["ArrowDown", "ArrowUp", "Enter"].includes(event.key)) {
+      shown.frame.contentWindow?.postMessage({ token: shown.token, key: event.key }, EXTENSION_ORIGIN);
+      if (event.key !== "Enter" || shown.keyed) event.preventDefault();
+      if (event.key !== "Enter") shown.keyed = true;
+    }
     noteGesture(event);
   }, true);
 

@@ -34,7 +34,12 @@
 
   async function pick(event, position) {
     if (!event.isTrusted || picked || !visible || performance.now() - shownAt < MIN_VISIBLE_MS) return;
+    return pickRow(position);
+  }
+
+  async function pickRow(position) {
     picked = true;
+    position = Number(position);
     const done = await api.runtime.sendMessage({ type: "pick", token, position });
     if (!done?.ok) say(done?.error ?? "Nothing was filled.");
     else if (done.message) say(done.message);
@@ -57,16 +62,37 @@
       provider.className = "provider";
       provider.textContent = row.provider;
       button.append(user, provider);
+      button.dataset.position = String(row.position);
       button.addEventListener("click", (event) => pick(event, row.position));
       item.appendChild(button);
       rows.appendChild(item);
     }
     shownAt = performance.now();
+    // When the rows were drawn (ms since the epoch), for the tests' figure "list shown after focus":
+    // a global of this extension frame, which the page cannot read (docs/BROWSER.md, "Figures").
+    globalThis.autofillRowsShownAt = performance.timeOrigin + shownAt;
   }
 
   // The first message with a token names this list (a page that frames this page itself has no token
   // that opens anything: tokens are 128 random bits, known to the background and the content script).
+  // Keyboard navigation: arrows move the highlighted row, Enter picks it. Only from the content
+  // script, which forwards the user's own (trusted) keys with this list's token; the same checks as a
+  // click (visible, shown long enough, one pick) apply.
+  let highlighted = -1;
+  function key(name) {
+    const buttons = [...rows.querySelectorAll("button")];
+    if (buttons.length === 0) return;
+    if (name === "Enter") {
+      if (highlighted >= 0 && !picked && visible && performance.now() - shownAt >= MIN_VISIBLE_MS) pickRow(buttons[highlighted].dataset.position);
+      return;
+    }
+    const step = name === "ArrowDown" ? 1 : -1;
+    highlighted = highlighted < 0 ? (step > 0 ? 0 : buttons.length - 1) : (highlighted + step + buttons.length) % buttons.length;
+    buttons.forEach((button, index) => button.classList.toggle("highlighted", index === highlighted));
+  }
+
   addEventListener("message", (event) => {
+    if (token !== null && event.data?.token === token && ["ArrowDown", "ArrowUp", "Enter"].includes(event.data.key)) return key(event.data.key);
     if (token !== null || typeof event.data?.token !== "string" || !/^[0-9a-f]{32}$/.test(event.data.token)) return;
     token = event.data.token;
     api.runtime.sendMessage({ type: "rows", token }).then(draw, () => say("autofill did not answer."));

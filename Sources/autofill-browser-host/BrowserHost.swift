@@ -29,13 +29,20 @@ struct BrowserHost {
     static let suggestionLimit = 20
 
     let environment: [String: String]
+    /// The prompt window (docs/BROWSER.md): sends a UI request line of the command's
+    /// (``ChannelUserInterface``) to the extension and returns its answer line; nil when the extension
+    /// cannot answer (it asked with a one-shot message). Only `fill`, `generate` and `save`, which follow
+    /// the user's pick, may ask.
+    var prompt: ((String) -> String?)? = nil
 
     /// The answer to `text` (one message from the extension), as JSON.
-    func answer(_ text: String) -> String {
+    func answer(_ text: String, canPrompt: Bool = false) -> String {
         let answer: Answer
         do {
             let request = try JSONDecoder().decode(BrowserRequest.self, from: Data(text.utf8))
-            answer = request.problem.map { Answer.refused($0) } ?? handle(request)
+            var host = self
+            if !canPrompt { host.prompt = nil }
+            answer = request.problem.map { Answer.refused($0) } ?? host.handle(request)
         } catch {
             answer = .refused("the message is not a request this host knows (docs/BROWSER.md)")
         }
@@ -65,8 +72,8 @@ struct BrowserHost {
             return answer
         case .fill:
             guard let position = request.position, let user = request.user else { return .refused("fill needs a position and a user") }
-            let run = CommandRun.run(["fill", site, "--type", request.kind.rawValue, "--pick", "\(position)", "--format", "json"],
-                                     environment: environment)
+            let run = CommandRun.run(["fill", site, "--type", request.kind.rawValue, "--pick", "\(position)", "--format", "json"] + uiOption,
+                                     environment: environment, ui: prompt)
             guard run.status == 0 else { return .refused(Self.failure(run)) }
             guard let output = try? JSONDecoder().decode(FillOutput.self, from: Data(run.output)) else {
                 return .refused("autofill fill printed something the host cannot read")
@@ -83,7 +90,8 @@ struct BrowserHost {
         case .generate:
             // `--rules=VALUE` in one argument: rules that start with "-" stay a value.
             let rules = request.rules.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
-            let run = CommandRun.run(["generate", "--for", site] + (rules.map { ["--rules=\($0)"] } ?? []), environment: environment)
+            let run = CommandRun.run(["generate", "--for", site] + (rules.map { ["--rules=\($0)"] } ?? []) + uiOption,
+                                     environment: environment, ui: prompt)
             guard run.status == 0 else { return .refused(Self.failure(run)) }
             var printed = String(decoding: run.output, as: UTF8.self)
             if printed.hasSuffix("\n") { printed.removeLast() }
@@ -100,6 +108,9 @@ struct BrowserHost {
             return Answer(ok: true)
         }
     }
+
+    /// `--ui-channel` when the extension can answer a prompt.
+    private var uiOption: [String] { prompt == nil ? [] : ["--ui-channel"] }
 
     /// What the extension is told when a command failed: its exit status and its first error line
     /// (autofill's error text names what went wrong and never holds a secret).

@@ -18,14 +18,22 @@ struct CommandRun {
     /// The most of each stream the host keeps (more is read and dropped, so the command never blocks).
     static let maximumOutputBytes = 4 << 20
 
-    /// Runs `autofill arguments` with `environment`, and `input` on its standard input.
-    static func run(_ arguments: [String], environment: [String: String], input: [UInt8] = []) -> CommandRun {
+    /// Runs `autofill arguments` with `environment`, and `input` on its standard input. With `ui`,
+    /// the standard input is instead a socket (`--ui-channel`): each line the command writes there (a
+    /// UI request, ChannelUserInterface) goes to `ui`, and what it returns is written back as the answer
+    /// (nil ends the channel: the request is cancelled).
+    static func run(_ arguments: [String], environment: [String: String], input: [UInt8] = [],
+                    ui: ((String) -> String?)? = nil) -> CommandRun {
         var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
             return CommandRun(status: 71, output: [], errorText: "autofill-browser-host: cannot make a pipe (\(String(cString: strerror(errno))))")
         }
         for descriptor in outPipe + errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        let null = input.isEmpty ? open("/dev/null", O_RDONLY | O_CLOEXEC) : inputPipe(input)
+        var channel: [Int32] = [-1, -1]
+        if ui != nil, socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &channel) != 0 {
+            return CommandRun(status: 71, output: [], errorText: "autofill-browser-host: cannot make a socket pair (\(String(cString: strerror(errno))))")
+        }
+        let null = ui != nil ? channel[1] : input.isEmpty ? open("/dev/null", O_RDONLY | O_CLOEXEC) : inputPipe(input)
         let status = ExitStatus()
         let writers = (outPipe[1], errPipe[1])
         let started = startDetachedThread {
@@ -39,10 +47,11 @@ struct CommandRun {
             for descriptor in outPipe + errPipe + [null] { close(descriptor) }
             return CommandRun(status: 71, output: [], errorText: "autofill-browser-host: cannot start a thread")
         }
-        let (output, errors) = drain(outPipe[0], errPipe[0])
+        let (output, errors) = drain(outPipe[0], errPipe[0], channel: channel[0], ui: ui)
         close(outPipe[0])
         close(errPipe[0])
         close(null)
+        if channel[0] >= 0 { close(channel[0]) }
         return CommandRun(status: status.value.withLock { $0 } ?? 70, output: output, errorText: String(decoding: errors, as: UTF8.self))
     }
 
@@ -97,17 +106,25 @@ struct CommandRun {
         return ended.exited ? ended.exitStatus : 128 + ended.terminationSignal
     }
 
-    /// Reads both pipes to their ends (poll), keeping at most ``maximumOutputBytes`` of each.
-    private static func drain(_ first: Int32, _ second: Int32) -> ([UInt8], [UInt8]) {
+    /// Reads both pipes to their ends (poll), keeping at most ``maximumOutputBytes`` of each; and
+    /// answers the UI requests arriving on `channel` (a socket, or -1) through `ui`.
+    private static func drain(_ first: Int32, _ second: Int32, channel: Int32, ui: ((String) -> String?)?) -> ([UInt8], [UInt8]) {
         var kept: [[UInt8]] = [[], []]
         var open = [true, true]
+        var channelOpen = channel >= 0 && ui != nil
+        var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while open.contains(true) {
             var polled = [pollfd(fd: open[0] ? first : -1, events: Int16(POLLIN), revents: 0),
-                          pollfd(fd: open[1] ? second : -1, events: Int16(POLLIN), revents: 0)]
-            if poll(&polled, 2, -1) < 0 {
+                          pollfd(fd: open[1] ? second : -1, events: Int16(POLLIN), revents: 0),
+                          pollfd(fd: channelOpen ? channel : -1, events: Int16(POLLIN), revents: 0)]
+            if poll(&polled, 3, -1) < 0 {
                 if errno == EINTR { continue }
                 break
+            }
+            if channelOpen, polled[2].revents != 0, let ui {
+                channelOpen = answerUI(channel, pending: &pending, ui: ui)
+                if !channelOpen { shutdown(channel, Int32(SHUT_RDWR)) }
             }
             for index in 0..<2 where open[index] && polled[index].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(polled[index].fd, $0.baseAddress, $0.count) }
@@ -120,6 +137,32 @@ struct CommandRun {
             }
         }
         return (kept[0], kept[1])
+    }
+}
+
+extension CommandRun {
+    /// Reads what `channel` holds; for each whole line (a UI request), writes `ui`'s answer and a
+    /// newline back. False when the channel ended, a line is too long, or `ui` gave no answer.
+    fileprivate static func answerUI(_ channel: Int32, pending: inout [UInt8], ui: (String) -> String?) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = buffer.withUnsafeMutableBytes { read(channel, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { return true }
+        guard count > 0 else { return false }
+        pending += buffer[0..<count]
+        while let newline = pending.firstIndex(of: 0x0A) {
+            let line = String(decoding: pending[..<newline], as: UTF8.self)
+            pending.removeSubrange(...newline)
+            guard let answer = ui(line), !answer.contains("\n") else { return false }
+            let bytes = Array((answer + "\n").utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { send(channel, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
+            }
+        }
+        return pending.count <= 1 << 20
     }
 }
 

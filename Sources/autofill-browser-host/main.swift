@@ -15,7 +15,13 @@ guard BrowserExtension.callerIsTheExtension(arguments) else {
         """)
     exit(77)
 }
-let host = BrowserHost(environment: ClientProcess.environment())
+var host = BrowserHost(environment: ClientProcess.environment())
+// The prompt window: the extension connected a port (it marks its requests `"port":true`), so a UI
+// request of the command goes to it as `{"type":"ui","request":…}` and the next message is the answer.
+host.prompt = { line in
+    guard NativeMessaging.write(#"{"type":"ui","request":"# + line + "}"), let reply = try? NativeMessaging.read() else { return nil }
+    return PromptAnswer.line(reply)
+}
 while true {
     let message: String?
     do {
@@ -32,7 +38,7 @@ while true {
         exit(65)
     }
     guard let message else { exit(0) }
-    var answer = host.answer(message)
+    var answer = host.answer(message, canPrompt: PromptAnswer.fromPort(message))
     if answer.utf8.count > NativeMessaging.maximumOutgoingBytes {
         answer = BrowserHost.encode(.refused("the answer is larger than the 1 MB a browser accepts from a host"))
     }

@@ -11,6 +11,11 @@ struct SessionOptions: ParsableArguments {
         valueName: "file"))
     var uiScript: String?
 
+    @Flag(help: ArgumentHelp(
+        "Ask providers' prompts as JSON lines over standard input, a socket (autofill-browser-host's prompt window; docs/BROWSER.md).",
+        visibility: .hidden))
+    var uiChannel = false
+
     @Flag(help: "Print which provider answered what to stderr as it happens (secrets redacted).")
     var trace = false
 
@@ -18,6 +23,12 @@ struct SessionOptions: ParsableArguments {
     /// (requests then fail with a clear reason). The host's own authentication never uses it.
     func userInterface(progress: ProgressLine? = nil) throws(AutofillError) -> any ProviderUserInterface {
         if let uiScript { return try ScriptedUserInterface(path: uiScript) }
+        if uiChannel {
+            guard let channel = ChannelUserInterface.open(descriptor: ClientContext.current.console.input) else {
+                throw AutofillError(.invalidData, "--ui-channel needs a socket on standard input")
+            }
+            return channel
+        }
         if let terminal = TerminalUserInterface.open(progress: progress) { return terminal }
         return UnavailableUserInterface(reason: "there is no terminal: run in a terminal or pass --ui-script FILE")
     }

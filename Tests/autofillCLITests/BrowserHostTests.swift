@@ -180,4 +180,33 @@ struct BrowserHostTests {
         _ = try CLI.run(["browser", "uninstall"], home: home.path)
         #expect(paths.values.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
     }
+
+    @Test func aLockedProvidersPromptGoesToTheExtensionOverAPortAndNeverToAOneShotMessage() throws {
+        defer { _ = try? CLI.run(["agent", "stop"], home: home.path) }
+        try unlockedVault()
+        let locked = try CLI.run(["lock", "org.autofill.vault"], home: home.path, environment: ["AUTOFILL_AGENT": "on"])
+        #expect(locked.status == 0, "\(locked.stderr)")
+        let fill: [String: Any] = ["type": "fill", "origin": "http://127.0.0.1:8000", "kind": "password", "position": 1, "user": "alice"]
+        // Over a port: the Vault's request comes first, framed with its name and id; the answer unlocks, and the fill follows.
+        var withPort = fill
+        withPort["port"] = true
+        let asked = try talk([Self.extensionOrigin], try request(withPort) + request(["type": "ui-answer", "text": "correct horse battery staple"]))
+        #expect(asked.answers.count == 2, "\(asked)")
+        let ui = try #require(try JSONSerialization.jsonObject(with: Data((asked.answers.first ?? "{}").utf8)) as? [String: Any])
+        let prompt = ui["request"] as? [String: Any] ?? [:]
+        #expect(ui["type"] as? String == "ui" && prompt["owner"] as? String == "Vault (org.autofill.vault)" && prompt["kind"] as? String == "prompt"
+                    && prompt["secret"] as? Bool == true, "\(ui)")
+        #expect(asked.answers.last?.contains(#""password":"\#(Self.password)""#) == true, "unlocked by the answer, then filled: \(asked)")
+        // A one-shot message cannot be asked anything: the command gets no channel (exit 21), nothing is sent before the answer.
+        let locked2 = try CLI.run(["lock", "org.autofill.vault"], home: home.path, environment: ["AUTOFILL_AGENT": "on"])
+        #expect(locked2.status == 0, "\(locked2.stderr)")
+        let oneShot = try talk([Self.extensionOrigin], try request(fill))
+        #expect(oneShot.answers.count == 1 && oneShot.answers[0].contains("autofill exited 21") && !oneShot.answers[0].contains(#""type":"ui""#), "\(oneShot)")
+        // An answer that is no ui-answer (or none: the input ends) cancels; nothing is filled.
+        let wrong = try talk([Self.extensionOrigin], try request(withPort) + request(["type": "fill", "text": "correct horse battery staple"]))
+        #expect(wrong.answers.count == 2 && wrong.answers[1].contains(#""ok":false"#) && !wrong.answers[1].contains(Self.password), "\(wrong)")
+        // The CLI takes --ui-channel only with a socket on its standard input.
+        let file = try CLI.run(["fill", "127.0.0.1", "--ui-channel"], home: home.path, environment: ["AUTOFILL_AGENT": "off"])
+        #expect(file.status != 0 && file.stderr.contains("--ui-channel needs a socket on standard input"), "\(file.stderr)")
+    }
 }

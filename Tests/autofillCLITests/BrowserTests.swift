@@ -44,11 +44,11 @@ struct BrowserTests {
 
     /// Runs the driver's `scenario` in a Chromium whose profile is the home's (where `autofill browser
     /// install` wrote the host manifest); its observations.
-    func drive(_ scenario: String) throws -> [String: Any] {
+    func drive(_ scenario: String, environment extra: [String: String] = [:]) throws -> [String: Any] {
         let result = try ChildProcess.run("/usr/bin/env", [
             "python3", "\(CLI.root)/Tests/autofillCLITests/Support/browser_driver.py", scenario,
             "\(CLI.root)/BrowserExtension", "\(home.path)/.config/chromium",
-        ], environment: CLI.environment(home: home.path).merging(["AUTOFILL_AGENT": "on"]) { $1 })
+        ], environment: CLI.environment(home: home.path).merging(["AUTOFILL_AGENT": "on"].merging(extra) { $1 }) { $1 })
         try #require(result.status == 0, "browser_driver.py \(scenario): \(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
@@ -58,6 +58,11 @@ struct BrowserTests {
         let seen = try drive("fills")
         #expect(seen["login.user"] as? String == "alice")
         #expect(seen["login.password"] as? String == Self.password)
+        #expect(seen["keys.synthetic.list"] as? Bool == true && seen["keys.synthetic.password"] as? String == "",
+                "a page's synthetic arrows and Enter in the field pick nothing: \(seen)")
+        #expect(seen["keys.password"] as? String == Self.password, "the user's own ArrowDown and Enter pick the first row: \(seen)")
+        let shown = seen["list.focusToRowsMs"] as? [Double] ?? []
+        #expect(shown.count == 3 && shown.allSatisfy { $0 > 0 && $0 < 60_000 }, "the list's rows were drawn after each focus: \(shown) ms")
         #expect(seen["step1.user"] as? String == "alice", "the first page of a multi-step sign-in: the user name")
         #expect(seen["step2.password"] as? String == Self.password, "its second page: the password")
         let code = seen["otp.code"] as? String ?? ""

@@ -7,9 +7,10 @@ observations on stdout; the Swift test judges them. Ends everything it started.
 
     browser_driver.py SCENARIO EXTENSION_FOLDER USER_DATA_FOLDER
     SCENARIO: fills (sign-in, multi-step, one-time code) | hostile (cross-origin iframe, hidden field,
-    a page script faking focus and clicks and messaging the extension)
+    a page script faking focus and clicks and messaging the extension) | prompt (a locked Vault's
+    master password in the extension's prompt window; AUTOFILL_TEST_MASTER holds it)
 """
-import http.server, json, os, signal, socket, subprocess, sys, threading, time, urllib.error, urllib.request
+import base64, http.server, json, os, struct, signal, socket, subprocess, sys, threading, time, urllib.error, urllib.request
 from urllib.parse import urlparse, parse_qs
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # WebDriver's key of an element reference
@@ -17,7 +18,8 @@ ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # WebDriver's key of an element
 PAGES = {
     "/login": """<form action="/welcome"><input id="user" autocomplete="username" name="u">
         <input id="password" type="password" autocomplete="current-password" name="p"><button id="go">Sign in</button></form>
-        <script>document.getElementById("password").addEventListener("input", () => { window.__filledAt = Date.now(); });</script>""",
+        <script>document.getElementById("password").addEventListener("input", () => { window.__filledAt = Date.now(); });
+        document.getElementById("user").addEventListener("focus", (event) => { window.__focusAt = performance.timeOrigin + event.timeStamp; });</script>""",
     "/step1": """<form action="/step2"><input id="user" autocomplete="username" name="u"><button id="next">Next</button></form>""",
     "/step2": """<form action="/welcome"><input id="password" type="password" autocomplete="current-password" name="p">
         <button id="go">Sign in</button></form>""",
@@ -106,6 +108,7 @@ class Browser:
     """A chromedriver session of Chromium with the extension loaded."""
 
     def __init__(self, extension, user_data):
+        self.user_data = user_data
         port = free_port()
         self.driver = subprocess.Popen(["chromedriver", f"--port={port}"], stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL, start_new_session=True)
@@ -243,6 +246,60 @@ def save_after_submit(browser, origin, user, password):
     return False
 
 
+def list_shown_after_focus(browser):
+    """From the sign-in field's focus (the page's focus event) to the list's rows drawn (the picker
+    frame's autofillRowsShownAt, read through DevTools: the page cannot read it), in ms; or None."""
+    browser.go(browser.current_origin + "/login")
+    browser.click("#user")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = find_rows_shown(browser)
+        if found is not None:
+            return found
+        time.sleep(0.2)
+    return None
+
+
+def find_rows_shown(browser):
+    focus_at = browser.js("return window.__focusAt ?? null")
+    for target in devtools_targets(browser):
+        if target.get("url", "").startswith("chrome-extension://codbobpodobdemdnekmelhkipidjofnm/picker.html") and "webSocketDebuggerUrl" in target:
+            frame = DevTools(target["webSocketDebuggerUrl"])
+            try:
+                shown_at = frame.js("globalThis.autofillRowsShownAt ?? null")
+            except RuntimeError:
+                shown_at = None
+            finally:
+                frame.close()
+            if focus_at and shown_at:
+                return round(shown_at - focus_at, 1)
+    return None
+
+
+def keyboard(browser, origin):
+    """The list by keyboard: a page script's synthetic arrows and Enter in the field pick nothing
+    (checked first, on the same list), then the user's own (chromedriver's keys) pick alice."""
+    seen = {}
+    browser.go(origin + "/login")
+    browser.click("#user")
+    deadline = time.monotonic() + 60
+    while find_rows_shown(browser) is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.5)  # past the list's 300 ms before a pick
+    browser.js("""const f = document.getElementById('user');
+        for (const key of ['ArrowDown', 'Enter']) f.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true, cancelable: true}));""")
+    time.sleep(2)
+    seen["keys.synthetic.password"] = browser.value("#password") or ""
+    seen["keys.synthetic.list"] = list_rect(browser) is not None
+    browser.type("#user", "\ue015")  # ArrowDown
+    browser.type("#user", "\ue007")  # Enter
+    deadline = time.monotonic() + 60
+    while not browser.value("#password") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    seen["keys.password"] = browser.value("#password") or ""
+    return seen
+
+
 def fills(browser, origin):
     seen = {}
     browser.go(origin + "/login")
@@ -254,6 +311,9 @@ def fills(browser, origin):
     # to the page's input event of the filled password.
     filled_at = browser.js("return window.__filledAt ?? null")
     seen["login.pickToFillMs"] = round(filled_at - browser.last_click) if filled_at else None
+    browser.current_origin = origin
+    seen["list.focusToRowsMs"] = [list_shown_after_focus(browser) for _ in range(3)]
+    seen.update(keyboard(browser, origin))
     browser.go(origin + "/step1")
     seen["step1.user"] = pick_first(browser, "#user", "#user")
     browser.click("#next")
@@ -334,6 +394,152 @@ def hostile(browser, origin):
     return seen
 
 
+class DevTools:
+    """A minimal DevTools protocol client (a WebSocket, standard library only) of one target:
+    chromedriver neither lists nor switches to a window an extension opened, so the test reaches the
+    prompt window as chromedriver itself reaches pages, through Chromium's DevTools endpoint."""
+
+    def __init__(self, url):
+        parsed = urlparse(url)
+        self.sock = socket.create_connection((parsed.hostname, parsed.port), timeout=60)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {parsed.path} HTTP/1.1\r\nHost: {parsed.hostname}:{parsed.port}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += self.sock.recv(1)
+        if b" 101 " not in head.split(b"\r\n")[0]:
+            raise RuntimeError("DevTools refused the WebSocket: " + head.decode(errors="replace")[:200])
+        self.next_id = 0
+
+    def _read(self, count):
+        data = b""
+        while len(data) < count:
+            chunk = self.sock.recv(count - len(data))
+            if not chunk:
+                raise RuntimeError("DevTools closed the WebSocket")
+            data += chunk
+        return data
+
+    def call(self, method, **params):
+        self.next_id += 1
+        body = json.dumps({"id": self.next_id, "method": method, "params": params}).encode()
+        mask = os.urandom(4)
+        header = bytes([0x81]) + (bytes([0x80 | len(body)]) if len(body) < 126 else bytes([0x80 | 126]) + struct.pack(">H", len(body)))
+        self.sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(body)))
+        while True:
+            first, second = self._read(2)
+            length = second & 0x7F
+            if length == 126:
+                length = struct.unpack(">H", self._read(2))[0]
+            elif length == 127:
+                length = struct.unpack(">Q", self._read(8))[0]
+            message = json.loads(self._read(length)) if first & 0x0F == 1 else {}
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+
+    def js(self, expression):
+        return self.call("Runtime.evaluate", expression=expression, returnByValue=True).get("result", {}).get("value")
+
+    def close(self):
+        self.sock.close()
+
+
+def devtools_targets(browser):
+    with open(os.path.join(browser.user_data, "DevToolsActivePort")) as file:
+        port = file.readline().strip()
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as answer:
+        return json.loads(answer.read())
+
+
+def prompt_target(browser):
+    """The DevTools target of the extension's prompt window, or None."""
+    try:
+        targets = devtools_targets(browser)
+    except OSError:
+        return None
+    found = [t for t in targets if t.get("type") == "page" and t.get("url", "").startswith(
+        "chrome-extension://codbobpodobdemdnekmelhkipidjofnm/prompt.html#")]
+    return found[0] if found else None
+
+
+def prompt(browser, origin):
+    """The Vault is locked: a pick opens the extension's prompt window, which asks the master password
+    (typed here with real input); the field then fills. A page script that tries to open, frame or
+    answer a prompt of its own gets nothing."""
+    seen = {}
+    master = os.environ["AUTOFILL_TEST_MASTER"]
+    browser.go(origin + "/login")
+    browser.click("#user")
+    deadline = time.monotonic() + 60
+    prompt_handle = None
+    while time.monotonic() < deadline and prompt_handle is None:
+        rect = list_rect(browser)
+        if rect:
+            browser.click_at(rect[0] + 60, rect[1] + 45)
+        time.sleep(0.4)
+        prompt_handle = prompt_target(browser)
+    seen["prompt.opened"] = prompt_handle is not None
+    if prompt_handle is None:
+        return seen
+    # While the real prompt is open, the page tries to reach one: a frame and a window of prompt.html
+    # (it is no web-accessible resource), and the extension's messages.
+    browser.js("""const id = 'codbobpodobdemdnekmelhkipidjofnm';
+        const frame = document.createElement('iframe'); frame.id = 'forged'; frame.src = 'chrome-extension://' + id + '/prompt.html#' + '0'.repeat(32);
+        document.body.appendChild(frame);
+        window.__opened = window.open('chrome-extension://' + id + '/prompt.html#' + '0'.repeat(32), 'forged', 'popup');
+        window.__runtime = !!(window.chrome && chrome.runtime && chrome.runtime.sendMessage);""")
+    time.sleep(2)
+    seen["page.runtime"] = browser.js("return window.__runtime")
+    seen["page.frameReadable"] = browser.js("try { return document.getElementById('forged').contentDocument !== null; } catch (e) { return false; }")
+    window = DevTools(prompt_handle["webSocketDebuggerUrl"])
+    try:
+        view_script = """(() => { const o = document.getElementById('owner'), s = document.getElementById('site'), a = document.getElementById('answer');
+            return {owner: o.textContent, site: s.textContent, message: document.getElementById('message').textContent,
+                    field: !!a, fieldType: a ? a.type : null, url: location.href}; })()"""
+        deadline = time.monotonic() + 60
+        view = None
+        while time.monotonic() < deadline:
+            view = window.js(view_script)
+            if view and view["field"]:
+                break
+            time.sleep(0.2)
+        seen["prompt.view"] = view
+        # Every other prompt.html the page tried to open: none draws a prompt.
+        seen["forged.windows"] = []
+        for target in devtools_targets(browser):
+            if target["id"] == prompt_handle["id"] or "prompt.html" not in target.get("url", "") or "webSocketDebuggerUrl" not in target:
+                continue
+            other = DevTools(target["webSocketDebuggerUrl"])
+            try:
+                seen["forged.windows"].append({"url": target["url"], "type": target.get("type"), "view": other.js(
+                    "(() => ({owner: document.getElementById('owner')?.textContent ?? null, field: !!document.getElementById('answer'),"
+                    " text: document.body?.innerText ?? ''}))()")})
+            finally:
+                other.close()
+        # The user types the master password and presses Enter: real input events (trusted).
+        window.js("document.getElementById('answer').focus()")
+        window.call("Input.insertText", text=master)
+        try:
+            for kind in ("rawKeyDown", "char", "keyUp"):
+                window.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
+                            **({"text": "\r"} if kind == "char" else {}))
+        except RuntimeError:
+            pass  # the answer closed the window before the key came up
+    finally:
+        window.close()
+    deadline = time.monotonic() + 60
+    while not browser.value("#password") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    seen["login.password"] = browser.value("#password") or ""
+    seen["login.user"] = browser.value("#user") or ""
+    time.sleep(1)
+    seen["prompt.closed"] = all(t["id"] != prompt_handle["id"] for t in devtools_targets(browser))
+    return seen
+
+
 def main():
     scenario, extension, user_data = sys.argv[1:4]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Pages)
@@ -342,7 +548,7 @@ def main():
     browser = None
     try:
         browser = Browser(extension, user_data)
-        seen = {"fills": fills, "hostile": hostile}[scenario](browser, origin)
+        seen = {"fills": fills, "hostile": hostile, "prompt": prompt}[scenario](browser, origin)
         seen["origin"] = origin
         print(json.dumps(seen))
     finally:
