@@ -138,11 +138,7 @@ final class HashedBlockWriter: PayloadSink {
     }
 
     func write(_ piece: UnsafeBufferPointer<UInt8>) throws(KDBXError) {
-        buffer += piece
-        while buffer.count >= Self.blockSize {
-            try emit(Array(buffer[0..<Self.blockSize]))
-            buffer.removeFirst(Self.blockSize)
-        }
+        try BlockCutter.cut(piece, into: &buffer, size: Self.blockSize) { block throws(KDBXError) in try emit(block) }
     }
 
     func finish() throws(KDBXError) {
@@ -174,11 +170,7 @@ final class HMACBlockWriter: PayloadSink {
     }
 
     func write(_ piece: UnsafeBufferPointer<UInt8>) throws(KDBXError) {
-        buffer += piece
-        while buffer.count >= Self.blockSize {
-            try emit(Array(buffer[0..<Self.blockSize]))
-            buffer.removeFirst(Self.blockSize)
-        }
+        try BlockCutter.cut(piece, into: &buffer, size: Self.blockSize) { block throws(KDBXError) in try emit(block) }
     }
 
     func finish() throws(KDBXError) {
@@ -196,5 +188,28 @@ final class HMACBlockWriter: PayloadSink {
         mac.update(data: data)
         try next.write(Array(mac.finalize()) + length + data)
         index += 1
+    }
+}
+
+/// Cuts a stream into blocks of `size` bytes for the two block writers: whole blocks go out as they
+/// fill, whatever is left waits in `buffer` for the next piece (or the writer's `finish`). A piece is
+/// read where it lies, so a large piece costs one copy per block, never a shift of what remains.
+enum BlockCutter {
+    static func cut(_ piece: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8], size: Int,
+                    emit: ([UInt8]) throws(KDBXError) -> Void) throws(KDBXError) {
+        var offset = 0
+        if !buffer.isEmpty {
+            let taken = min(size - buffer.count, piece.count)
+            buffer += piece[0..<taken]
+            offset = taken
+            guard buffer.count == size else { return }
+            try emit(buffer)
+            buffer = []
+        }
+        while piece.count - offset >= size {
+            try emit(Array(piece[offset..<(offset + size)]))
+            offset += size
+        }
+        buffer += piece[offset...]
     }
 }
