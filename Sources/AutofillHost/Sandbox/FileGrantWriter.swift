@@ -63,7 +63,7 @@ public struct FileGrantWriter: Sendable {
     static let maximumNameBytes = 1024, maximumComponents = 32
 
     /// One write at a time in this process: two saves never share a temporary file.
-    private static let writing = Mutex(())
+    static let writing = Mutex(())
 
     /// Adds or replaces `name` in `folder` with `contents` for `provider` (its name, for messages).
     /// Returns what was done, for the log ("added example.com/alice.gpg to /home/u/.password-store and
@@ -109,17 +109,7 @@ public struct FileGrantWriter: Sendable {
 
     /// Writes `contents` to `name` beneath `grant`; whether it replaced a file.
     private func write(_ contents: [UInt8], name: String, in grant: Folder) throws(Failure) -> Bool {
-        // The grant itself, with no link on the way (it was resolved at launch: a link now was put there since).
-        let path = afs_open_grant(grant.path)
-        let root = path >= 0 ? openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
-        let code = errno
-        if path >= 0 { close(path) }
-        guard root >= 0 else {
-            throw code == ELOOP
-                ? refusal("\(grant.path) now leads through a symbolic link; autofill writes only into the folder it resolved when it started the provider; nothing was written")
-                : ioFailure("cannot open the folder \(grant.path) (\(String(cString: strerror(code)))); nothing was written")
-        }
-        var folder = root
+        var folder = try openGrantFolder(grant.path)
         defer { close(folder) }
         let components = name.split(separator: "/").map(String.init)
         var reached = grant.path
@@ -162,6 +152,21 @@ public struct FileGrantWriter: Sendable {
         }
         if case .failure(let failure) = written { throw ioFailure(failure.description + "; nothing was written") }
         return exists
+    }
+
+    /// The folder `path` (resolved when the provider was launched) opened for writing beneath it, with no
+    /// link on the way: a link there now was put there since, and is refused.
+    func openGrantFolder(_ path: String) throws(Failure) -> Int32 {
+        let grant = afs_open_grant(path)
+        let folder = grant >= 0 ? openat(grant, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
+        let code = errno
+        if grant >= 0 { close(grant) }
+        guard folder >= 0 else {
+            throw code == ELOOP
+                ? refusal("\(path) now leads through a symbolic link; autofill writes only into the folder it resolved when it started the provider; nothing was written")
+                : ioFailure("cannot open the folder \(path) (\(String(cString: strerror(code)))); nothing was written")
+        }
+        return folder
     }
 
     func refusal(_ message: String) -> Failure { Failure(status: .refused, message: message) }
