@@ -40,6 +40,19 @@ public struct FileGrantWriter: Sendable {
         }
     }
 
+    /// One replace-file file of the provider (``replace(path:contents:expectedSHA256:provider:)``).
+    public struct File: Sendable, Equatable {
+        /// The file as the provider's setting or declaration names it (expanded, standardized).
+        public var written: String
+        /// The file with every link resolved, when the provider was launched: what the host replaces.
+        public var path: String
+
+        public init(written: String, path: String) {
+            self.written = written
+            self.path = path
+        }
+    }
+
     /// Why a file was not added: `refused` (nothing written) or `ioError` (written or not, as the message says).
     public struct Failure: Error, Sendable, Equatable {
         public var status: ABIStatus
@@ -48,14 +61,17 @@ public struct FileGrantWriter: Sendable {
 
     /// The provider's add-files folders.
     public var folders: [Folder]
+    /// The provider's replace-file files.
+    public var files: [File]
     /// The variables git runs with (HOME, USER, LOGNAME, GNUPGHOME of the user; nothing else).
     public var environment: [String: String]
 
-    /// A writer with no folder: every file is refused.
+    /// A writer with no folder and no file: every write is refused.
     public static let none = FileGrantWriter(folders: [], environment: [:])
 
-    public init(folders: [Folder], environment: [String: String]) {
+    public init(folders: [Folder], files: [File] = [], environment: [String: String]) {
         self.folders = folders
+        self.files = files
         self.environment = environment
     }
 
@@ -174,16 +190,17 @@ public struct FileGrantWriter: Sendable {
 }
 
 extension ProviderSetup {
-    /// The add-files folders of `manifest`, as its sandbox grants them now (``FileGrantWriter``), with the
-    /// user's variables git needs.
+    /// The add-files folders and replace-file files of `manifest`, as its sandbox grants them now
+    /// (``FileGrantWriter``), with the user's variables git needs.
     func fileGrantWriter(for manifest: PluginManifest) -> FileGrantWriter {
         let context = SandboxContext(setup: self)
         let grants = (try? context.declaredFiles(manifest)) ?? []
         let folders = grants.compactMap { grant in
             grant.addFiles.map { FileGrantWriter.Folder(written: grant.written, path: grant.path, suffix: $0.suffix ?? "", gitCommit: $0.gitCommit) }
         }
+        let files = grants.filter(\.replaceFile).map { FileGrantWriter.File(written: $0.written, path: $0.path) }
         var environment: [String: String] = ["HOME": context.home]
         for name in ["USER", "LOGNAME", "GNUPGHOME"] { environment[name] = context.environment[name] }
-        return FileGrantWriter(folders: folders, environment: environment)
+        return FileGrantWriter(folders: folders, files: files, environment: environment)
     }
 }

@@ -338,6 +338,12 @@ public final class ProviderSession: HostServicesHandler {
         }
     }
 
+    public func replaceFile(request id: UInt64, path: String, contents: UnsafeRawBufferPointer, expectedSHA256: [UInt8]) -> (status: ABIStatus, reason: String) {
+        writeFile(for: id, service: "replace_file", verb: "replace") { () throws(FileGrantWriter.Failure) -> String in
+            try services.fileWriter.replace(path: path, contents: contents, expectedSHA256: expectedSHA256, provider: "\(displayName) (\(providerID))")
+        }
+    }
+
     /// Runs `write` (a host write for the provider: ``FileGrantWriter``) for request `id` of the provider's
     /// call `service`, when the host may write for that request: it is pending, a save or a report, and
     /// asked for no write before (one file per request: a save writes one entry, and a provider cannot
