@@ -17,13 +17,14 @@ struct FileReplaceTests {
 
     init() throws {
         home = try TemporaryHome()
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         file = "\(home.path)/Passwords.kdbx"
         try Data(Self.old.utf8).write(to: URL(fileURLWithPath: file))
         chmod(file, 0o640)
     }
 
     /// The declaration: the setting File as a replace-file file.
-    static let replaceFile: [String: Any] = ["Files": [["Setting": "File", "Access": "replace-file"]]]
+    static var replaceFile: [String: Any] { ["Files": [["Setting": "File", "Access": "replace-file"]]] }
 
     /// The SHA-256 of `text` in hex (sha256sum).
     static func sha256(_ text: String) throws -> String {

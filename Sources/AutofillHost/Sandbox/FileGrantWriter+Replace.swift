@@ -41,7 +41,8 @@ extension FileGrantWriter {
         let folderPath = LexicalPath.folder(of: file.path), name = LexicalPath.name(of: file.path)
         let folder = try openGrantFolder(folderPath)
         defer { close(folder) }
-        let current = afs_open_beneath(folder, name, O_RDONLY, 0)
+        // O_NONBLOCK: a FIFO put in place of the file must not hold the host; it is refused below.
+        let current = afs_open_beneath(folder, name, O_RDONLY | O_NONBLOCK, 0)
         guard current >= 0 else {
             var code = errno
             var info = stat()
