@@ -22,7 +22,7 @@ public struct SavedFile: Sendable {
 
     /// This file as the host wrote it with `contents`, with the stamp of the version read: what a
     /// sandboxed provider bases its next save on while its sandbox still shows the version it read
-    /// (``isUnchanged``; docs/WRITING_A_PROVIDER.md, "replace-file").
+    /// (``isUnchangedOrUnlinked``; docs/WRITING_A_PROVIDER.md, "replace_file").
     public func replaced(by contents: [UInt8]) -> SavedFile {
         SavedFile(path: path, bytes: contents, stamp: stamp, mode: mode)
     }
@@ -69,9 +69,20 @@ public struct SavedFile: Sendable {
     }
 
     /// Whether the file at `path` is still the one read.
-    public var isUnchanged: Bool {
+    var isUnchanged: Bool {
         var info = stat()
         return stat(path, &info) == 0 && StatStamp(info) == stamp
+    }
+
+    /// Whether the file at `path` is still the one read, or that very file since unlinked: a file bound
+    /// into a sandbox by itself and then replaced on the host (the bind keeps the old file, whose link
+    /// count drops to 0 and ctime moves; nothing can change its contents any more).
+    public var isUnchangedOrUnlinked: Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let now = StatStamp(info)
+        return now == stamp || (info.st_nlink == 0 && now.device == stamp.device && now.inode == stamp.inode
+                                && now.size == stamp.size && now.modified == stamp.modified)
     }
 
     /// Replaces the file with `contents` (``AtomicFile``, with the file's mode), unless it changed on

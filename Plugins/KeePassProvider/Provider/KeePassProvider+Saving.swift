@@ -75,7 +75,7 @@ extension KeePassProvider: SavePasswordProviding, GeneratePasswordProviding, Cre
     /// sandbox's view of the file is unchanged since (it still shows the version read before), else the
     /// file as read now.
     private func currentFile(_ path: String) throws(KDBXError) -> SavedFile {
-        if let last = lastSave.withLock({ $0 }), last.path == path || last.path == realPath(path), last.isUnchanged { return last }
+        if let last = lastSave.withLock({ $0 }), last.path == path || last.path == realPath(path), last.isUnchangedOrUnlinked { return last }
         lastSave.withLock { $0 = nil }
         return try SavedFile(reading: path)
     }
