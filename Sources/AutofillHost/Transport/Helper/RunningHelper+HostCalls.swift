@@ -1,6 +1,5 @@
 internal import AutofillCore
 internal import AutofillABI
-internal import CAutofillProvider
 internal import Dispatch
 
 /// The plugin's host-service calls, served on the reader thread (UI on another).
@@ -55,17 +54,15 @@ extension RunningHelper {
             }
             return
         case .replaceFile(let request, let path, let expected, let length):
-            let (status, reason) = startReplace(request: request, path: path, expectedSHA256: expected, length: length)
-            reply = .added(status, reason)
+            let refusal = state.withLock { $0.replacing.start(request: request, path: path, expectedSHA256: expected, length: length) }
+            reply = .added(refusal == nil ? ABIStatus.ok.rawValue : ABIStatus.refused.rawValue, refusal ?? "")
         case .replaceFileChunk(let request, let piece):
-            guard let whole = takePiece(piece, of: request) else {
+            switch state.withLock({ $0.replacing.take(piece, of: request) }) {
+            case .more:
                 reply = .added(ABIStatus.ok.rawValue, "")
-                break
-            }
-            switch whole {
-            case .failure(let refusal):
-                reply = .added(ABIStatus.refused.rawValue, refusal.message)
-            case .success(let replace):
+            case .refused(let refusal):
+                reply = .added(ABIStatus.refused.rawValue, refusal)
+            case .whole(let replace):
                 // Hashing and writing take a while: off the thread that reads the helper's frames.
                 let handler = self.handler, channel = self.channel
                 userInterfaceQueue.async {
@@ -95,23 +92,9 @@ extension RunningHelper {
     }
 }
 
-/// A `replace_file` from a helper: announced with its length, then its contents in pieces
-/// (``HostCall/replaceFileChunk(request:bytes:)``), put together here and handed to the handler whole.
-/// One at a time per helper, at most `AF_MAX_REPLACE_FILE_LENGTH` bytes, dropped when its request ends.
+/// A `replace_file` from a helper (``ReplaceAssembly``), and the end of a helper whose view of the
+/// file it replaces is stale.
 extension RunningHelper {
-    struct PendingReplace {
-        var request: UInt64
-        var path: String
-        var expectedSHA256: [UInt8]
-        var length: Int
-        var contents: [UInt8]
-    }
-
-    /// Why the pieces of a replace were refused (nothing was written).
-    struct ReplaceRefusal: Error {
-        var message: String
-    }
-
     /// Ends the helper once `request` completes when its view of a replace-file file can no longer be
     /// read afresh: the file changed on disk since it was read (a file bound into the sandbox by itself
     /// stays the version it was at the launch, so only a new helper reads the new one: reload, then
@@ -121,39 +104,5 @@ extension RunningHelper {
         guard options.sandbox != nil, status == .changedOnDisk || (status == .ok && !options.namespaces) else { return }
         logger.debug("\(manifest.identifier)'s view of the file it replaces is stale: its helper ends after this request")
         state.withLock { $0.retireAfter = request }
-    }
-
-    /// Starts a replace: `ok` (send the pieces) or why not (`(status, reason)` as `.added` carries it).
-    func startReplace(request: UInt64, path: String, expectedSHA256: [UInt8], length: UInt64) -> (Int32, String) {
-        guard (1...UInt64(AF_MAX_REPLACE_FILE_LENGTH)).contains(length) else {
-            return (ABIStatus.refused.rawValue, "the new contents of \(DisplayText.line(path, limit: 300)) have \(length) bytes; autofill replaces a file with 1 byte to \(AF_MAX_REPLACE_FILE_LENGTH >> 20) MiB; nothing was written")
-        }
-        state.withLock { state in
-            var contents: [UInt8] = []
-            contents.reserveCapacity(Int(length))
-            // A newer replace takes the place of one never finished.
-            state.replacing = PendingReplace(request: request, path: path, expectedSHA256: expectedSHA256, length: Int(length), contents: contents)
-        }
-        return (ABIStatus.ok.rawValue, "")
-    }
-
-    /// Adds `piece` to the replace of `request`: nil while more is to come, the whole replace once the
-    /// announced length arrived, or a refusal (a piece without an announced replace, or past its length).
-    func takePiece(_ piece: [UInt8], of request: UInt64) -> Result<PendingReplace, ReplaceRefusal>? {
-        state.withLock { state in
-            guard var replace = state.replacing, replace.request == request else {
-                return .failure(ReplaceRefusal(message: "a piece of a replace_file that was not announced (or was dropped when its request ended); nothing was written"))
-            }
-            state.replacing = nil
-            guard replace.contents.count + piece.count <= replace.length, !piece.isEmpty else {
-                return .failure(ReplaceRefusal(message: "the pieces of a replace_file go past the \(replace.length) bytes announced; nothing was written"))
-            }
-            replace.contents += piece
-            guard replace.contents.count == replace.length else {
-                state.replacing = replace
-                return nil
-            }
-            return .success(replace)
-        }
     }
 }

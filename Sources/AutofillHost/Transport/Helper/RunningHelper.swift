@@ -74,7 +74,7 @@ final class RunningHelper: Sendable {
         var reaped = false
         var ending: Ending?
         /// A `replace_file` whose contents are arriving in pieces (one at a time per helper).
-        var replacing: PendingReplace?
+        var replacing = ReplaceAssembly()
         /// The request after which the helper is ended (``retire(after:)``).
         var retireAfter: UInt64?
     }
@@ -259,7 +259,7 @@ final class RunningHelper: Sendable {
         state.withLock { state in
             state.inFlight.removeValue(forKey: id)
             // Pieces of a replace for a request that ended are dropped, not kept until the helper ends.
-            if state.replacing?.request == id { state.replacing = nil }
+            state.replacing.drop(request: id)
         }
         if state.withLock({ $0.retireAfter == id }) { stop(.released) }
     }
