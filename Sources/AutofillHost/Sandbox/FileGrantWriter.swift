@@ -40,6 +40,19 @@ public struct FileGrantWriter: Sendable {
         }
     }
 
+    /// One replace-file file of the provider (``replace(path:contents:expectedSHA256:provider:)``).
+    public struct File: Sendable, Equatable {
+        /// The file as the provider's setting or declaration names it (expanded, standardized).
+        public var written: String
+        /// The file with every link resolved, when the provider was launched: what the host replaces.
+        public var path: String
+
+        public init(written: String, path: String) {
+            self.written = written
+            self.path = path
+        }
+    }
+
     /// Why a file was not added: `refused` (nothing written) or `ioError` (written or not, as the message says).
     public struct Failure: Error, Sendable, Equatable {
         public var status: ABIStatus
@@ -48,14 +61,17 @@ public struct FileGrantWriter: Sendable {
 
     /// The provider's add-files folders.
     public var folders: [Folder]
+    /// The provider's replace-file files.
+    public var files: [File]
     /// The variables git runs with (HOME, USER, LOGNAME, GNUPGHOME of the user; nothing else).
     public var environment: [String: String]
 
-    /// A writer with no folder: every file is refused.
+    /// A writer with no folder and no file: every write is refused.
     public static let none = FileGrantWriter(folders: [], environment: [:])
 
-    public init(folders: [Folder], environment: [String: String]) {
+    public init(folders: [Folder], files: [File] = [], environment: [String: String]) {
         self.folders = folders
+        self.files = files
         self.environment = environment
     }
 
@@ -63,7 +79,7 @@ public struct FileGrantWriter: Sendable {
     static let maximumNameBytes = 1024, maximumComponents = 32
 
     /// One write at a time in this process: two saves never share a temporary file.
-    private static let writing = Mutex(())
+    static let writing = Mutex(())
 
     /// Adds or replaces `name` in `folder` with `contents` for `provider` (its name, for messages).
     /// Returns what was done, for the log ("added example.com/alice.gpg to /home/u/.password-store and
@@ -109,17 +125,7 @@ public struct FileGrantWriter: Sendable {
 
     /// Writes `contents` to `name` beneath `grant`; whether it replaced a file.
     private func write(_ contents: [UInt8], name: String, in grant: Folder) throws(Failure) -> Bool {
-        // The grant itself, with no link on the way (it was resolved at launch: a link now was put there since).
-        let path = afs_open_grant(grant.path)
-        let root = path >= 0 ? openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
-        let code = errno
-        if path >= 0 { close(path) }
-        guard root >= 0 else {
-            throw code == ELOOP
-                ? refusal("\(grant.path) now leads through a symbolic link; autofill writes only into the folder it resolved when it started the provider; nothing was written")
-                : ioFailure("cannot open the folder \(grant.path) (\(String(cString: strerror(code)))); nothing was written")
-        }
-        var folder = root
+        var folder = try openGrantFolder(grant.path)
         defer { close(folder) }
         let components = name.split(separator: "/").map(String.init)
         var reached = grant.path
@@ -164,21 +170,37 @@ public struct FileGrantWriter: Sendable {
         return exists
     }
 
+    /// The folder `path` (resolved when the provider was launched) opened for writing beneath it, with no
+    /// link on the way: a link there now was put there since, and is refused.
+    func openGrantFolder(_ path: String) throws(Failure) -> Int32 {
+        let grant = afs_open_grant(path)
+        let folder = grant >= 0 ? openat(grant, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
+        let code = errno
+        if grant >= 0 { close(grant) }
+        guard folder >= 0 else {
+            throw code == ELOOP
+                ? refusal("\(path) now leads through a symbolic link; autofill writes only into the folder it resolved when it started the provider; nothing was written")
+                : ioFailure("cannot open the folder \(path) (\(String(cString: strerror(code)))); nothing was written")
+        }
+        return folder
+    }
+
     func refusal(_ message: String) -> Failure { Failure(status: .refused, message: message) }
     func ioFailure(_ message: String) -> Failure { Failure(status: .ioError, message: message) }
 }
 
 extension ProviderSetup {
-    /// The add-files folders of `manifest`, as its sandbox grants them now (``FileGrantWriter``), with the
-    /// user's variables git needs.
+    /// The add-files folders and replace-file files of `manifest`, as its sandbox grants them now
+    /// (``FileGrantWriter``), with the user's variables git needs.
     func fileGrantWriter(for manifest: PluginManifest) -> FileGrantWriter {
         let context = SandboxContext(setup: self)
         let grants = (try? context.declaredFiles(manifest)) ?? []
         let folders = grants.compactMap { grant in
             grant.addFiles.map { FileGrantWriter.Folder(written: grant.written, path: grant.path, suffix: $0.suffix ?? "", gitCommit: $0.gitCommit) }
         }
+        let files = grants.filter(\.replaceFile).map { FileGrantWriter.File(written: $0.written, path: $0.path) }
         var environment: [String: String] = ["HOME": context.home]
         for name in ["USER", "LOGNAME", "GNUPGHOME"] { environment[name] = context.environment[name] }
-        return FileGrantWriter(folders: folders, environment: environment)
+        return FileGrantWriter(folders: folders, files: files, environment: environment)
     }
 }

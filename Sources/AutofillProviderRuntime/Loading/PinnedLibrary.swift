@@ -98,7 +98,7 @@ package enum PinnedLibrary {
     }
 
     /// The SHA-256 of what `descriptor` holds, read with pread from its start (lowercase hex).
-    static func sha256(of descriptor: Int32) throws(AutofillError) -> String {
+    package static func sha256(of descriptor: Int32) throws(AutofillError) -> String {
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw AutofillError(.io, "not a regular file") }
         var hasher = SHA256()

@@ -73,6 +73,10 @@ final class RunningHelper: Sendable {
         /// Its pid is released (reaped): nothing may signal it any more.
         var reaped = false
         var ending: Ending?
+        /// A `replace_file` whose contents are arriving in pieces (one at a time per helper).
+        var replacing = ReplaceAssembly()
+        /// The request after which the helper is ended (``retire(after:)``).
+        var retireAfter: UInt64?
     }
 
     let pid: pid_t
@@ -252,7 +256,12 @@ final class RunningHelper: Sendable {
 
     /// Forgets request `id` (it was answered or failed on the host's side).
     func untrack(_ id: UInt64) {
-        _ = state.withLock { $0.inFlight.removeValue(forKey: id) }
+        state.withLock { state in
+            state.inFlight.removeValue(forKey: id)
+            // Pieces of a replace for a request that ended are dropped, not kept until the helper ends.
+            state.replacing.drop(request: id)
+        }
+        if state.withLock({ $0.retireAfter == id }) { stop(.released) }
     }
 
     /// The process that runs the provider: in namespaces the one `pid` forked there (found at its
