@@ -17,9 +17,10 @@ function parsedCredential(answer) {
   try { return answer?.ok ? JSON.parse(answer.credential) : undefined; } catch { return undefined; }
 }
 
-// From passkeys.js: a page's modal get or create (a list to show), or a conditional create (the
-// automatic upgrade: asked at once, without UI or prompt; a provider declines on its own rules).
-// {ok: true, token, picker}, {credential}, or {ok: false}: the browser's own WebAuthn runs.
+// From passkeys.js: a page's modal get or create (a list to show), a conditional get (whether any
+// provider holds a passkey for it), or a conditional create (the automatic upgrade: asked at once,
+// without UI or prompt; a provider declines on its own rules). {ok: true, token, picker},
+// {ok: true, waits: true}, {credential}, or {ok: false}: the browser's own WebAuthn runs.
 async function passkeyOpen(message, sender) {
   const origin = passkeyOrigin(sender);
   if (!origin || !["get", "create"].includes(message.op) || typeof message.options !== "string" || typeof message.request !== "string") {
@@ -31,6 +32,8 @@ async function passkeyOpen(message, sender) {
   }
   const found = await ask({ type: "passkey-suggest", origin, options: message.options, ceremony: message.op });
   if (!found.ok) return { ok: false };
+  // A conditional get waits in passkeys.js for a webauthn field's list, when there is something to offer.
+  if (message.op === "get" && message.mediation === "conditional") return found.suggestions.length > 0 ? { ok: true, waits: true } : { ok: false };
   let rows;
   if (message.op === "get") {
     if (found.suggestions.length === 0) return { ok: false };

@@ -47,9 +47,14 @@
     requests.set(token, request.id);
     const mediation = ["conditional", "required", "optional"].includes(request.mediation) ? request.mediation : "optional";
     if (request.op === "get" && mediation === "conditional") {
-      // One pending conditional get per document: a newer one replaces it (the older falls back).
+      // One pending conditional get per document: a newer one replaces it (the older falls back). It
+      // waits for a webauthn field's list only when a provider holds a passkey for it; else the
+      // browser's own conditional get runs (its own passkeys and security keys).
       if (conditional) answerPage(conditional.token, { fallback: true });
       conditional = { token, options: request.options };
+      const held = await api.runtime.sendMessage({ type: "passkey-open", op: "get", options: request.options, mediation, request: token })
+        .catch(() => null);
+      if (!held?.waits) answerPage(token, { fallback: true });
       return;
     }
     const opened = await api.runtime.sendMessage({ type: "passkey-open", op: request.op, options: request.options, mediation, request: token })

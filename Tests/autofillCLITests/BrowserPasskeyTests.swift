@@ -63,6 +63,11 @@ struct BrowserPasskeyTests {
         #expect(conditionalRows.first?.contains("paula") == true && conditionalRows.first?.contains("Passkey") == true
                     && conditionalRows.contains { $0.contains("dave") }, "the passkey in the same list as dave's password: \(conditionalRows)")
         #expect(accepted(seen["conditional.result"]), "a pick resolves the page's conditional get: \(seen["conditional.result"] ?? "none")")
+        let abortError = (seen["abort.result"] as? [String: Any])?["error"] as? String ?? ""
+        #expect(abortError.hasPrefix("AbortError"), "the page's abort rejects its conditional get: \(seen["abort.result"] ?? "none")")
+        let abortRows = seen["abort.rows"] as? [String] ?? []
+        #expect(abortRows.contains { $0.contains("dave") } && !abortRows.contains { $0.contains("Passkey") },
+                "an aborted conditional get offers no passkey: \(abortRows)")
         #expect(accepted(seen["decline.result"]), "after Other ways, the browser's own create ran: \(seen["decline.result"] ?? "none")")
         #expect(accepted(seen["unknown.result"]), "no provider holds the allowed passkey: the browser's own get: \(seen["unknown.result"] ?? "none")")
         #expect(seen["virtual.credentials"] as? Int == 1, "the browser's own authenticator made victor's passkey, not autofill")
@@ -78,7 +83,8 @@ struct BrowserPasskeyTests {
         let seen = try drive("passkey-hostile")
         #expect(accepted(seen["control.create"]), "the control: a pick registers paula's passkey: \(seen["control.create"] ?? "none")")
         let framed = seen["framed.result"] as? [String: Any] ?? [:]
-        #expect((framed["error"] as? String ?? "").hasPrefix("NotAllowedError"), "the browser's own refusal in a frame: \(framed)")
+        let framedError = framed["error"] as? String ?? ""
+        #expect(framedError.hasPrefix("NotAllowedError"), "the browser's own refusal in a frame: \(framed)")
         #expect(seen["framed.list"] as? Bool == false && seen["framed.topList"] as? Bool == false, "no list in the frame or its page")
         #expect((seen["subTop.rows"] as? [String] ?? []).first?.contains("paula") == true, "the control: the same page at the top level")
         #expect(accepted(seen["subTop.result"]), "and its pick signs for localhost: \(seen["subTop.result"] ?? "none")")

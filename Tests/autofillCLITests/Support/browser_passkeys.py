@@ -66,6 +66,9 @@ PAGES = {
     "/pk-conditional": SCRIPT + """<form><input id="user" autocomplete="username webauthn">
         <input id="password" type="password" autocomplete="current-password"></form>
         <script>ceremony("get", "user=paula", {mediation: "conditional"});</script>""",
+    "/pk-abort": SCRIPT + """<form><input id="user" autocomplete="username webauthn"></form>
+        <script>window.__controller = new AbortController();
+        ceremony("get", "user=paula", {mediation: "conditional", signal: window.__controller.signal});</script>""",
     "/pk-upgrade": SCRIPT + """<form><input id="user" autocomplete="username">
         <input id="password" type="password" autocomplete="current-password"></form>""",
     "/pk-framing": """<p>top</p><iframe id="inner" src="http://sub.localhost:{port}/pk" style="width:600px;height:320px;border:0"></iframe>""",
@@ -245,6 +248,18 @@ def passkeys(browser, origin):
     browser.click("#user")
     seen["conditional.rows"] = pick_row(browser, "paula")
     seen["conditional.result"] = wait_result(browser, 1)
+    # The page aborts its conditional get: its promise rejects, and the field's list offers no passkey.
+    browser.go(origin + "/pk-abort")
+    time.sleep(2)
+    browser.js("window.__controller.abort(); return true;")
+    seen["abort.result"] = wait_result(browser, 1)
+    browser.click("#user")
+    seen["abort.rows"] = None
+    if wait_list(browser):
+        deadline = time.monotonic() + 30
+        while seen["abort.rows"] is None and time.monotonic() < deadline:
+            seen["abort.rows"] = [row[0] for row in picker_rows(browser) or []] or None
+            time.sleep(0.2)
     # The browser's own WebAuthn: a virtual authenticator (WebDriver's WebAuthn extension) stands in
     # for a platform authenticator or security key.
     authenticator = browser.call("POST", browser.session + "/webauthn/authenticator", {
