@@ -42,8 +42,9 @@
   }
 
   function hide() {
-    if (shown) shown.host.remove();
+    const was = shown;
     shown = null;
+    if (was) { was.host.remove(); was.onHide?.(); }
   }
 
   // The list's element under `field` (or, field null, at the top right): an iframe for the
@@ -83,8 +84,17 @@
     const made = frameFor(field);
     // The page's own password rules (Apple's passwordrules syntax) for a new password.
     const rules = kind === "new" ? (field.getAttribute("passwordrules") || "").slice(0, 1000) : undefined;
-    attach(made, await api.runtime.sendMessage({ type: "open", kind, rules }).catch(() => null));
+    // A pending conditional passkey get (passkeys.js): its passkeys join a `webauthn` field's list.
+    const passkey = tokens(field).includes("webauthn") ? globalThis.autofillConditionalPasskey?.() : undefined;
+    attach(made, await api.runtime.sendMessage({ type: "open", kind, rules, passkey }).catch(() => null));
   }
+
+  // For passkeys.js: the list of a modal passkey request, at the top right; `onHide` when it closes.
+  globalThis.autofillShowList = (opened, onHide) => {
+    const made = frameFor(null);
+    made.mine.onHide = onHide;
+    attach(made, opened);
+  };
 
   // The save prompt, when the background keeps a password this tab's user typed and submitted.
   async function offerPendingSave() {

@@ -15,8 +15,9 @@ internal import Synchronization
 ///
 /// `owner` is "autofill" for the host's own lists and the provider's "Name (id)" otherwise, as the
 /// terminal frames them (``PromptFrame``). Whatever is at the other end is a program, not a
-/// verified person: its answers never establish presence (as a UI script's), and the host's own
-/// authentication never uses it (``HostPrompts``: the controlling terminal only).
+/// verified person: its answers never establish presence (as a UI script's). Of the host's own
+/// authentication only PAM's conversation comes here, marked `"authentication":true`
+/// (``ChannelHostPrompts``: PAM checks the answer; a `confirm` yes/no is never asked here).
 public final class ChannelUserInterface: ProviderUserInterface {
     private struct Request: Encodable {
         let owner: String
@@ -26,6 +27,7 @@ public final class ChannelUserInterface: ProviderUserInterface {
         var secret: Bool?
         var maxLength: Int?
         var items: [String]?
+        var authentication: Bool?
     }
 
     private struct Answer: Decodable {
@@ -56,8 +58,21 @@ public final class ChannelUserInterface: ProviderUserInterface {
     }
 
     public func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
+        try ask(Self.encoded(request, owner: providerName), request)
+    }
+
+    /// autofill's own authentication (PAM's conversation; ``ChannelHostPrompts``): owner "autofill"
+    /// and `"authentication":true`, which no provider's request carries, so the prompt window frames
+    /// it as autofill's own.
+    public func presentAuthentication(_ request: UserInterfaceRequest) throws(UserInterfaceError) -> UserInterfaceAnswer {
+        var encoded = Self.encoded(request, owner: "autofill")
+        encoded.authentication = true
+        return try ask(encoded, request)
+    }
+
+    private func ask(_ encoded: Request, _ request: UserInterfaceRequest) throws(UserInterfaceError) -> UserInterfaceAnswer {
         try lock.withLock { _ throws(UserInterfaceError) in
-            guard let data = try? JSONEncoder().encode(Self.encoded(request, owner: providerName)),
+            guard let data = try? JSONEncoder().encode(encoded),
                   write(Array(data) + [0x0A]) else { throw .unavailable("the UI channel is closed") }
             guard let line = readLine(), let answer = try? JSONDecoder().decode(Answer.self, from: Data(line)) else {
                 throw .canceled
