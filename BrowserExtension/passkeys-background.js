@@ -36,14 +36,16 @@ async function passkeyOpen(message, sender) {
   if (message.op === "get" && message.mediation === "conditional") return found.suggestions.length > 0 ? { ok: true, waits: true } : { ok: false };
   let rows;
   if (message.op === "get") {
-    if (found.suggestions.length === 0) return { ok: false };
+    // The list shows even when no provider holds a passkey for the site (its one row then declines):
+    // falling back at once would tell the page, before any pick, whether the stores hold one.
     rows = found.suggestions.map((s) => ({ position: s.position, user: s.user, provider: "Passkey · " + s.provider, passkey: true }));
   } else {
     let name = "";
     try { name = String(JSON.parse(message.options).user?.name ?? ""); } catch { name = ""; }
     rows = [{ position: 1, user: "Create a passkey for " + name.slice(0, 200), provider: "saved by your provider", passkey: true }];
   }
-  rows.push({ position: PASSKEY_DECLINE, user: "Other ways…", provider: "this browser's own passkeys and security keys" });
+  rows.push({ position: PASSKEY_DECLINE, user: "Other ways…",
+    provider: rows.length ? "this browser's own passkeys and security keys" : "autofill holds no passkey for this site; this browser's own passkeys and security keys" });
   const token = randomToken();
   lists.set(token, { tabId: sender.tab.id, frameId: sender.frameId, documentId: sender.documentId, origin,
     kind: message.op === "get" ? "passkey" : "passkey-create", passkeyRequest: message.request, passkeyOptions: message.options,

@@ -271,8 +271,10 @@ def passkeys(browser, origin):
     rows = pick_row(browser, 1)
     seen["decline.rows"] = rows
     seen["decline.result"] = wait_result(browser, 1)
-    # No provider holds the passkey the relying party allows: the browser's own get runs at once, no list.
+    # No provider holds the passkey the relying party allows: the list still shows (falling back at once
+    # would tell the page what the stores hold), its one row declines, and the browser's own get runs.
     start(browser, 'ceremony("get", "user=victor&allow=1")')
+    seen["unknown.rows"] = pick_row(browser, 0)
     seen["unknown.result"] = wait_result(browser, 2)
     seen["virtual.credentials"] = len(browser.call("GET", browser.session + f"/webauthn/authenticator/{authenticator}/credentials"))
     browser.call("DELETE", browser.session + f"/webauthn/authenticator/{authenticator}")
