@@ -33,6 +33,11 @@ public enum Processes {
         return lines
     }
 
+    /// The value of this process's environment variable `name` (`getenv`), nil when it is not set.
+    public static func variable(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
     /// "SEGV" for SIGSEGV (sigabbrev_np); nil for a number that is no signal.
     public static func signalName(_ signal: Int32) -> String? {
         afsys_signal_name(signal).map { String(cString: $0) }
@@ -64,6 +69,18 @@ public enum Processes {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return WaitStatus(status)
+    }
+
+    /// Reaps child `pid` if it has ended, without waiting (waitpid WNOHANG, retrying EINTR): how it
+    /// ended, or nil while it runs.
+    public static func reapIfEnded(_ pid: Int32) throws(SystemError) -> WaitStatus? {
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { return WaitStatus(status) }
+            if reaped == 0 { return nil }
+            if errno != EINTR { throw .current("waitpid") }
+        }
     }
 
     /// The address space of process `pid` in bytes, as the kernel counts it; 0 when it cannot be read.

@@ -29,4 +29,19 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A non-blocking call found nothing to do yet (EAGAIN, EWOULDBLOCK).
     public var wouldBlock: Bool { code == EAGAIN || code == EWOULDBLOCK }
+
+    /// No such file or folder (ENOENT).
+    public var noSuchFile: Bool { code == ENOENT }
+
+    /// It exists already (EEXIST).
+    public var alreadyExists: Bool { code == EEXIST }
+
+    /// A component that must be a folder is not one (ENOTDIR).
+    public var notAFolder: Bool { code == ENOTDIR }
+
+    /// A symbolic link where none may be (ELOOP, `O_NOFOLLOW`).
+    public var isALink: Bool { code == ELOOP }
+
+    /// No such process (ESRCH).
+    public var noSuchProcess: Bool { code == ESRCH }
 }
