@@ -3,6 +3,13 @@ internal import Glibc
 /// Operations on paths: whether one exists or may be run, renaming, removing, making folders and
 /// setting modes. Each throws the `errno` with the path involved.
 public enum Paths {
+    /// This process's working folder (`getcwd`).
+    public static func currentFolder() throws(SystemError) -> String {
+        var folder = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&folder, folder.count) != nil else { throw .current("getcwd") }
+        return String(decoding: folder.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Whether `path` exists (`access(F_OK)`, following links).
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 

@@ -38,6 +38,19 @@ public enum Processes {
         getenv(name).map { String(cString: $0) }
     }
 
+    /// Replaces this process with `path` run with `arguments` (argv, its first the program's name)
+    /// and this environment (`execv`); returns only by throwing why it could not.
+    public static func replace(with path: String, arguments: [String]) throws(SystemError) -> Never {
+        _ = withCStrings(arguments) { argv in execv(path, argv) }
+        throw .current("execv \(path)")
+    }
+
+    /// Ends this process with `status`, running its atexit handlers and flushing stdio (`exit`).
+    public static func exit(_ status: Int32) -> Never { Glibc.exit(status) }
+
+    /// Ends this process with `status` at once: no atexit handler, no destructor, no stdio flush (`_exit`).
+    public static func exitNow(_ status: Int32) -> Never { _exit(status) }
+
     /// "SEGV" for SIGSEGV (sigabbrev_np); nil for a number that is no signal.
     public static func signalName(_ signal: Int32) -> String? {
         afsys_signal_name(signal).map { String(cString: $0) }
