@@ -108,7 +108,7 @@ package enum AgentClient {
                     }
                 }
             }
-            Clock.sleep(milliseconds: 2)
+            SystemClock.sleep(milliseconds: 2)
         }
         return .failure(StartFailure("the agent did not start listening on \(paths.socket) within \(startWait.components.seconds) s (run `autofill agent serve -v` to see why)"))
     }

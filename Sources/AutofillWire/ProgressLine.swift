@@ -83,7 +83,7 @@ package final class ProgressLine: Sendable {
         }
         _ = startDetachedThread { [self] in
             while true {
-                Clock.sleep(milliseconds: Int(Self.interval.components.attoseconds / 1_000_000_000_000_000))
+                SystemClock.sleep(milliseconds: Int(Self.interval.components.attoseconds / 1_000_000_000_000_000))
                 guard tick(generation) else { return }
             }
         }

@@ -91,8 +91,8 @@ struct SystemFilesTests {
         #expect(Users.group(account.group) != nil)
         #expect(Processes.variable("PATH") == String(cString: getenv("PATH")))
         #expect(Processes.variable("AUTOFILL_SURELY_UNSET_\(getpid())") == nil)
-        let before = Clock.monotonic()
-        Clock.sleep(milliseconds: 2)
-        #expect(Clock.monotonic() > before && Clock.now() / 1_000_000_000 - Clock.seconds() <= 1)
+        let before = SystemClock.monotonic()
+        SystemClock.sleep(milliseconds: 2)
+        #expect(SystemClock.monotonic() > before && SystemClock.now() / 1_000_000_000 - SystemClock.seconds() <= 1)
     }
 }

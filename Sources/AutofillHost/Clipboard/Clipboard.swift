@@ -87,7 +87,7 @@ public struct Clipboard: Sendable {
     static func executable(_ name: String, environment: [String: String]) -> String? {
         for folder in (environment["PATH"] ?? "").split(separator: ":") where folder.hasPrefix("/") {
             let candidate = "\(folder)/\(name)"
-            if (try? FileStatus(path: candidate))?.kind == .regular, Paths.isExecutable(candidate) { return candidate }
+            if Paths.isExecutableFile(candidate) { return candidate }
         }
         return nil
     }

@@ -94,7 +94,7 @@ public enum ClipboardClearer {
             if watchingAgent {
                 if (try? Descriptors.waitReadable(3, timeoutMilliseconds: milliseconds)) == true { break }  // the agent ended
             } else {
-                Clock.sleep(milliseconds: Int(min(milliseconds, 1000)))
+                SystemClock.sleep(milliseconds: Int(min(milliseconds, 1000)))
             }
         }
         guard var now = clipboard.contents() else { return 0 }  // nobody serves the clipboard: it changed

@@ -103,7 +103,7 @@ struct ToolProcess {
                 Processes.reap(pid)
                 return Clipboard.Outcome(status: -1, output: [], reason: " (it did not finish within \(Self.deadline.components.seconds) s)")
             }
-            Clock.sleep(milliseconds: 5)
+            SystemClock.sleep(milliseconds: 5)
         }
         let code = ended.exited ? ended.exitStatus : 128 + ended.terminationSignal
         return Clipboard.Outcome(status: code, output: output, reason: code == 0 ? "" : " (exit \(code))\(errorText)")

@@ -16,6 +16,12 @@ public enum Paths {
     /// Whether this process may run `path` (`access(X_OK)`).
     public static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 
+    /// Whether `path` is a regular file (links followed) this process may run: what a program found on
+    /// `PATH` must be.
+    public static func isExecutableFile(_ path: String) -> Bool {
+        (try? FileStatus(path: path))?.kind == .regular && isExecutable(path)
+    }
+
     /// Whether this process may read `path` (`access(R_OK)`).
     public static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
@@ -60,16 +66,38 @@ public enum Paths {
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The names in the folder open as `folder`, without `.` and `..` (`fdopendir` of a duplicate:
+    /// `folder` stays open and is never reached again by path).
+    public static func contents(ofFolder folder: Int32) throws(SystemError) -> [String] {
+        let copy = fcntl(folder, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw .current("fcntl F_DUPFD_CLOEXEC") }
+        guard let directory = fdopendir(copy) else {
+            let error = SystemError.current("fdopendir")
+            _ = close(copy)
+            throw error
+        }
+        defer { closedir(directory) }  // closes copy
+        rewinddir(directory)
+        return names(in: directory, limit: .max)
+    }
+
+    /// Removes the file or link `name` in the folder open as `folder` (`unlinkat`).
+    public static func remove(_ name: String, in folder: Int32) throws(SystemError) {
+        guard unlinkat(folder, name, 0) == 0 else { throw .current("unlinkat \(name)") }
+    }
+
     /// The names in the folder `path`, without `.` and `..` (`opendir`/`readdir`), in the folder's
     /// order; at most `limit` of them (a folder may be anyone's, and hold millions).
     public static func contents(of path: String, limit: Int = .max) throws(SystemError) -> [String] {
         guard let folder = opendir(path) else { throw .current("opendir \(path)") }
         defer { closedir(folder) }
+        return names(in: folder, limit: limit)
+    }
+
+    private static func names(in folder: OpaquePointer, limit: Int) -> [String] {
         var names: [String] = []
         while names.count < limit, let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
             if name != "." && name != ".." { names.append(name) }
         }
         return names

@@ -1,7 +1,7 @@
 internal import Glibc
 
 /// The clocks: wall time and time since boot, in nanoseconds, and sleeping.
-public enum Clock {
+public enum SystemClock {
     /// The wall clock (`CLOCK_REALTIME`, what file times use), nanoseconds since the epoch.
     public static func now() -> Int64 { read(CLOCK_REALTIME) }
 
