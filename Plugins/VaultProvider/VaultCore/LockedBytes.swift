@@ -1,3 +1,4 @@
+internal import AutofillSystem
 internal import Glibc
 internal import Synchronization
 
@@ -39,7 +40,7 @@ public final class LockedBytes: Sendable {
         let size = (count + page - 1) / page * page
         let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let address, address != UnsafeMutableRawPointer(bitPattern: -1) else {
-            throw AtomicFile.ioError("cannot map \(size) bytes of memory for the vault key")
+            throw AtomicFile.ioError("cannot map \(size) bytes of memory for the vault key", SystemError("mmap", code: errno))
         }
         // Best effort: a kernel without MADV_DONTDUMP (before 3.4) still maps the pages.
         _ = madvise(address, size, MADV_DONTDUMP)
