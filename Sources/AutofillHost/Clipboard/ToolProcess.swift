@@ -55,17 +55,7 @@ struct ToolProcess {
 
     /// Writes `bytes` whole to `fd` (a tool that quits early makes the write fail: EPIPE, never SIGPIPE).
     static func writeAll(_ bytes: [UInt8], to fd: Int32) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                Result { () throws(SystemError) in try Descriptors.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...])) }
-            }
-            switch written {
-            case .failure(let error) where error.interrupted: continue
-            case .success(let count) where count > 0: offset += count
-            default: return
-            }
-        }
+        try? Descriptors.sendAll(fd, bytes)
     }
 
     /// Waits for the tool (killed after ``deadline``) and says how it ended.

@@ -79,6 +79,23 @@ extension Descriptors {
         try write(descriptor, Array(text.utf8))
     }
 
+    /// Sends all of `bytes` on the socket `descriptor` (``send(_:_:)``: a dead peer is EPIPE, never
+    /// SIGPIPE), however many calls it takes; retries EINTR.
+    public static func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { raw in
+                Result { () throws(SystemError) in try send(descriptor, UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+            }
+            switch sent {
+            case .success(let count) where count > 0: offset += count
+            case .success: throw SystemError("send", code: EPIPE)
+            case .failure(let error) where error.interrupted: continue
+            case .failure(let error): throw error
+            }
+        }
+    }
+
     /// Flushes what was written to `descriptor` to the disk (`fsync`).
     public static func sync(_ descriptor: Int32) throws(SystemError) {
         guard fsync(descriptor) == 0 else { throw .current("fsync") }
@@ -104,6 +121,18 @@ extension Descriptors {
         let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { throw .current("fcntl F_DUPFD_CLOEXEC") }
         return copy
+    }
+
+    /// Waits until one of `descriptors` is readable or hung up, or `timeoutMilliseconds` pass (-1:
+    /// never); which of them are ready, by index (none: timed out). A negative descriptor is never
+    /// ready (poll ignores it). Retries EINTR.
+    public static func waitReadable(any descriptors: [Int32], timeoutMilliseconds: Int32) throws(SystemError) -> [Bool] {
+        var polled = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        while true {
+            let ready = poll(&polled, nfds_t(polled.count), timeoutMilliseconds)
+            if ready >= 0 { return polled.map { $0.fd >= 0 && $0.revents != 0 } }
+            if errno != EINTR { throw .current("poll") }
+        }
     }
 
     /// Whether `descriptor` is open on a terminal (`isatty`).

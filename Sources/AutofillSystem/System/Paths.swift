@@ -53,6 +53,11 @@ public enum Paths {
         return String(cString: made)
     }
 
+    /// Makes the folder `name` in the folder open as `folder` with `mode` (`mkdirat`; EEXIST when it exists).
+    public static func makeFolder(_ name: String, in folder: Int32, mode: UInt32 = 0o700) throws(SystemError) {
+        guard mkdirat(folder, name, mode_t(mode)) == 0 else { throw .current("mkdirat \(name)") }
+    }
+
     /// Sets the permission bits of `path` (`chmod`).
     public static func setMode(_ path: String, _ mode: UInt32) throws(SystemError) {
         guard chmod(path, mode_t(mode)) == 0 else { throw .current("chmod \(path)") }

@@ -45,6 +45,10 @@ public enum Processes {
         throw .current("execv \(path)")
     }
 
+    /// Runs `handler` when this process exits through `exit` or by returning from `main` (`atexit`);
+    /// false when it could not be registered.
+    public static func atExit(_ handler: @convention(c) () -> Void) -> Bool { atexit(handler) == 0 }
+
     /// Ends this process with `status`, running its atexit handlers and flushing stdio (`exit`).
     public static func exit(_ status: Int32) -> Never { Glibc.exit(status) }
 
