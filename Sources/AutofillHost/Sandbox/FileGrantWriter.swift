@@ -4,7 +4,7 @@ internal import AutofillSystem
 internal import CAutofillProvider
 internal import CAutofillSandbox
 internal import FoundationEssentials
-internal import Glibc
+internal import Glibc  // errno right after CAutofillSandbox's afs_open_grant and afs_open_beneath
 internal import Synchronization
 
 /// The host's side of `add_file` (docs/SANDBOX.md, "add-files: the host writes for the provider"): a
@@ -111,46 +111,51 @@ public struct FileGrantWriter: Sendable {
     private func write(_ contents: [UInt8], name: String, in grant: Folder) throws(Failure) -> Bool {
         // The grant itself, with no link on the way (it was resolved at launch: a link now was put there since).
         let path = afs_open_grant(grant.path)
-        let root = path >= 0 ? openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
-        let code = errno
-        if path >= 0 { close(path) }
-        guard root >= 0 else {
-            throw code == ELOOP
+        let opened: Result<Int32, SystemError> = path >= 0
+            ? Result { () throws(SystemError) in try Descriptors.open(".", in: path, .directory) }
+            : .failure(SystemError("open \(grant.path)", code: errno))
+        if path >= 0 { Descriptors.closeQuietly(path) }
+        let root: Int32
+        switch opened {
+        case .success(let descriptor): root = descriptor
+        case .failure(let error):
+            throw error.isALink
                 ? refusal("\(grant.path) now leads through a symbolic link; autofill writes only into the folder it resolved when it started the provider; nothing was written")
-                : ioFailure("cannot open the folder \(grant.path) (\(String(cString: strerror(code)))); nothing was written")
+                : ioFailure("cannot open the folder \(grant.path) (\(error.reason)); nothing was written")
         }
         var folder = root
-        defer { close(folder) }
+        defer { Descriptors.closeQuietly(folder) }
         let components = name.split(separator: "/").map(String.init)
         var reached = grant.path
         for component in components.dropLast() {
             reached += "/" + component
             var next = afs_open_beneath(folder, component, O_RDONLY | O_DIRECTORY, 0)
             if next < 0 && errno == ENOENT {
-                guard mkdirat(folder, component, 0o700) == 0 || errno == EEXIST else {
-                    throw ioFailure("cannot create the folder \(reached) (\(String(cString: strerror(errno)))); nothing was written")
-                }
+                do {
+                    try Paths.makeFolder(component, in: folder, mode: 0o700)
+                } catch where !error.alreadyExists {
+                    throw ioFailure("cannot create the folder \(reached) (\(error.reason)); nothing was written")
+                } catch {}
                 next = afs_open_beneath(folder, component, O_RDONLY | O_DIRECTORY, 0)
             }
             guard next >= 0 else {
                 var code = errno
                 // O_NOFOLLOW | O_DIRECTORY on a link says ENOTDIR: say what it is.
-                var info = stat()
-                if code == ENOTDIR, fstatat(folder, component, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFLNK { code = ELOOP }
+                if code == ENOTDIR, (try? FileStatus(component, in: folder))?.kind == .symbolicLink { code = ELOOP }
                 throw code == ELOOP || code == EXDEV
                     ? refusal("\(reached) is a symbolic link; autofill never follows links in an add-files folder; nothing was written")
                     : code == ENOTDIR ? refusal("\(reached) is not a folder; nothing was written")
-                    : ioFailure("cannot open the folder \(reached) (\(String(cString: strerror(code)))); nothing was written")
+                    : ioFailure("cannot open the folder \(reached) (\(SystemError("open", code: code).reason)); nothing was written")
             }
-            close(folder)
+            Descriptors.closeQuietly(folder)
             folder = next
         }
         let last = components.last!
         // The file it replaces must be a plain file: a link there would name something else.
-        var info = stat()
-        let exists = fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0
-        if exists && info.st_mode & S_IFMT != S_IFREG {
-            throw refusal("\(reached)/\(last) is \(info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a plain file"); autofill replaces only plain files; nothing was written")
+        let info = try? FileStatus(last, in: folder)
+        let exists = info != nil
+        if let info, info.kind != .regular {
+            throw refusal("\(reached)/\(last) is \(info.kind == .symbolicLink ? "a symbolic link" : "not a plain file"); autofill replaces only plain files; nothing was written")
         }
         let written: Result<Void, AtomicFile.Failure> = contents.withUnsafeBytes { bytes in
             do throws(AtomicFile.Failure) {
