@@ -64,6 +64,7 @@ extension Descriptors {
                 if errno == EINTR { continue }
                 throw .current("write")
             }
+            if written == 0 { throw SystemError("write", code: EIO) }  // never for a pipe, socket or file; no endless loop
             offset += written
         }
     }

@@ -2,6 +2,17 @@ internal import Glibc
 
 /// Threads of autofill's own, outside Swift's and Dispatch's shared pools.
 public enum Threads {
+    /// A thread, as `pthread_self` names it.
+    public struct Identity: Sendable {
+        fileprivate let raw: pthread_t
+    }
+
+    /// The calling thread.
+    public static var current: Identity { Identity(raw: pthread_self()) }
+
+    /// Whether `thread` is the calling thread (`pthread_equal`).
+    public static func isCurrent(_ thread: Identity) -> Bool { pthread_equal(thread.raw, pthread_self()) != 0 }
+
     /// Starts `body` on a new detached POSIX thread (512 KiB of stack): for loops that block in `poll`
     /// or `read` for a helper's whole life. False when the thread could not be created.
     public static func startDetached(_ body: @escaping @Sendable () -> Void) -> Bool {
