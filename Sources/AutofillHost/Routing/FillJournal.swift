@@ -60,18 +60,8 @@ struct FillJournal: Sendable {
             }
         }
         let lockPath = "\(path).lock"
-        let lock: Int32
-        do {
-            lock = try Descriptors.open(lockPath, [.readWrite, .create, .noFollow], mode: 0o600)
-        } catch {
-            throw AutofillError(.io, "cannot open \(lockPath): \(error.reason)")
-        }
+        let lock = try RecordLock.take(lockPath, followingLinks: false)
         defer { Descriptors.closeQuietly(lock) }  // closing the descriptor releases the lock
-        do {
-            try Files.lockExclusive(lock)
-        } catch {
-            throw AutofillError(.io, "cannot lock \(lockPath): \(error.reason)")
-        }
         let journal: Int32
         let size: Int64
         do {

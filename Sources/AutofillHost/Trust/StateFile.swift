@@ -48,18 +48,8 @@ struct StateFile<Document: Codable & Sendable>: Sendable {
             throw AutofillError(.io, "cannot create the folder \(folder): \(error)")
         }
         let lockPath = "\(path).lock"
-        let lock: Int32
-        do {
-            lock = try Descriptors.open(lockPath, [.readWrite, .create], mode: 0o600)
-        } catch {
-            throw AutofillError(.io, "cannot open \(lockPath): \(error.reason)")
-        }
+        let lock = try RecordLock.take(lockPath)
         defer { Descriptors.closeQuietly(lock) }  // closing the descriptor releases the lock
-        do {
-            try Files.lockExclusive(lock)
-        } catch {
-            throw AutofillError(.io, "cannot lock \(lockPath): \(error.reason)")
-        }
         var document = try read()
         let result = try body(&document)
         let data: Data
