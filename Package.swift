@@ -155,7 +155,7 @@ let package = Package(
             path: "Plugins/VaultProvider/VaultCore"
         ),
         .target(
-            name: "VaultProvider", dependencies: ["AutofillProviderKit", "VaultCore", "AutofillWebAuthn"],
+            name: "VaultProvider", dependencies: ["AutofillProviderKit", "VaultCore", "AutofillWebAuthn", "AutofillSystem"],
             path: "Plugins/VaultProvider/Provider"
         ),
         .executableTarget(

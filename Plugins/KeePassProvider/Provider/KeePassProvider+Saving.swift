@@ -104,21 +104,10 @@ extension KeePassProvider: SavePasswordProviding, GeneratePasswordProviding, Cre
         URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
 
-    /// A password that honours the request's rules (the host checks it again), made as the Vault
-    /// makes one. Needs no unlock: generating saves nothing.
+    /// A password that honours the request's rules (the host checks it again), from the SDK's
+    /// generator, as the Vault's. Needs no unlock: generating saves nothing.
     func prepareInterface(forGeneratePasswordRequest request: GeneratePasswordRequest, context: ExtensionContext) {
-        let rules: PasswordRules
-        do {
-            rules = try PasswordRules.parse(request.passwordRules ?? "")
-        } catch {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: "the password rules: \(error.message)"))
-            return
-        }
-        do {
-            context.completeGeneratePasswordRequest(with: try PasswordGenerator.generate(honouring: rules))
-        } catch {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: error.message))
-        }
+        context.completeGeneratePasswordRequest(honouring: request)
     }
 
     /// Reports are taken and logged, and the database is left as it is: KeePassXC has no mark for

@@ -1,6 +1,6 @@
 public import AutofillCore
+internal import AutofillSystem
 internal import FoundationEssentials
-internal import Glibc
 internal import Synchronization
 
 /// Providers' UI (``UserInterfaceRequest``) carried as JSON lines over a socket on the command's
@@ -48,8 +48,7 @@ public final class ChannelUserInterface: ProviderUserInterface {
     /// The channel on `descriptor` (the client's standard input), or nil when it is not a socket
     /// (a question could not be answered on it).
     public static func open(descriptor: Int32) -> ChannelUserInterface? {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        guard (try? FileStatus(descriptor: descriptor))?.kind == .socket else { return nil }
         return ChannelUserInterface(descriptor: descriptor)
     }
 
@@ -111,14 +110,7 @@ public final class ChannelUserInterface: ProviderUserInterface {
     }
 
     private func write(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
+        (try? Descriptors.sendAll(descriptor, bytes)) != nil
     }
 
     /// One line (without its newline), read a byte at a time so nothing after it is consumed; nil
@@ -127,8 +119,7 @@ public final class ChannelUserInterface: ProviderUserInterface {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while line.count <= Self.maximumLineBytes {
-            let got = Glibc.read(descriptor, &byte, 1)
-            if got < 0 && errno == EINTR { continue }
+            let got = try? withUnsafeMutableBytes(of: &byte) { raw in try Descriptors.read(descriptor, into: raw) }
             guard got == 1 else { return nil }
             if byte == 0x0A { return line }
             line.append(byte)

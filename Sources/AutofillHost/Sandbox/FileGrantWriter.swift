@@ -4,7 +4,7 @@ internal import AutofillSystem
 internal import CAutofillProvider
 internal import CAutofillSandbox
 internal import FoundationEssentials
-internal import Glibc
+internal import Glibc  // errno right after CAutofillSandbox's afs_open_grant and afs_open_beneath
 internal import Synchronization
 
 /// The host's side of `add_file` (docs/SANDBOX.md, "add-files: the host writes for the provider"): a
@@ -133,30 +133,31 @@ public struct FileGrantWriter: Sendable {
             reached += "/" + component
             var next = afs_open_beneath(folder, component, O_RDONLY | O_DIRECTORY, 0)
             if next < 0 && errno == ENOENT {
-                guard mkdirat(folder, component, 0o700) == 0 || errno == EEXIST else {
-                    throw ioFailure("cannot create the folder \(reached) (\(String(cString: strerror(errno)))); nothing was written")
-                }
+                do {
+                    try Paths.makeFolder(component, in: folder, mode: 0o700)
+                } catch where !error.alreadyExists {
+                    throw ioFailure("cannot create the folder \(reached) (\(error.reason)); nothing was written")
+                } catch {}
                 next = afs_open_beneath(folder, component, O_RDONLY | O_DIRECTORY, 0)
             }
             guard next >= 0 else {
                 var code = errno
                 // O_NOFOLLOW | O_DIRECTORY on a link says ENOTDIR: say what it is.
-                var info = stat()
-                if code == ENOTDIR, fstatat(folder, component, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFLNK { code = ELOOP }
+                if code == ENOTDIR, (try? FileStatus(component, in: folder))?.kind == .symbolicLink { code = ELOOP }
                 throw code == ELOOP || code == EXDEV
                     ? refusal("\(reached) is a symbolic link; autofill never follows links in an add-files folder; nothing was written")
                     : code == ENOTDIR ? refusal("\(reached) is not a folder; nothing was written")
-                    : ioFailure("cannot open the folder \(reached) (\(String(cString: strerror(code)))); nothing was written")
+                    : ioFailure("cannot open the folder \(reached) (\(SystemError("open", code: code).reason)); nothing was written")
             }
-            close(folder)
+            Descriptors.closeQuietly(folder)
             folder = next
         }
         let last = components.last!
         // The file it replaces must be a plain file: a link there would name something else.
-        var info = stat()
-        let exists = fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0
-        if exists && info.st_mode & S_IFMT != S_IFREG {
-            throw refusal("\(reached)/\(last) is \(info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a plain file"); autofill replaces only plain files; nothing was written")
+        let info = try? FileStatus(last, in: folder)
+        let exists = info != nil
+        if let info, info.kind != .regular {
+            throw refusal("\(reached)/\(last) is \(info.kind == .symbolicLink ? "a symbolic link" : "not a plain file"); autofill replaces only plain files; nothing was written")
         }
         let written: Result<Void, AtomicFile.Failure> = contents.withUnsafeBytes { bytes in
             do throws(AtomicFile.Failure) {
@@ -174,15 +175,17 @@ public struct FileGrantWriter: Sendable {
     /// link on the way: a link there now was put there since, and is refused.
     func openGrantFolder(_ path: String) throws(Failure) -> Int32 {
         let grant = afs_open_grant(path)
-        let folder = grant >= 0 ? openat(grant, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
-        let code = errno
-        if grant >= 0 { close(grant) }
-        guard folder >= 0 else {
-            throw code == ELOOP
+        let opened: Result<Int32, SystemError> = grant >= 0
+            ? Result { () throws(SystemError) in try Descriptors.open(".", in: grant, .directory) }
+            : .failure(SystemError("open \(path)", code: errno))
+        if grant >= 0 { Descriptors.closeQuietly(grant) }
+        switch opened {
+        case .success(let folder): return folder
+        case .failure(let error):
+            throw error.isALink
                 ? refusal("\(path) now leads through a symbolic link; autofill writes only into the folder it resolved when it started the provider; nothing was written")
-                : ioFailure("cannot open the folder \(path) (\(String(cString: strerror(code)))); nothing was written")
+                : ioFailure("cannot open the folder \(path) (\(error.reason)); nothing was written")
         }
-        return folder
     }
 
     func refusal(_ message: String) -> Failure { Failure(status: .refused, message: message) }
