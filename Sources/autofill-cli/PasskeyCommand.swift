@@ -32,7 +32,7 @@ struct PasskeyInput: ParsableArguments {
     var options: String?
 
     @Option(help: ArgumentHelp(
-        "Sign this SHA-256 client data hash (base64url) instead of building clientDataJSON; the output then omits clientDataJSON.",
+        "Sign this SHA-256 client data hash (base64url) instead of building clientDataJSON; the output then omits clientDataJSON. Write it as --client-data-hash=HASH: a hash may start with -.",
         valueName: "hash"))
     var clientDataHash: String?
 

@@ -258,7 +258,7 @@ struct PasskeyTests {
         let clientData = PasskeyCeremony.clientDataJSON(kind: .get, challenge: challenge, origin: try WebAuthnOrigin("https://example.com"))
         let hash = Base64URL.encode(PasskeyCeremony.sha256(clientData))
         let signed = try autofill(["passkey", "get", "--origin", "https://example.com", "--options", optionsFile,
-                                   "--client-data-hash", hash, "--json", "--trace"])
+                                   "--client-data-hash=\(hash)", "--json", "--trace"])
         let suggestions = try autofill(["suggest", "example.com", "--type", "passkey"]).stdout
         #expect(signed.status == 0, "\(signed.stderr) \(suggestions)")
         #expect(!signed.stdout.contains("clientDataJSON"), "the caller holds the client data")
