@@ -1,0 +1,249 @@
+"""Drives a real headless Firefox with autofill's extension installed (FirefoxTests.swift, docs/BROWSER.md).
+
+There is no geckodriver in Debian 12: Firefox speaks WebDriver BiDi itself (`--remote-debugging-port`),
+over a WebSocket, which browser_driver.py's minimal client (`DevTools`) already speaks (the same
+`{"id", "method", "params"}` frames). The extension is installed as a temporary add-on
+(`webExtension.install`, as about:debugging's "Load Temporary Add-on" does), pages are browser_driver.py's
+own, and every click and key is BiDi's real input (`input.performActions`: trusted events). `Firefox`
+offers browser_driver.py's `Browser` methods, so its scenarios (`pick_first`, `hostile`) run unchanged.
+Firefox runs headless in a profile of the test's own, as the test home's user (HOME: where `autofill
+browser install --browser firefox` wrote the host manifest).
+
+    firefox_driver.py SCENARIO EXTENSION_FOLDER PROFILE_FOLDER
+    SCENARIO: fills (sign-in, multi-step, one-time code, new password, save after submit) | hostile
+    (browser_driver.py's, and the page's view of a list showing alice) | manifest (the extension's manifest as Firefox reads it, and one it refuses)
+"""
+import json, os, re, shutil, subprocess, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (SwiftPM would see it in the test target)
+import browser_driver  # noqa: E402  (the pages, the scenarios, the WebSocket client)
+
+# Prefs of the test's own profile: no first-run pages, no updates or studies reaching the network.
+PREFS = {
+    "browser.shell.checkDefaultBrowser": False,
+    "browser.startup.page": 0,
+    "datareporting.policy.dataSubmissionEnabled": False,
+    "app.update.disabledForTesting": True,
+    "extensions.update.enabled": False,
+    # BiDi's pointer input sent from the parent process as widget events (as a real mouse's): without
+    # it, a click on the list inside a cross-origin frame never reached the list (measured: the
+    # list's frame saw no pointer event), while the same click on a top-level page's list did.
+    "remote.events.async.mouse.enabled": True,
+}
+
+
+def serialize(value):
+    """A Python value as a BiDi local value (strings, numbers, booleans, None)."""
+    if value is None:
+        return {"type": "null"}
+    if isinstance(value, bool):
+        return {"type": "boolean", "value": value}
+    if isinstance(value, (int, float)):
+        return {"type": "number", "value": value}
+    return {"type": "string", "value": str(value)}
+
+
+def deserialize(remote):
+    """A BiDi remote value as a Python value (a node or window stays its BiDi form)."""
+    kind = remote.get("type")
+    if kind in ("undefined", "null"):
+        return None
+    if kind in ("string", "boolean"):
+        return remote["value"]
+    if kind == "number":
+        value = remote["value"]
+        return value if isinstance(value, (int, float)) else None  # "NaN", "Infinity"
+    if kind == "array":
+        return [deserialize(item) for item in remote.get("value", [])]
+    if kind == "object":
+        return {key if isinstance(key, str) else deserialize(key): deserialize(item) for key, item in remote.get("value", [])}
+    return remote
+
+
+class Firefox:
+    """A BiDi session of a headless Firefox, with the methods of browser_driver.Browser."""
+
+    def __init__(self, profile, system_access=False):
+        os.makedirs(profile, exist_ok=True)
+        with open(os.path.join(profile, "user.js"), "w") as file:
+            for name, value in PREFS.items():
+                file.write(f"user_pref({json.dumps(name)}, {json.dumps(value)});\n")
+        self.log_path = os.path.join(profile, "firefox.log")
+        binary = os.environ.get("AUTOFILL_TEST_FIREFOX", "firefox-esr")
+        with open(self.log_path, "w") as log:
+            # System access (the browser's own scripts, for what about:debugging shows): the manifest scenario only.
+            extra = ["--remote-allow-system-access"] if system_access else []
+            self.process = subprocess.Popen([binary, "-headless", "-no-remote", "-profile", profile, "--remote-debugging-port", "0", *extra],
+                                            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+        deadline = time.monotonic() + 60
+        url = None
+        while url is None:
+            with open(self.log_path) as log:
+                found = re.search(r"WebDriver BiDi listening on (ws://\S+)", log.read())
+            if found:
+                url = found.group(1)
+            elif self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("Firefox did not start its WebDriver BiDi endpoint: " + open(self.log_path).read()[-1000:])
+            else:
+                time.sleep(0.1)
+        self.bidi = browser_driver.DevTools(url + "/session")
+        self.bidi.call("session.new", capabilities={})
+        self.top = None
+        self.context = None
+
+    def call(self, method, **params):
+        return self.bidi.call(method, **params)
+
+    def install(self, extension):
+        """Installs `extension` (a folder) as a temporary add-on; its id. Raises with Firefox's reason."""
+        return self.call("webExtension.install", extensionData={"type": "path", "path": os.path.abspath(extension)})["extension"]
+
+    def manifest_warnings(self, extension_id):
+        """What about:debugging lists under the extension's manifest warnings (needs system access)."""
+        chrome = self.call("browsingContext.getTree", **{"moz:scope": "chrome"})["contexts"][0]["context"]
+        answer = self.call("script.callFunction", functionDeclaration="""function(id) {
+            const {ExtensionParent} = ChromeUtils.importESModule("resource://gre/modules/ExtensionParent.sys.mjs");
+            return ExtensionParent.DebugUtils.getExtensionManifestWarnings(id); }""",
+            target={"context": chrome}, arguments=[serialize(extension_id)], awaitPromise=False, resultOwnership="none")
+        return deserialize(answer["result"])
+
+    def open_tab(self):
+        # A tab of its own: the window's first tab leaves the focus in the address bar, and a page
+        # then gets no focus events.
+        self.top = self.context = self.call("browsingContext.create", type="tab")["context"]
+
+    def go(self, url):
+        self.call("browsingContext.navigate", context=self.top, url=url, wait="complete")
+        self.context = self.top
+
+    def js(self, script, *args):
+        answer = self.call("script.callFunction", functionDeclaration="function() {\n" + script + "\n}",
+                           target={"context": self.context}, arguments=[serialize(arg) for arg in args],
+                           awaitPromise=False, resultOwnership="none")
+        if answer.get("type") == "exception":
+            raise RuntimeError("script: " + json.dumps(answer.get("exceptionDetails", {}).get("text")))
+        return deserialize(answer["result"])
+
+    def element(self, css):
+        node = self.js("return document.querySelector(arguments[0]);", css)
+        if not isinstance(node, dict) or "sharedId" not in node:
+            raise RuntimeError(f"no element {css}")
+        return node["sharedId"]
+
+    def actions(self, actions):
+        self.call("input.performActions", context=self.context, actions=actions)
+        self.call("input.releaseActions", context=self.context)
+
+    def click(self, css):
+        self.actions([{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
+            {"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element", "element": {"sharedId": self.element(css)}}},
+            {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}])
+
+    def type(self, css, text):
+        # As chromedriver's element send keys: the element gets the focus (no click), then real keys.
+        self.js("document.querySelector(arguments[0]).focus();", css)
+        keys = []
+        for char in text:
+            keys += [{"type": "keyDown", "value": char}, {"type": "keyUp", "value": char}]
+        self.actions([{"type": "key", "id": "keyboard", "actions": keys}])
+
+    def frame(self, css=None):
+        if css is None:
+            self.context = self.top
+            return
+        window = self.js("return document.querySelector(arguments[0]).contentWindow;", css)
+        self.context = window["value"]["context"]
+
+    def click_at(self, x, y):
+        context, self.context = self.context, self.top
+        try:
+            self.actions([{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
+                {"type": "pointerMove", "x": int(x), "y": int(y), "origin": "viewport", "duration": 0},
+                {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}])
+        finally:
+            self.context = context
+
+    def value(self, css):
+        return self.js("const e = document.querySelector(arguments[0]); return e ? e.value : null;", css)
+
+    def close(self):
+        try:
+            self.call("browser.close")
+        except Exception:
+            pass
+        try:
+            self.bidi.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+        browser_driver.end_group(self.process)  # Firefox and its content processes
+
+
+def list_text(browser):
+    """The text of the extension's list in the current page (BiDi reaches the extension's frame, which
+    the page cannot read), or None."""
+    for context in browser.call("browsingContext.getTree", root=browser.top)["contexts"][0]["children"]:
+        if context["url"].startswith("moz-extension://") and context["url"].endswith("/picker.html"):
+            current, browser.context = browser.context, context["context"]
+            try:
+                return browser.js("return document.body.innerText;")
+            finally:
+                browser.context = current
+    return None
+
+
+def hostile(browser, origin):
+    """browser_driver.py's hostile scenario; then what the page's scripts see of a list showing alice
+    (there the page's view is read on the clickjacking page, whose transparent list Firefox lets the
+    click fill and close: docs/BROWSER.md)."""
+    seen = browser_driver.hostile(browser, origin)
+    browser.go(origin + "/login")
+    browser.click("#user")
+    deadline = time.monotonic() + 60
+    while "alice" not in (list_text(browser) or "") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    seen["list.text"] = list_text(browser)
+    seen["page.view"] = browser_driver.page_view(browser)
+    return seen
+
+
+def manifest(browser, extension):
+    """The extension as Firefox installs it, and the same extension with a background Firefox cannot
+    run (`service_worker` alone): Firefox's install refuses that one, saying why."""
+    seen = {"installed": browser.install(extension)}
+    seen["warnings"] = browser.manifest_warnings(seen["installed"])
+    broken = os.path.join(os.path.dirname(browser.log_path), "broken-extension")
+    shutil.copytree(extension, broken)
+    with open(os.path.join(broken, "manifest.json")) as file:
+        data = json.load(file)
+    data["browser_specific_settings"]["gecko"]["id"] = "broken@autofill.invalid"
+    data["background"] = {"service_worker": data["background"]["service_worker"]}
+    with open(os.path.join(broken, "manifest.json"), "w") as file:
+        json.dump(data, file)
+    try:
+        seen["broken"] = browser.install(broken)
+    except RuntimeError as error:
+        seen["broken.error"] = str(error)
+    return seen
+
+
+def main():
+    scenario, extension, profile = sys.argv[1:4]
+
+    def run(browser, origin):
+        if scenario == "manifest":
+            return manifest(browser, extension)
+        browser.install(extension)
+        browser.open_tab()
+        if scenario == "fills":
+            return browser_driver.fills(browser, origin, devtools=False)
+        return hostile(browser, origin)
+    browser_driver.serve(lambda: Firefox(profile, system_access=scenario == "manifest"), run)
+
+
+if __name__ == "__main__":
+    main()
