@@ -20,11 +20,11 @@ struct FirefoxTests {
 
     /// Runs the driver's `scenario` in a Firefox whose profile is in the home (whose HOME holds the
     /// host manifest `autofill browser install` wrote); its observations.
-    func drive(_ scenario: String) throws -> [String: Any] {
+    func drive(_ scenario: String, environment extra: [String: String] = [:]) throws -> [String: Any] {
         let result = try ChildProcess.run("/usr/bin/env", [
             "python3", "\(CLI.root)/Tests/autofillCLITests/Support/firefox_driver.py", scenario,
             "\(CLI.root)/BrowserExtension", "\(browser.home.path)/.mozilla/firefox/autofill-test",
-        ], environment: CLI.environment(home: browser.home.path).merging(["AUTOFILL_AGENT": "on"]) { $1 })
+        ], environment: CLI.environment(home: browser.home.path).merging(["AUTOFILL_AGENT": "on"].merging(extra) { $1 }) { $1 })
         try #require(result.status == 0, "firefox_driver.py \(scenario): \(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
@@ -52,6 +52,30 @@ struct FirefoxTests {
         withKnownIssue("Firefox has no IntersectionObserver v2: a list the page made transparent still takes a pick (docs/BROWSER.md)") {
             #expect(seen["clickjack.password"] as? String == "")
         }
+    }
+
+    @Test func aLockedVaultAsksItsMasterPasswordInTheExtensionsOwnWindowAndThePickThenFills() throws {
+        defer { _ = try? CLI.run(["agent", "stop"], home: browser.home.path) }
+        let locked = try CLI.run(["lock", "org.autofill.vault"], home: browser.home.path)
+        #expect(locked.status == 0, "\(locked.stderr)")
+        let seen = try drive("prompt", environment: ["AUTOFILL_TEST_MASTER": BrowserTests.master])
+        #expect(seen["prompt.opened"] as? Bool == true, "a pick opens the extension's prompt window: \(seen)")
+        let view = seen["prompt.view"] as? [String: Any] ?? [:]
+        #expect((view["owner"] as? String ?? "").hasPrefix("┌─ Vault (org.autofill.vault): "), "framed with the provider's name and id: \(view)")
+        #expect((view["site"] as? String ?? "").hasPrefix("for http://127.0.0.1:"), "for the frame's site: \(view)")
+        #expect(view["fieldType"] as? String == "password", "a secret prompt hides what is typed: \(view)")
+        #expect((view["url"] as? String ?? "").hasPrefix("moz-extension://"))
+        #expect(seen["login.password"] as? String == BrowserTests.password, "the master password typed there unlocks, and the pick fills: \(seen)")
+        #expect(seen["login.user"] as? String == "alice")
+        #expect(seen["prompt.closed"] as? Bool == true, "the window closes after the answer: \(seen)")
+        #expect(seen["page.runtime"] as? Bool == false, "a page cannot message the extension")
+        #expect(seen["page.learntAddress"] as? Bool == false, "the page's resource timing does not show the extension's address")
+        let tries = seen["page.tries"] as? [String] ?? []
+        #expect(tries.count == 1 && tries[0].hasPrefix("open:Access to 'moz-extension://") && tries[0].hasSuffix("' from script denied"),
+                "told the address all the same, the page may not open prompt.html: \(tries)")
+        let forged = try #require(seen["forged"] as? [[String: Any]])
+        #expect(forged.contains { $0["url"] as? String == "about:blank" }, "the frame the page made on prompt.html stays blank: \(forged)")
+        #expect(forged.allSatisfy { ($0["view"] as? [String: Any])?["field"] as? Bool == false }, "no window or frame but the real one draws a prompt: \(forged)")
     }
 }
 

@@ -11,7 +11,8 @@ browser install --browser firefox` wrote the host manifest).
 
     firefox_driver.py SCENARIO EXTENSION_FOLDER PROFILE_FOLDER
     SCENARIO: fills (sign-in, multi-step, one-time code, new password, save after submit) | hostile
-    (browser_driver.py's, and the page's view of a list showing alice) | manifest (the extension's manifest as Firefox reads it, and one it refuses)
+    (browser_driver.py's, and the page's view of a list showing alice) | prompt (a locked Vault's master
+    password in the extension's prompt window; AUTOFILL_TEST_MASTER holds it) | manifest (the extension's manifest as Firefox reads it, and one it refuses)
 """
 import json, os, re, shutil, subprocess, sys, time
 
@@ -133,7 +134,11 @@ class Firefox:
 
     def actions(self, actions):
         self.call("input.performActions", context=self.context, actions=actions)
-        self.call("input.releaseActions", context=self.context)
+        try:
+            self.call("input.releaseActions", context=self.context)
+        except RuntimeError as error:
+            if "no such frame" not in str(error):
+                raise  # else the input closed its window (the prompt's Enter)
 
     def click(self, css):
         self.actions([{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
@@ -211,6 +216,79 @@ def hostile(browser, origin):
     return seen
 
 
+def prompts(browser):
+    """The top-level contexts showing the extension's prompt.html (windows it opened, or a page did)."""
+    return [context for context in browser.call("browsingContext.getTree")["contexts"]
+            if context["url"].startswith("moz-extension://") and "/prompt.html" in context["url"]]
+
+
+def prompt(browser, origin):
+    """The Vault is locked: a pick opens the extension's prompt window, where the master password is
+    typed with real keys; the field then fills. A page that learns the extension's address (from the
+    list's frame in its resource timing) and frames or opens prompt.html gets no prompt."""
+    seen = {}
+    master = os.environ["AUTOFILL_TEST_MASTER"]
+    browser.go(origin + "/login")
+    browser.click("#user")
+    deadline = time.monotonic() + 60
+    found = []
+    while time.monotonic() < deadline and not found:
+        rect = browser_driver.list_rect(browser)
+        if rect:
+            browser.click_at(rect[0] + 60, rect[1] + 45)
+        time.sleep(0.4)
+        found = prompts(browser)
+    seen["prompt.opened"] = bool(found)
+    if not found:
+        return seen
+    real = found[0]["context"]
+    # Meanwhile the page tries to reach a prompt of its own. Firefox gives each profile's extension an
+    # address of its own (moz-extension://UUID), which the page's resource timing does not show; the
+    # page is told it all the same (the worst case: it learnt it elsewhere).
+    base = found[0]["url"].split("/prompt.html")[0]
+    before = {context["context"] for context in browser.call("browsingContext.getTree")["contexts"]}
+    seen["page.learntAddress"] = browser.js("""return performance.getEntriesByType('resource').some((e) => e.name.startsWith('moz-extension:'));""")
+    seen["page.tries"] = browser.js("""const base = arguments[0], tries = [];
+        const frame = document.createElement('iframe'); frame.id = 'forged'; frame.src = base + '/prompt.html#' + '0'.repeat(32);
+        document.body.appendChild(frame);
+        try { window.open(base + '/prompt.html#' + '0'.repeat(32), 'forged', 'popup'); tries.push('open:ok'); } catch (e) { tries.push('open:' + e.message); }
+        window.__runtime = typeof browser !== 'undefined' || !!(window.chrome && chrome.runtime);
+        return tries;""", base)
+    page, browser.top = browser.top, real
+    browser.context = real
+    try:
+        view = None
+        while time.monotonic() < deadline:
+            view = browser.js("""const o = document.getElementById('owner'), s = document.getElementById('site'), a = document.getElementById('answer');
+                return {owner: o.textContent, site: s.textContent, field: !!a, fieldType: a ? a.type : null, url: location.href};""")
+            if view and view["field"]:
+                break
+            time.sleep(0.2)
+        seen["prompt.view"] = view
+        time.sleep(1)
+        # Every window the page opened, and the frame it made: none draws a prompt.
+        seen["forged"] = []
+        tree = browser.call("browsingContext.getTree")["contexts"]
+        frames = [child for context in tree if context["context"] == page for child in context["children"]]
+        for context in [context for context in tree if context["context"] not in before] + frames:
+            if context["context"] != real:
+                browser.context = context["context"]
+                seen["forged"].append({"url": context["url"], "view": browser.js(
+                    "return {owner: document.getElementById('owner')?.textContent ?? null, field: !!document.getElementById('answer')};")})
+        browser.context = real
+        browser.type("#answer", master + "\ue007")  # the user types it and presses Enter
+    finally:
+        browser.top = browser.context = page
+    while not browser.value("#password") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    seen["login.password"] = browser.value("#password") or ""
+    seen["login.user"] = browser.value("#user") or ""
+    seen["page.runtime"] = browser.js("return window.__runtime")
+    time.sleep(1)
+    seen["prompt.closed"] = all(context["context"] != real for context in prompts(browser))
+    return seen
+
+
 def manifest(browser, extension):
     """The extension as Firefox installs it, and the same extension with a background Firefox cannot
     run (`service_worker` alone): Firefox's install refuses that one, saying why."""
@@ -241,7 +319,7 @@ def main():
         browser.open_tab()
         if scenario == "fills":
             return browser_driver.fills(browser, origin, devtools=False)
-        return hostile(browser, origin)
+        return {"hostile": hostile, "prompt": prompt}[scenario](browser, origin)
     browser_driver.serve(lambda: Firefox(profile, system_access=scenario == "manifest"), run)
 
 
