@@ -57,18 +57,19 @@ struct BrowserTests {
         defer { _ = try? CLI.run(["agent", "stop"], home: home.path) }
         let seen = try drive("fills")
         try Self.expectFills(seen, home: home)
-        #expect(seen["keys.synthetic.list"] as? Bool == true && seen["keys.synthetic.password"] as? String == "",
-                "a page's synthetic arrows and Enter in the field pick nothing: \(seen)")
-        #expect(seen["keys.password"] as? String == Self.password, "the user's own ArrowDown and Enter pick the first row: \(seen)")
-        let shown = seen["list.focusToRowsMs"] as? [Double] ?? []
-        #expect(shown.count == 3 && shown.allSatisfy { $0 > 0 && $0 < 60_000 }, "the list's rows were drawn after each focus: \(shown) ms")
     }
 
-    /// The fills of the driver's `fills` scenario, in either browser (FirefoxTests too): sign-in,
-    /// multi-step, one-time code, a new password and its confirmation, and a typed password saved.
+    /// The fills of the driver's `fills` scenario, in either browser (FirefoxTests too): sign-in, the
+    /// list's rows after each focus, the keyboard, multi-step, one-time code, a new password and its
+    /// confirmation, and a typed password saved.
     static func expectFills(_ seen: [String: Any], home: TemporaryHome) throws {
         #expect(seen["login.user"] as? String == "alice")
         #expect(seen["login.password"] as? String == password)
+        #expect(seen["keys.synthetic.list"] as? Bool == true && seen["keys.synthetic.password"] as? String == "",
+                "a page's synthetic arrows and Enter in the field pick nothing: \(seen)")
+        #expect(seen["keys.password"] as? String == password, "the user's own ArrowDown and Enter pick the first row: \(seen)")
+        let shown = seen["list.focusToRowsMs"] as? [Double] ?? []
+        #expect(shown.count == 3 && shown.allSatisfy { $0 > 0 && $0 < 60_000 }, "the list's rows were drawn after each focus: \(shown) ms")
         #expect(seen["step1.user"] as? String == "alice", "the first page of a multi-step sign-in: the user name")
         #expect(seen["step2.password"] as? String == password, "its second page: the password")
         let code = seen["otp.code"] as? String ?? ""

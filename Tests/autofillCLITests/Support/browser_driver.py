@@ -171,6 +171,22 @@ class Browser:
     def value(self, css):
         return self.js("const e = document.querySelector(arguments[0]); return e ? e.value : null;", css)
 
+    def list_global(self, name):
+        """A global of the extension's list frame (which the page cannot read), through Chromium's
+        DevTools endpoint (chromedriver does not reach it); or None."""
+        for target in devtools_targets(self):
+            if target.get("url", "").startswith("chrome-extension://codbobpodobdemdnekmelhkipidjofnm/picker.html") and "webSocketDebuggerUrl" in target:
+                frame = DevTools(target["webSocketDebuggerUrl"])
+                try:
+                    value = frame.js(f"globalThis.{name} ?? null")
+                except RuntimeError:
+                    value = None
+                finally:
+                    frame.close()
+                if value is not None:
+                    return value
+        return None
+
     def close(self):
         try:
             self.call("DELETE", self.session)
@@ -274,17 +290,9 @@ def list_shown_after_focus(browser):
 
 def find_rows_shown(browser):
     focus_at = browser.js("return window.__focusAt ?? null")
-    for target in devtools_targets(browser):
-        if target.get("url", "").startswith("chrome-extension://codbobpodobdemdnekmelhkipidjofnm/picker.html") and "webSocketDebuggerUrl" in target:
-            frame = DevTools(target["webSocketDebuggerUrl"])
-            try:
-                shown_at = frame.js("globalThis.autofillRowsShownAt ?? null")
-            except RuntimeError:
-                shown_at = None
-            finally:
-                frame.close()
-            if focus_at and shown_at:
-                return round(shown_at - focus_at, 1)
+    shown_at = browser.list_global("autofillRowsShownAt")
+    if focus_at and shown_at:
+        return round(shown_at - focus_at, 1)
     return None
 
 
@@ -312,9 +320,7 @@ def keyboard(browser, origin):
     return seen
 
 
-def fills(browser, origin, devtools=True):
-    """Sign-in, multi-step, one-time code, new password and save after submit; with `devtools` (Chromium's
-    endpoint, to read the list's frame) also the list's timing and the keyboard."""
+def fills(browser, origin):
     seen = {}
     browser.go(origin + "/login")
     started = time.monotonic()
@@ -326,9 +332,8 @@ def fills(browser, origin, devtools=True):
     filled_at = browser.js("return window.__filledAt ?? null")
     seen["login.pickToFillMs"] = round(filled_at - browser.last_click) if filled_at else None
     browser.current_origin = origin
-    if devtools:
-        seen["list.focusToRowsMs"] = [list_shown_after_focus(browser) for _ in range(3)]
-        seen.update(keyboard(browser, origin))
+    seen["list.focusToRowsMs"] = [list_shown_after_focus(browser) for _ in range(3)]
+    seen.update(keyboard(browser, origin))
     browser.go(origin + "/step1")
     seen["step1.user"] = pick_first(browser, "#user", "#user")
     browser.click("#next")

@@ -10,11 +10,13 @@ Firefox runs headless in a profile of the test's own, as the test home's user (H
 browser install --browser firefox` wrote the host manifest).
 
     firefox_driver.py SCENARIO EXTENSION_FOLDER PROFILE_FOLDER
-    SCENARIO: fills (sign-in, multi-step, one-time code, new password, save after submit) | hostile
-    (browser_driver.py's, and the page's view of a list showing alice) | prompt (a locked Vault's master
-    password in the extension's prompt window; AUTOFILL_TEST_MASTER holds it) | manifest (the extension's manifest as Firefox reads it, and one it refuses)
+    SCENARIO: fills (browser_driver.py's: sign-in, the list's timing, the keyboard, multi-step, one-time
+    code, new password, save after submit) | hostile (browser_driver.py's, and the page's view of a
+    list showing alice) | prompt (a locked Vault's master password in the extension's prompt window;
+    AUTOFILL_TEST_MASTER holds it) | manifest (the extension's manifest as Firefox reads it, and one
+    it refuses)
 """
-import json, os, re, shutil, subprocess, sys, time
+import json, os, re, shutil, signal, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree (SwiftPM would see it in the test target)
@@ -172,6 +174,22 @@ class Firefox:
     def value(self, css):
         return self.js("const e = document.querySelector(arguments[0]); return e ? e.value : null;", css)
 
+    def in_list(self, script):
+        """`script`'s value in the extension's list frame of the page (BiDi reaches the extension's
+        frame, which the page cannot read); None without a list."""
+        for context in self.call("browsingContext.getTree", root=self.top)["contexts"][0]["children"]:
+            if context["url"].startswith("moz-extension://") and context["url"].endswith("/picker.html"):
+                current, self.context = self.context, context["context"]
+                try:
+                    return self.js(script)
+                finally:
+                    self.context = current
+        return None
+
+    def list_global(self, name):
+        """A global of the extension's list frame, or None."""
+        return self.in_list(f"return globalThis.{name} ?? null;")
+
     def close(self):
         try:
             self.call("browser.close")
@@ -189,16 +207,8 @@ class Firefox:
 
 
 def list_text(browser):
-    """The text of the extension's list in the current page (BiDi reaches the extension's frame, which
-    the page cannot read), or None."""
-    for context in browser.call("browsingContext.getTree", root=browser.top)["contexts"][0]["children"]:
-        if context["url"].startswith("moz-extension://") and context["url"].endswith("/picker.html"):
-            current, browser.context = browser.context, context["context"]
-            try:
-                return browser.js("return document.body.innerText;")
-            finally:
-                browser.context = current
-    return None
+    """The text of the extension's list in the current page, or None."""
+    return browser.in_list("return document.body.innerText;")
 
 
 def hostile(browser, origin):
@@ -311,15 +321,15 @@ def manifest(browser, extension):
 
 def main():
     scenario, extension, profile = sys.argv[1:4]
+    # A SIGTERM (a timeout's) still ends Firefox (close(), from serve's finally).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     def run(browser, origin):
         if scenario == "manifest":
             return manifest(browser, extension)
         browser.install(extension)
         browser.open_tab()
-        if scenario == "fills":
-            return browser_driver.fills(browser, origin, devtools=False)
-        return {"hostile": hostile, "prompt": prompt}[scenario](browser, origin)
+        return {"fills": browser_driver.fills, "hostile": hostile, "prompt": prompt}[scenario](browser, origin)
     browser_driver.serve(lambda: Firefox(profile, system_access=scenario == "manifest"), run)
 
 
