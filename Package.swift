@@ -124,7 +124,7 @@ let package = Package(
             name: "git-credential-autofill", dependencies: ["AutofillWire"],
             linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]
         ),
-        .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire", "AutofillSystem"]),
+        .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire", "AutofillSystem", "AutofillMatching"]),
         .executableTarget(
             name: "autofill-cli",
             dependencies: [
@@ -155,7 +155,7 @@ let package = Package(
             path: "Plugins/VaultProvider/VaultCore"
         ),
         .target(
-            name: "VaultProvider", dependencies: ["AutofillProviderKit", "VaultCore", "AutofillWebAuthn"],
+            name: "VaultProvider", dependencies: ["AutofillProviderKit", "VaultCore", "AutofillWebAuthn", "AutofillSystem"],
             path: "Plugins/VaultProvider/Provider"
         ),
         .executableTarget(
@@ -213,7 +213,7 @@ let package = Package(
             ],
             exclude: ["Fixtures", "Fuzz"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py", "Support/git_http_server.py", "Support/browser_driver.py", "Support/firefox_driver.py"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py", "Support/git_http_server.py", "Support/browser_driver.py", "Support/browser_passkeys.py", "Support/browser_pam.py", "Support/firefox_driver.py"]),
     ]
 )
 

@@ -9,6 +9,7 @@
   const api = globalThis.browser ?? globalThis.chrome;
   const WIDTH = 320, HEIGHT = 168;
   const EXTENSION_ORIGIN = new URL(api.runtime.getURL("")).origin;
+  const PICKER = api.runtime.getURL("picker.html");
   // The native value setter of this world (a page cannot replace it).
   const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
   let shown = null;        // { host, field, token }
@@ -42,8 +43,9 @@
   }
 
   function hide() {
-    if (shown) shown.host.remove();
+    const was = shown;
     shown = null;
+    if (was) { was.host.remove(); was.onHide?.(); }
   }
 
   // The list's element under `field` (or, field null, at the top right): an iframe for the
@@ -60,8 +62,13 @@
       display: block !important; opacity: 1 !important; visibility: visible !important; transform: none !important;`);
     const frame = document.createElement("iframe");
     frame.setAttribute("style", "border: 1px solid #9aa0a6; border-radius: 6px; width: 100%; height: 100%; background: #fff; box-sizing: border-box;");
+    // The list's page starts loading at once, beside the background's answer to "open" (its token
+    // follows by message: attach).
+    frame.addEventListener("load", () => { made.loaded = true; }, { once: true });
+    frame.src = PICKER;
     root.appendChild(frame);
     shown = { host, field, token: null, frame };
+    const made = shown;
     document.documentElement.appendChild(host);
     return { mine: shown, frame };
   }
@@ -74,8 +81,9 @@
     // The token goes to the list by a message to the extension's origin, never in its URL (which the
     // page could read from its resource timing and frame itself).
     // (Posted on each load: only a document of the extension's origin receives it, and the list takes the first.)
-    frame.addEventListener("load", () => frame.contentWindow?.postMessage({ token: opened.token }, EXTENSION_ORIGIN));
-    frame.src = opened.picker;
+    const post = () => frame.contentWindow?.postMessage({ token: opened.token }, EXTENSION_ORIGIN);
+    frame.addEventListener("load", post);
+    if (mine.loaded) post();
   }
 
   // Opens the extension's list under `field` for `kind`, shown before the answer (whatever it holds).
@@ -83,8 +91,17 @@
     const made = frameFor(field);
     // The page's own password rules (Apple's passwordrules syntax) for a new password.
     const rules = kind === "new" ? (field.getAttribute("passwordrules") || "").slice(0, 1000) : undefined;
-    attach(made, await api.runtime.sendMessage({ type: "open", kind, rules }).catch(() => null));
+    // A pending conditional passkey get (passkeys.js): its passkeys join a `webauthn` field's list.
+    const passkey = tokens(field).includes("webauthn") ? globalThis.autofillConditionalPasskey?.() : undefined;
+    attach(made, await api.runtime.sendMessage({ type: "open", kind, rules, passkey }).catch(() => null));
   }
+
+  // For passkeys.js: the list of a modal passkey request, at the top right; `onHide` when it closes.
+  globalThis.autofillShowList = (opened, onHide) => {
+    const made = frameFor(null);
+    made.mine.onHide = onHide;
+    attach(made, opened);
+  };
 
   // The save prompt, when the background keeps a password this tab's user typed and submitted.
   async function offerPendingSave() {
@@ -171,6 +188,22 @@
 
   // The top frame asks once, after it loaded, whether a save waits for the user's word.
   if (window === window.top) offerPendingSave();
+
+  // Suggestions asked ahead: once this document shows a sign-in field (after it loaded, or when the
+  // user first presses a key or pointer in it), the background asks for the frame's suggestions, so a
+  // list opened on a focus draws them at once (the background keeps them a few seconds; the page
+  // sees nothing of it).
+  let preparedKinds = "";
+  function prepareAhead() {
+    const kinds = [...new Set([...document.querySelectorAll("input")].map((input) => kindOf(input))
+      .filter((kind) => kind === "password" || kind === "otp"))].sort();
+    if (!kinds.length || kinds.join() === preparedKinds) return;
+    preparedKinds = kinds.join();
+    api.runtime.sendMessage({ type: "prepare", kinds }).catch(() => {});
+  }
+  if (document.readyState === "complete") prepareAhead();
+  else addEventListener("load", prepareAhead, { once: true });
+  for (const type of ["pointerdown", "keydown"]) addEventListener(type, (event) => { if (event.isTrusted) prepareAhead(); }, { capture: true, once: true });
 
   // From the background, after a pick in this document's list: fill, here only.
   api.runtime.onMessage.addListener((message, sender, sendResponse) => {

@@ -51,6 +51,8 @@
     if (answer.rows.length === 0) return say("No saved logins for this site.");
     if (answer.kind === "new") title.textContent = "autofill · a new password for " + answer.origin;
     if (answer.kind === "save") title.textContent = "autofill · save this password?";
+    if (answer.kind === "passkey") title.textContent = "autofill · sign in to " + answer.origin + " with a passkey";
+    if (answer.kind === "passkey-create") title.textContent = "autofill · create a passkey for " + answer.origin;
     for (const row of answer.rows) {
       const item = document.createElement("li");
       const button = document.createElement("button");

@@ -33,6 +33,14 @@
     const host = request.owner === "autofill";
     owner.className = host ? "host" : "provider";
     owner.textContent = host ? "autofill ▶ " + request.title : "┌─ " + request.owner + ": " + request.title;
+    // autofill's own authentication (PAM: the user's own password), which no provider's request carries.
+    if (host && request.authentication === true) {
+      owner.classList.add("authentication");
+      const note = document.createElement("div");
+      note.id = "authentication";
+      note.textContent = "autofill's own check that it is you (your login password, asked by PAM): not a provider's question";
+      owner.after(note);
+    }
     site.textContent = "for " + reply.origin;
     message.textContent = request.message ?? "";
     document.title = host ? "autofill" : "autofill · " + request.owner;

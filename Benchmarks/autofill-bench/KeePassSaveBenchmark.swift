@@ -1,9 +1,10 @@
 internal import Foundation
 internal import Glibc
 
-/// Saving into the KeePassXC provider's database against `keepassxc-cli`, on the same database of
-/// 10,000 logins `keepassxc-cli import` made (KeePassXC's default AES-KDF rounds), interleaved so
-/// drift hits both alike:
+/// Saving into the KeePassXC provider's database against `keepassxc-cli`, on two copies of the same
+/// database of 10,000 logins `keepassxc-cli import` made (KeePassXC's default AES-KDF rounds), one
+/// each (another program's save into the provider's file makes its next save a changed-on-disk
+/// refusal: docs/SANDBOX.md, "replace-file"), interleaved so drift hits both alike:
 ///
 /// 1. a new login: `autofill save URL --user U` (the password on standard input; the agent warm,
 ///    the database unlocked once) against `keepassxc-cli add -p -u U --url URL DB TITLE` (the master
@@ -12,7 +13,7 @@ internal import Glibc
 ///    `keepassxc-cli edit -p DB TITLE` of the same entry (each run a password other than the last).
 ///
 /// Both read the whole file, derive the key (autofill twice: the read and the new seed), rewrite it
-/// and replace it; both sides grow the same file by one entry a round in part 1.
+/// and replace it; each side grows its copy by one entry a round in part 1.
 struct KeePassSaveBenchmark {
     let bin: String
     let runs: Int
@@ -28,17 +29,16 @@ struct KeePassSaveBenchmark {
         let home = try AgentHome(count: Self.entries, parent: parent, bin: bin, plugins: plugins, seed: 0x4B44_4258)
         progress("keepass save: keepassxc-cli import of \(Self.entries) entries")
         let kdf = try home.setUpKeePass(keepassxc: keepassxc)
+        let peer = "\(home.root)/keepass/peer.kdbx"
+        try FileManager.default.copyItem(atPath: home.keePassDatabase, toPath: peer)
         let plist: [String: Any] = [
             "PluginSearchPaths": [plugins], "EnabledProviders": ["org.autofill.keepassxc"],
             "ProviderSettings": ["org.autofill.keepassxc": ["WritableDatabaseFile": home.keePassDatabase, "UnlockTimeoutSeconds": "86400"]],
             "UserAuthentication": ["Policy": "none"], "AgentIdleTimeoutSeconds": 3600,
         ]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: home.config))
-        // The user's own configuration allows the `none` policy the benchmark's asks for (docs/AGENT.md, "Whose policy").
-        let user = "\(home.home)/.config/autofill"
-        try FileManager.default.createDirectory(atPath: user, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try PropertyListSerialization.data(fromPropertyList: ["UserAuthentication": ["Policy": "none"]], format: .xml, options: 0)
-            .write(to: URL(fileURLWithPath: "\(user)/config.plist"))
+        // home.config is the user's own configuration ($XDG_CONFIG_HOME/autofill/config.plist): its `none`
+        // policy is the one the agent holds (docs/AGENT.md, "Whose policy"); writing it again would drop the provider.
         for arguments in [["providers", "trust", "org.autofill.keepassxc"], ["providers", "sync"]] {
             guard try home.autofill(arguments).run(keepStderr: true).status == 0 else { throw BenchmarkError("autofill \(arguments.joined(separator: " ")) failed") }
         }
@@ -61,7 +61,7 @@ struct KeePassSaveBenchmark {
         for round in 0..<runs {
             let site = "https://save-\(round).bench.example/login"
             saves.append(try timed(withInput(home.autofill(["save", site, "--user", "autofill-\(round)"]), inputs[0]), "autofill save"))
-            adds.append(try timed(Subprocess(path: keepassxc, arguments: ["add", "-q", "-p", "-u", "cli-\(round)", "--url", site, home.keePassDatabase, "cli \(round)"],
+            adds.append(try timed(Subprocess(path: keepassxc, arguments: ["add", "-q", "-p", "-u", "cli-\(round)", "--url", site, peer, "cli \(round)"],
                                              environment: home.environment, input: inputs[1]), "keepassxc-cli add"))
         }
         progress("keepass save: \(runs) rounds of autofill save and keepassxc-cli edit -p (new passwords)")
@@ -70,7 +70,7 @@ struct KeePassSaveBenchmark {
         for round in 0..<runs {
             let (entry, both) = round % 2 == 0 ? (inputs[0], inputs[1]) : (inputs[2], inputs[3])
             updates.append(try timed(withInput(home.autofill(["save", target.uri, "--user", target.user]), entry), "autofill save (update)"))
-            edits.append(try timed(Subprocess(path: keepassxc, arguments: ["edit", "-q", "-p", home.keePassDatabase, target.title],
+            edits.append(try timed(Subprocess(path: keepassxc, arguments: ["edit", "-q", "-p", peer, target.title],
                                               environment: home.environment, input: both), "keepassxc-cli edit"))
         }
         let shown = try home.keePassShow(target, keepassxc: keepassxc).run(captureOutput: true)

@@ -1,7 +1,6 @@
 // The HOTP state file: the next counter of each HOTP entry, written atomically before a code is used.
 import AutofillSystem
 import FoundationEssentials
-import Glibc
 
 /// `{"version": 1, "counters": {"otp-…": 7}}`: the next counter value per record identifier.
 ///
@@ -65,22 +64,22 @@ struct CounterFile: Sendable {
 
     /// Runs `body` holding an exclusive flock on `<path>.lock`; gives up after about a second.
     private func withLock<T>(_ body: () throws(Problem) -> T) throws(Problem) -> T {
-        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Problem(reason: "cannot open the HOTP lock file \(path).lock: \(errnoText())") }
-        defer { close(fd) }
-        var attempts = 0
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            attempts += 1
-            guard errno == EWOULDBLOCK || errno == EINTR, attempts < 100 else {
-                throw Problem(reason: "the HOTP state file \(path) is busy; try again")
-            }
-            usleep(10_000)
+        let fd: Int32
+        do {
+            fd = try Descriptors.open(path + ".lock", [.readWrite, .create], mode: 0o600)
+        } catch {
+            throw Problem(reason: "cannot open the HOTP lock file \(path).lock: \(error.reason)")
         }
-        defer { flock(fd, LOCK_UN) }
+        defer { Descriptors.closeQuietly(fd) }
+        var attempts = 0
+        while true {
+            let taken = try? Files.tryLockExclusive(fd)  // nil: flock failed otherwise
+            if taken == true { break }
+            attempts += 1
+            guard taken != nil, attempts < 100 else { throw Problem(reason: "the HOTP state file \(path) is busy; try again") }
+            SystemClock.sleep(milliseconds: 10)
+        }
+        defer { try? Files.unlock(fd) }
         return try body()
-    }
-
-    private func errnoText() -> String {
-        String(cString: strerror(errno))
     }
 }

@@ -56,6 +56,15 @@ int looks_like_domain(const char *s, size_t len) {
     return dot && afu_utf8_valid(s, len);
 }
 
+/* The user a file name says: the name, without a last " (…)" that tells one login of that user at
+ * the site from another ("alice (http)", as saving names a second one; pass_write.c). */
+static char *path_user(const char *file) {
+    size_t len = strlen(file);
+    const char *open = len > 3 && file[len - 1] == ')' ? strstr(file, " (") : NULL;
+    while (open && strstr(open + 2, " (")) open = strstr(open + 2, " (");
+    return open && open > file ? strndup(file, (size_t)(open - file)) : strdup(file);
+}
+
 /* `github.com/octocat` → github.com + octocat; `example.com` → example.com;
  * `work/github.com/octocat` → github.com + octocat; `Email/work` → nothing. */
 static void name_site(entry *e) {
@@ -70,7 +79,7 @@ static void name_site(entry *e) {
         while (start > name && start[-1] != '/') start--;
         if (looks_like_domain(start, (size_t)(end - start))) {
             e->path_service = afu_lower_copy(start, (size_t)(end - start));
-            if (*file && is_plain(file, strlen(file))) e->path_user = strdup(file);
+            if (*file && is_plain(file, strlen(file))) e->path_user = path_user(file);
             return;
         }
         end = start > name ? start - 1 : NULL;

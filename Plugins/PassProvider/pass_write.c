@@ -1,7 +1,8 @@
 /*
  * pass_write.c — saving a password as `pass insert` would: a new entry SITE/USER.gpg (the password on
  * line 1, then `login: USER` and `url: SITE`), or the entry the store holds for that user at that site
- * with line 1 replaced and every other line kept. Encrypted here with gpgme to the recipients of the
+ * with line 1 replaced and every other line kept. An entry whose url: names another scheme, port or
+ * path is another login and is never replaced: the new one is SITE/USER (WHAT DIFFERS). Encrypted here with gpgme to the recipients of the
  * nearest .gpg-id above the entry (as pass does); written by the host (add_file), since the store is
  * the provider's to read only (docs/SANDBOX.md, "add-files"): the host refuses hidden names, writes
  * atomically and commits the file when the store is a git repository.
@@ -18,16 +19,93 @@
 
 #define PASS_MAX_RECIPIENTS 64
 
-/* The entry the store holds for `user` at `host` (its site is the host or a parent domain of it),
- * known from its path or a decryption; NULL when none is. */
-static entry *find_login(store *s, const char *host, const char *user, size_t user_len) {
+/* A url_site() form as one login is known by: without the scheme's default port and a trailing /
+ * ("https://example.com:443/" is "https://example.com"); 0 when it does not fit `cap`. */
+static int login_url(const char *url, char *out, size_t cap) {
+    size_t len = strlen(url);
+    if (len >= cap) return 0;
+    memcpy(out, url, len + 1);
+    char *authority = strstr(out, "://");
+    if (authority) {
+        authority += 3;
+        char *end = strchr(authority, '/'), *colon = NULL;
+        if (!end) end = out + len;
+        for (char *p = authority; p < end; p++)
+            if (*p == ':') colon = p;
+        size_t port_len = colon ? (size_t)(end - colon) : 0;
+        if (colon && ((!strncmp(out, "https://", 8) && port_len == 4 && !memcmp(colon, ":443", 4)) ||
+                      (!strncmp(out, "http://", 7) && port_len == 3 && !memcmp(colon, ":80", 3))))
+            memmove(colon, end, strlen(end) + 1);
+    }
+    for (len = strlen(out); len > 0 && out[len - 1] == '/'; len--) out[len - 1] = '\0';
+    return 1;
+}
+
+/* Whether an entry whose url: says `known` (url_site() form, or NULL) may hold the login a save for
+ * `wanted` (the same, or NULL for a bare site) names: a url: of another scheme, port or path is
+ * another login (one repository's token is not another's, an http login is not the https one). */
+static int same_login(const char *known, const char *wanted) {
+    char a[2048], b[2048];
+    if (!known || !wanted) return 1;
+    return login_url(known, a, sizeof a) && login_url(wanted, b, sizeof b) && !strcmp(a, b);
+}
+
+/* The entry the store holds for `user` at `host` (its site is the host or a parent domain of it) and
+ * for `url` (see same_login), known from its path, its url: or a decryption; NULL when none is.
+ * Entries whose url: is not known yet are decrypted to learn it (`*cancelled` set when a decryption
+ * ended the request); the old text of the entry returned is left in `old`. */
+static entry *find_login(store *s, af_request_id request, const char *host, const char *user, size_t user_len,
+                         const char *url, afu_buf *old, int *cancelled) {
     for (size_t i = 0; i < s->count; i++) {
         entry *e = &s->items[i];
         const char *site = entry_site(e), *known = entry_user(e);
-        if (site && *known && strlen(known) == user_len && memcmp(known, user, user_len) == 0 &&
-            afu_domain_matches(host, strlen(host), site, strlen(site)))
-            return e;
+        if (!site || !*known || strlen(known) != user_len || memcmp(known, user, user_len) != 0 ||
+            !afu_domain_matches(host, strlen(host), site, strlen(site)))
+            continue;
+        if (e->known_url && !same_login(e->known_url, url)) continue;
+        afu_buf_free(old);
+        if (decrypt(s, e, request, 1, old) != DECRYPTED) {
+            *cancelled = 1;
+            return NULL;
+        }
+        entry_text t;
+        parse_entry(old, &t);
+        char *old_url = t.url ? url_site(t.url, t.url_len) : NULL;
+        int same = same_login(old_url, url);
+        free(old_url);
+        if (same) return e;
     }
+    afu_buf_free(old);
+    return NULL;
+}
+
+/* The name of a new entry for `user` at `host`: HOST/USER, or, when another login holds that name
+ * (the same user at another scheme, port or path of the site), HOST/USER (WHAT DIFFERS), e.g.
+ * "example.com/alice (http)", "github.com/token (https_org_repo.git)"; malloc'd, NULL when none
+ * is free. */
+static char *new_entry_name(store *s, const char *host, const char *user, size_t user_len, const char *url) {
+    char what[512] = "";
+    if (url) { /* scheme[:port][path], / as _ */
+        const char *authority = strstr(url, "://"), *rest = authority ? authority + 3 : url;
+        rest += strcspn(rest, ":/");
+        snprintf(what, sizeof what, "%.*s%s", authority ? (int)(authority - url) : 0, url, rest);
+        for (char *p = what; *p; p++)
+            if (*p == '/') *p = '_';
+        size_t len = strlen(what);
+        if (len > 48) /* a file name stays well under NAME_MAX; cut at a character's start */
+            for (len = 48; len > 0 && ((unsigned char)what[len] & 0xC0) == 0x80; len--) {}
+        what[len] = '\0';
+        while (len > 0 && what[len - 1] == '_') what[--len] = '\0';
+    }
+    size_t cap = strlen(host) + user_len + sizeof what + 32;
+    char *name = malloc(cap);
+    for (int n = 0; name && n < 100; n++) {
+        if (n == 0) snprintf(name, cap, "%s/%.*s", host, (int)user_len, user);
+        else if (n == 1 && *what) snprintf(name, cap, "%s/%.*s (%s)", host, (int)user_len, user, what);
+        else snprintf(name, cap, "%s/%.*s (%s%s%d)", host, (int)user_len, user, what, *what ? " " : "", n);
+        if (!store_find(s, name, strlen(name))) return name;
+    }
+    free(name);
     return NULL;
 }
 
@@ -171,7 +249,7 @@ static int entry_text_for(const afu_buf *old, const af_save_password_request *sa
 void save_password(void *context, af_request_id request, const af_save_password_request *save) {
     (void)context;
     store s;
-    char why[1024] = "", *host = NULL, *name = NULL;
+    char why[1024] = "", *host = NULL, *name = NULL, *url = NULL;
     afu_buf old = {0}, text = {0}, cipher = {0};
     store_load(&s);
     if (s.missing) {
@@ -187,9 +265,11 @@ void save_password(void *context, af_request_id request, const af_save_password_
         afu_cancel(state.host, request, AF_ERROR_FAILED, "%.*s names no site pass can name an entry after", AFU_SHOW_STR(save->service.identifier));
         goto done;
     }
-    entry *e = find_login(&s, host, save->user.data, save->user.length);
+    url = url_site(save->service.identifier.data, save->service.identifier.length);
+    int cancelled = 0;
+    entry *e = find_login(&s, request, host, save->user.data, save->user.length, url, &old, &cancelled);
+    if (cancelled) goto done; /* a decryption ended the request and said why */
     if (e) { /* an update: line 1 replaced, every other line kept */
-        if (decrypt(&s, e, request, 1, &old) != DECRYPTED) goto done; /* cancelled there */
         name = strdup(e->name);
     } else {
         const char *problem = user_name_problem(save->user.data, save->user.length);
@@ -198,10 +278,14 @@ void save_password(void *context, af_request_id request, const af_save_password_
                        AFU_SHOW_STR(save->user), problem);
             goto done;
         }
-        size_t len = strlen(host) + save->user.length + 2;
-        if ((name = malloc(len))) snprintf(name, len, "%s/%.*s", host, AFU_SHOW_STR(save->user));
+        name = new_entry_name(&s, host, save->user.data, save->user.length, url);
     }
-    if (!name || !entry_text_for(e ? &old : NULL, save, &text)) {
+    if (!name) {
+        afu_cancel(state.host, request, AF_ERROR_FAILED, "no free entry name for %.*s at %s: the store holds a hundred logins of that user there",
+                   AFU_SHOW_STR(save->user), host);
+        goto done;
+    }
+    if (!entry_text_for(e ? &old : NULL, save, &text)) {
         afu_cancel(state.host, request, AF_ERROR_FAILED, "out of memory");
         goto done;
     }
@@ -223,6 +307,6 @@ void save_password(void *context, af_request_id request, const af_save_password_
     state.host->complete_save_password(request);
 done:
     afu_buf_free(&old), afu_buf_free(&text), free(cipher.data);
-    free(host), free(name);
+    free(host), free(name), free(url);
     store_free(&s);
 }

@@ -59,6 +59,7 @@ public struct ABIStatus: Hashable, Sendable, CustomStringConvertible {
     public static let bufferTooSmall = ABIStatus(AF_STATUS_BUFFER_TOO_SMALL)
     public static let refused = ABIStatus(AF_STATUS_REFUSED)
     public static let ioError = ABIStatus(AF_STATUS_IO_ERROR)
+    public static let changedOnDisk = ABIStatus(AF_STATUS_CHANGED_ON_DISK)
 
     /// The status for an identity-store error code.
     public init(_ code: IdentityStoreError.Code) {

@@ -1,6 +1,5 @@
 internal import AutofillCore
 internal import AutofillSystem
-internal import Glibc
 
 /// Where the identity stores live: `$XDG_DATA_HOME/autofill/stores/` (default
 /// `~/.local/share/autofill/stores/`), one `<provider id>.sqlite` per provider. Folders 0700, files 0600.
@@ -29,10 +28,12 @@ public struct IdentityStoreDirectory: Hashable, Sendable {
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/\(component)"
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw IdentityStoreError(.internalError, "cannot create the identity store folder \(prefix): \(String(cString: strerror(errno)))")
-            }
+            do {
+                try Paths.makeFolder(prefix, mode: 0o700)
+            } catch where !error.alreadyExists {
+                throw IdentityStoreError(.internalError, "cannot create the identity store folder \(prefix): \(error.reason)")
+            } catch {}
         }
-        chmod(path, 0o700)
+        try? Paths.setMode(path, 0o700)
     }
 }

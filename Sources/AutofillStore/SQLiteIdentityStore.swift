@@ -1,6 +1,6 @@
 public import AutofillCore
 internal import AutofillMatching
-internal import Glibc
+internal import AutofillSystem
 internal import Synchronization
 
 /// One provider's persistent identity store: a SQLite database of identities, never secrets.
@@ -34,7 +34,7 @@ public final class SQLiteIdentityStore: CredentialIdentityStore {
         -> SQLiteIdentityStore?
     {
         let path = directory.path(for: providerID)
-        guard access(path, F_OK) == 0 else { return nil }
+        guard Paths.exists(path) else { return nil }
         return try SQLiteIdentityStore(providerID: providerID, path: path, create: false)
     }
 
@@ -46,12 +46,11 @@ public final class SQLiteIdentityStore: CredentialIdentityStore {
             // Only when it does not exist (O_EXCL): closing a descriptor of a database file drops every
             // POSIX lock this process holds on it, and a process that keeps stores open (the agent) would
             // lose its connections' locks to a second open of the same store.
-            let fd = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd >= 0 {
-                close(fd)
-            } else if errno != EEXIST {
-                throw IdentityStoreError(.internalError, "cannot create the identity store \(path): \(String(cString: strerror(errno)))")
-            }
+            do {
+                Descriptors.closeQuietly(try Descriptors.open(path, [.readWrite, .create, .exclusive], mode: 0o600))
+            } catch where !error.alreadyExists {
+                throw IdentityStoreError(.internalError, "cannot create the identity store \(path): \(error.reason)")
+            } catch {}
         }
         do {
             let connection = try SQLiteConnection(path: path, create: false, busyTimeout: Self.busyTimeoutMilliseconds)

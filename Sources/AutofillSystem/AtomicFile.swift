@@ -1,4 +1,4 @@
-package import Glibc
+internal import Glibc
 
 /// Replacing a whole file so that a crash at any point leaves either the old or the new contents:
 /// the one atomic file writer.
@@ -33,8 +33,8 @@ package enum AtomicFile {
     /// written file before the rename, which keeps inode, size and modification time; nil when `fstat`
     /// failed).
     @discardableResult
-    package static func write(_ bytes: UnsafeRawBufferPointer, to path: String, mode: mode_t = 0o600,
-                              failing failurePoint: FailurePoint? = nil, unless changed: (() -> Failure?)? = nil) throws(Failure) -> stat?
+    package static func write(_ bytes: UnsafeRawBufferPointer, to path: String, mode: UInt32 = 0o600,
+                              failing failurePoint: FailurePoint? = nil, unless changed: (() -> Failure?)? = nil) throws(Failure) -> FileStatus?
     {
         let folder = LexicalPath.folder(of: path)
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -51,13 +51,13 @@ package enum AtomicFile {
     /// left as it was (a database another program saved meanwhile).
     @discardableResult
     package static func write(_ bytes: UnsafeRawBufferPointer, named name: String, in folderFD: Int32, shownAs folder: String,
-                              mode: mode_t = 0o600, failing failurePoint: FailurePoint? = nil,
-                              unless changed: (() -> Failure?)? = nil) throws(Failure) -> stat?
+                              mode: UInt32 = 0o600, failing failurePoint: FailurePoint? = nil,
+                              unless changed: (() -> Failure?)? = nil) throws(Failure) -> FileStatus?
     {
         let path = "\(folder)/\(name)"
         var random = SystemRandomNumberGenerator()
         let temporary = ".\(name).\(String(random.next() as UInt64, radix: 16)).tmp"
-        let fd = openat(folderFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        let fd = openat(folderFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode_t(mode))
         guard fd >= 0 else { throw failure("cannot create a temporary file in \(folder)") }
         var closed = false
         var renamed = false
@@ -65,7 +65,7 @@ package enum AtomicFile {
             if !closed { close(fd) }
             if !renamed && failurePoint != .crashBeforeRename { unlinkat(folderFD, temporary, 0) }
         }
-        guard fchmod(fd, mode) == 0 else { throw failure("cannot set the mode of \(folder)/\(temporary)") }
+        guard fchmod(fd, mode_t(mode)) == 0 else { throw failure("cannot set the mode of \(folder)/\(temporary)") }
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -76,8 +76,7 @@ package enum AtomicFile {
             offset += written
         }
         guard fsync(fd) == 0 else { throw failure("cannot flush \(folder)/\(temporary) to disk") }
-        var info = stat()
-        let status: stat? = fstat(fd, &info) == 0 ? info : nil
+        let status = try? FileStatus(descriptor: fd)
         closed = true
         guard close(fd) == 0 else { throw failure("cannot close \(folder)/\(temporary)") }
         switch failurePoint {
@@ -94,10 +93,10 @@ package enum AtomicFile {
 
     /// ``write(_:to:mode:failing:unless:)`` of an array's bytes.
     @discardableResult
-    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600,
-                              failing failurePoint: FailurePoint? = nil, unless changed: (() -> Failure?)? = nil) throws(Failure) -> stat?
+    package static func write(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600,
+                              failing failurePoint: FailurePoint? = nil, unless changed: (() -> Failure?)? = nil) throws(Failure) -> FileStatus?
     {
-        let result: Result<stat?, Failure> = bytes.withUnsafeBytes { raw in
+        let result: Result<FileStatus?, Failure> = bytes.withUnsafeBytes { raw in
             do throws(Failure) {
                 return .success(try write(raw, to: path, mode: mode, failing: failurePoint, unless: changed))
             } catch {

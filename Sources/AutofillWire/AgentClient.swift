@@ -1,5 +1,4 @@
 internal import AutofillSystem
-internal import Glibc
 
 /// The client side of the agent: what every `autofill` invocation of a command the agent serves
 /// does before anything else (docs/AGENT.md).
@@ -39,10 +38,10 @@ package enum AgentClient {
             case .failure(let reason): return .runHere(reason.description)
             }
         }
-        defer { close(socket) }
+        defer { Descriptors.closeQuietly(socket) }
         // The agent gets this process's terminal and output: never hand them to another user's process.
         let peer = try? UnixSocket.peerCredentials(socket)
-        guard let peer, peer.uid == getuid() else {
+        guard let peer, peer.uid == Users.current else {
             writeError("autofill: \(paths.socket) is served by uid \(peer?.uid ?? 0), not by you; autofill talks to no other user's agent. Remove the socket, or run with AUTOFILL_AGENT=off (docs/AGENT.md).\n")
             return .exited(ExitStatus.refused.rawValue)
         }
@@ -50,18 +49,16 @@ package enum AgentClient {
             version: AgentProtocol.version, arguments: absolutePaths(arguments), environment: environment,
             program: resolved(agentExecutable))
         var descriptors = streams
-        let terminal = passesTerminal ? open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC) : -1
-        var saved = termios()
-        let restorable = terminal >= 0 && tcgetattr(terminal, &saved) == 0
+        let terminal = passesTerminal ? (try? Descriptors.open("/dev/tty", [.readWrite, .noControllingTerminal])) ?? -1 : -1
+        let saved = terminal >= 0 ? try? TerminalSettings(of: terminal) : nil
         if terminal >= 0 { descriptors.append(terminal) }
         defer {
             if terminal >= 0 {
                 // A prompt the agent left with echo off (it was stopped mid-question) is restored here.
-                var now = termios()
-                if restorable && tcgetattr(terminal, &now) == 0 && now.c_lflag & tcflag_t(ECHO) != saved.c_lflag & tcflag_t(ECHO) {
-                    tcsetattr(terminal, TCSAFLUSH, &saved)
+                if let saved, let now = try? TerminalSettings(of: terminal), now.echoes != saved.echoes {
+                    try? saved.apply(to: terminal)
                 }
-                close(terminal)
+                Descriptors.closeQuietly(terminal)
             }
         }
         guard request.send(on: socket, descriptors: descriptors) else {
@@ -74,7 +71,7 @@ package enum AgentClient {
         } catch {
             answer = nil
         }
-        for descriptor in passed { close(descriptor) }
+        for descriptor in passed { Descriptors.closeQuietly(descriptor) }
         switch answer {
         case .exit(let status)?: return .exited(status)
         case .runHere(let reason)?: return .runHere(reason)
@@ -91,7 +88,7 @@ package enum AgentClient {
     private static func startAgent(_ paths: AgentPaths, environment: [String: String], executable: String) -> Result<Int32, StartFailure> {
         let arguments = [executable, "agent", "serve"]
         let variables = AgentProtocol.startEnvironment(environment).map { "\($0.key)=\($0.value)" }
-        let pid: pid_t
+        let pid: Int32
         do throws(SystemError) {
             pid = try Spawn.detached(executable, arguments: arguments, environment: variables)
         } catch {
@@ -104,15 +101,14 @@ package enum AgentClient {
             // An agent that exits at once is reaped here: another one won the race (status 0: the
             // winner listens already or soon), or it could not start (it said why in its own log).
             if !reaped {
-                var code: Int32 = 0
-                if waitpid(pid, &code, WNOHANG) == pid {
+                if let ended = try? Processes.reapIfEnded(pid) {
                     reaped = true
-                    if code != 0 {
-                        return .failure(StartFailure("the agent could not start (exit status \(code >> 8); run `autofill agent serve -v` to see why)"))
+                    if ended.rawValue != 0 {
+                        return .failure(StartFailure("the agent could not start (exit status \(ended.rawValue >> 8); run `autofill agent serve -v` to see why)"))
                     }
                 }
             }
-            usleep(2_000)
+            SystemClock.sleep(milliseconds: 2)
         }
         return .failure(StartFailure("the agent did not start listening on \(paths.socket) within \(startWait.components.seconds) s (run `autofill agent serve -v` to see why)"))
     }
@@ -127,9 +123,7 @@ package enum AgentClient {
     static let pathOptions: Set<String> = ["--config", "--ui-script", "--options"]
 
     static func absolutePaths(_ arguments: [String]) -> [String] {
-        var folder = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&folder, folder.count) != nil else { return arguments }
-        let cwd = String(decoding: folder.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let cwd = try? Paths.currentFolder() else { return arguments }
         func absolute(_ path: String) -> String {
             path.hasPrefix("/") || path == "-" || path.isEmpty ? path : (cwd == "/" ? "" : cwd) + "/" + path
         }
@@ -154,14 +148,11 @@ package enum AgentClient {
 
     /// `path` with its symbolic links resolved (the agent compares it with its `/proc/self/exe`).
     static func resolved(_ path: String) -> String {
-        guard let real = realpath(path, nil) else { return path }
-        defer { free(real) }
-        return String(cString: real)
+        RealPath.resolve(path) ?? path
     }
 
     private static func writeError(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        try? Descriptors.write(2, text)
     }
 }
 

@@ -1,5 +1,4 @@
 internal import AutofillSystem
-internal import Glibc
 
 /// Where the agent listens: `$XDG_RUNTIME_DIR/autofill/agent/socket` (folder 0700, socket 0600),
 /// beside its lock file. Without an absolute `XDG_RUNTIME_DIR`, the runtime folder logind makes,
@@ -17,9 +16,10 @@ package struct AgentPaths: Sendable, Equatable {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             runtimeFolder = runtime.count > 1 && runtime.hasSuffix("/") ? String(runtime.dropLast()) : runtime
         } else {
-            let login = "\(loginRuntimeRoot)/\(getuid())"
-            var info = stat()
-            guard lstat(login, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid() else { return nil }
+            let login = "\(loginRuntimeRoot)/\(Users.current)"
+            guard let info = try? FileStatus(path: login, followingLinks: false), info.kind == .directory, info.owner == Users.current else {
+                return nil
+            }
             runtimeFolder = login
         }
         folder = (runtimeFolder == "/" ? "" : runtimeFolder) + "/autofill/agent"
@@ -27,7 +27,7 @@ package struct AgentPaths: Sendable, Equatable {
 
     /// Why there is no agent without ``init(environment:loginRuntimeRoot:)``'s folder.
     package static let noRuntimeFolder = """
-        XDG_RUNTIME_DIR is not set (or not an absolute path) and there is no /run/user/\(getuid()) of yours, so \
+        XDG_RUNTIME_DIR is not set (or not an absolute path) and there is no /run/user/\(Users.current) of yours, so \
         the agent has nowhere private to listen, and it never uses a folder on disk such as /tmp; log in through \
         a session that sets it (systemd-logind does), or run commands in process (AUTOFILL_AGENT=off)
         """
@@ -39,19 +39,21 @@ package struct AgentPaths: Sendable, Equatable {
     package func unsafeFolder() -> String? {
         let autofill = (runtimeFolder == "/" ? "" : runtimeFolder) + "/autofill"
         for (path, named) in [(runtimeFolder, "the runtime folder (XDG_RUNTIME_DIR)"), (autofill, "autofill's runtime folder")] {
-            var info = stat()
-            guard lstat(path, &info) == 0 else {
-                if errno == ENOENT { return nil }
-                return "\(named) \(path) cannot be checked (\(String(cString: strerror(errno))))"
+            let info: FileStatus
+            do {
+                info = try FileStatus(path: path, followingLinks: false)
+            } catch {
+                if error.noSuchFile { return nil }
+                return "\(named) \(path) cannot be checked (\(error.reason))"
             }
-            guard info.st_mode & S_IFMT == S_IFDIR else {
+            guard info.kind == .directory else {
                 return "\(named) \(path) is a symbolic link or not a folder; it must be a folder of yours, mode 0700"
             }
-            guard info.st_uid == getuid() else {
-                return "\(named) \(path) belongs to user \(info.st_uid), not to you (uid \(getuid())); it must be yours, mode 0700"
+            guard info.owner == Users.current else {
+                return "\(named) \(path) belongs to user \(info.owner), not to you (uid \(Users.current)); it must be yours, mode 0700"
             }
-            guard info.st_mode & 0o077 == 0 else {
-                return "\(named) \(path) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); it must be 0700: chmod 700 \(path)"
+            guard info.mode & 0o077 == 0 else {
+                return "\(named) \(path) is open to other users (mode \(String(info.mode & 0o777, radix: 8))); it must be 0700: chmod 700 \(path)"
             }
         }
         return nil
@@ -72,7 +74,7 @@ package struct AgentSocketPeer: Sendable {
     /// Connects to `path` and asks; nil when nothing listens there.
     package init?(path: String) {
         guard let socket = try? UnixSocket.connect(path) else { return nil }
-        defer { close(socket) }
+        defer { Descriptors.closeQuietly(socket) }
         guard let peer = try? UnixSocket.peerCredentials(socket) else { return nil }
         self.uid = peer.uid
         self.pid = peer.pid

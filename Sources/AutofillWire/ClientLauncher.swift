@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 
 /// What the small clients do (`autofill`, and `git-credential-autofill`, which is `autofill
 /// git-credential`): a command the agent serves goes to the agent (started on first use); anything
@@ -12,7 +12,7 @@ package enum ClientLauncher {
         if let route = AgentRoute(arguments, environment: environment) {
             switch AgentClient.run(arguments, environment: environment, start: route.startsAgent, agentExecutable: host) {
             case .exited(let status):
-                exit(status)
+                Processes.exit(status)
             case .runHere(let reason):
                 if arguments.contains("-v") || arguments.contains("--verbose") {
                     ClientProcess.writeError("autofill: running in this process: \(reason)\n")

@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 
 /// Cuts a byte stream into frame bodies (tag and fields), refusing lengths over the limit.
 package struct FrameAssembler {
@@ -41,9 +41,5 @@ package struct FrameAssembler {
 /// Reads whatever `descriptor` has (up to 64 KB): the byte count, 0 at end-of-file, -1 on error
 /// (EAGAIN included); retries EINTR.
 package func readSome(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-    while true {
-        let count = read(descriptor, buffer.baseAddress, buffer.count)
-        if count < 0 && errno == EINTR { continue }
-        return count
-    }
+    (try? Descriptors.read(descriptor, into: buffer)) ?? -1
 }

@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 internal import Synchronization
 
 /// A spinner and the time elapsed, on one line of a terminal, for work that takes a while (unlocking
@@ -83,7 +83,7 @@ package final class ProgressLine: Sendable {
         }
         _ = startDetachedThread { [self] in
             while true {
-                usleep(UInt32(Self.interval.components.attoseconds / 1_000_000_000_000))
+                SystemClock.sleep(milliseconds: Int(Self.interval.components.attoseconds / 1_000_000_000_000_000))
                 guard tick(generation) else { return }
             }
         }

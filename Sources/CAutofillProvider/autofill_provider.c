@@ -17,6 +17,7 @@ const char *af_status_description(af_status status) {
     case AF_STATUS_BUFFER_TOO_SMALL: return "buffer too small";
     case AF_STATUS_REFUSED: return "refused by the host (the reason says why); nothing was written";
     case AF_STATUS_IO_ERROR: return "the host could not write the file or commit it (the reason says why)";
+    case AF_STATUS_CHANGED_ON_DISK: return "the file changed on disk since it was read; nothing was written";
     case AF_STATUS_STORE_INTERNAL: return "identity store internal error";
     case AF_STATUS_STORE_DISABLED: return "identity store disabled: the provider is not enabled";
     case AF_STATUS_STORE_BUSY: return "identity store busy: try again";

@@ -21,6 +21,8 @@ struct BrowserHost {
         var user: String?
         var password: String?
         var code: String?
+        /// A passkey's PublicKeyCredential (`toJSON()`: base64url members), as JSON text.
+        var credential: String?
 
         static func refused(_ reason: String) -> Answer { Answer(ok: false, error: reason) }
     }
@@ -39,9 +41,12 @@ struct BrowserHost {
     func answer(_ text: String, canPrompt: Bool = false) -> String {
         let answer: Answer
         do {
-            let request = try JSONDecoder().decode(BrowserRequest.self, from: Data(text.utf8))
             var host = self
             if !canPrompt { host.prompt = nil }
+            if let passkey = try? JSONDecoder().decode(PasskeyRequest.self, from: Data(text.utf8)) {
+                return Self.encode(host.handle(passkey))
+            }
+            let request = try JSONDecoder().decode(BrowserRequest.self, from: Data(text.utf8))
             answer = request.problem.map { Answer.refused($0) } ?? host.handle(request)
         } catch {
             answer = .refused("the message is not a request this host knows (docs/BROWSER.md)")
@@ -110,11 +115,11 @@ struct BrowserHost {
     }
 
     /// `--ui-channel` when the extension can answer a prompt.
-    private var uiOption: [String] { prompt == nil ? [] : ["--ui-channel"] }
+    var uiOption: [String] { prompt == nil ? [] : ["--ui-channel"] }
 
     /// What the extension is told when a command failed: its exit status and its first error line
     /// (autofill's error text names what went wrong and never holds a secret).
-    private static func failure(_ run: CommandRun) -> String {
+    static func failure(_ run: CommandRun) -> String {
         let line = run.errorText.split(separator: "\n").first { !$0.hasPrefix("autofill: warning") } ?? ""
         return "autofill exited \(run.status)" + (line.isEmpty ? "" : ": " + line.prefix(300))
     }

@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 
 /// Chromium's and Firefox's native-messaging framing on the host's standard input and output: each
 /// message is a 32-bit length in the machine's byte order followed by that many bytes of UTF-8 JSON.
@@ -48,8 +48,7 @@ enum NativeMessaging {
         var chunk = [UInt8](repeating: 0, count: min(max(count, 1), 65_536))
         while result.count < count {
             let wanted = min(chunk.count, count - result.count)
-            let got = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, wanted) }
-            if got < 0 && errno == EINTR { continue }
+            let got = (try? chunk.withUnsafeMutableBytes { raw in try Descriptors.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted])) }) ?? -1
             if got <= 0 { return result.isEmpty && allowEndFirst ? nil : result }
             result += chunk[0..<got]
         }
@@ -57,13 +56,6 @@ enum NativeMessaging {
     }
 
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
+        (try? Descriptors.write(descriptor, bytes)) != nil
     }
 }

@@ -3,7 +3,7 @@
 // standard input and output; it answers only the project's extension, and runs each request as a
 // client of the agent (CommandRun), with no authority of its own.
 import AutofillWire
-internal import Glibc
+internal import AutofillSystem
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard BrowserExtension.callerIsTheExtension(arguments) else {
@@ -13,7 +13,7 @@ guard BrowserExtension.callerIsTheExtension(arguments) else {
         (`autofill browser install`).
 
         """)
-    exit(77)
+    Processes.exit(77)
 }
 var host = BrowserHost(environment: ClientProcess.environment())
 // The prompt window: the extension connected a port (it marks its requests `"port":true`), so a UI
@@ -35,12 +35,12 @@ while true {
         }
         _ = NativeMessaging.write(BrowserHost.encode(.refused(reason)))
         ClientProcess.writeError("autofill-browser-host: \(reason); ending\n")
-        exit(65)
+        Processes.exit(65)
     }
-    guard let message else { exit(0) }
+    guard let message else { Processes.exit(0) }
     var answer = host.answer(message, canPrompt: PromptAnswer.fromPort(message))
     if answer.utf8.count > NativeMessaging.maximumOutgoingBytes {
         answer = BrowserHost.encode(.refused("the answer is larger than the 1 MB a browser accepts from a host"))
     }
-    guard NativeMessaging.write(answer) else { exit(0) }
+    guard NativeMessaging.write(answer) else { Processes.exit(0) }
 }

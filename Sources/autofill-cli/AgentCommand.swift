@@ -3,7 +3,7 @@ import AutofillCore
 import AutofillHost
 import AutofillWire
 import FoundationEssentials
-import Glibc
+import AutofillSystem
 import Logging
 
 /// `autofill agent …`: the per-user daemon that runs fills and keeps providers' unlocked state in
@@ -89,7 +89,7 @@ struct AgentCommand: ParsableCommand {
                     print("No agent is running.")
                     return
                 }
-                kill(pid, SIGTERM)
+                try? Signals.send(.terminate, to: pid)
                 guard AgentProcess.waitUntilGone(pid, socket: paths.socket, timeout: .seconds(10)) else {
                     throw AutofillError(.internal, "the agent (pid \(pid)) did not stop within 10 s of SIGTERM")
                 }
@@ -166,7 +166,7 @@ enum AgentProcess {
     /// it runs as this user), or nil when none listens.
     static func find(_ paths: AgentPaths) throws(AutofillError) -> Int32? {
         guard let peer = AgentSocketPeer(path: paths.socket) else { return nil }
-        guard peer.uid == getuid() else {
+        guard peer.uid == Users.current else {
             throw AutofillError(.refused, "\(paths.socket) is served by uid \(peer.uid), not by you; remove it")
         }
         return peer.pid
@@ -176,9 +176,19 @@ enum AgentProcess {
     static func waitUntilGone(_ pid: Int32, socket: String, timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if kill(pid, 0) != 0 && errno == ESRCH && AgentSocketPeer(path: socket) == nil { return true }
-            usleep(10_000)
+            if isGone(pid) && AgentSocketPeer(path: socket) == nil { return true }
+            SystemClock.sleep(milliseconds: 10)
         }
         return false
+    }
+
+    /// Whether no process `pid` exists any more (signal 0 says ESRCH).
+    private static func isGone(_ pid: Int32) -> Bool {
+        do {
+            try Signals.send(Signal(0), to: pid)
+            return false
+        } catch {
+            return error.noSuchProcess
+        }
     }
 }

@@ -3,7 +3,7 @@ import AutofillABI
 import AutofillCore
 import AutofillHost
 import AutofillWire
-import Glibc
+import AutofillSystem
 
 /// The `autofill` command.
 @main
@@ -79,7 +79,7 @@ struct Autofill: AsyncParsableCommand {
     /// (Sources/autofill), which sends the commands the agent serves to the agent and runs
     /// this program, `autofill-cli`, for everything else (docs/AGENT.md).
     static func main() async {
-        Glibc.exit(await execute(Array(CommandLine.arguments.dropFirst())))
+        Processes.exit(await execute(Array(CommandLine.arguments.dropFirst())))
     }
 
     /// The subcommand named `name` when it has no subcommands of its own (`fill`, `suggest`, `lock`, …).

@@ -3,7 +3,6 @@ import AutofillCore
 import AutofillHost
 import AutofillStore
 import FoundationEssentials
-import Glibc
 import Logging
 
 /// Options every command takes.

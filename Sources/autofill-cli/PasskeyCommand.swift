@@ -3,7 +3,7 @@ import AutofillCore
 import AutofillHost
 import AutofillMatching
 import FoundationEssentials
-import Glibc
+import AutofillSystem
 
 /// `autofill passkey`: WebAuthn sign-in and registration with the providers' passkeys.
 struct PasskeyCommand: AsyncParsableCommand {
@@ -45,8 +45,8 @@ struct PasskeyInput: ParsableArguments {
             var bytes: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
-                let count = buffer.withUnsafeMutableBytes { read(ClientContext.current.console.input, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
+                let input = ClientContext.current.console.input
+                let count = (try? buffer.withUnsafeMutableBytes { raw in try Descriptors.read(input, into: raw) }) ?? -1
                 guard count > 0 else { break }
                 bytes += buffer[0..<count]
                 guard bytes.count <= 1 << 20 else { throw AutofillError(.invalidData, "stdin: the options are larger than 1 MiB") }

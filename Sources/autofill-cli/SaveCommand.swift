@@ -2,7 +2,7 @@ import ArgumentParser
 import AutofillCore
 import AutofillHost
 import AutofillMatching
-import Glibc
+import AutofillSystem
 
 /// `autofill save`: save a password with a provider that declares SupportsSavePasswordCredentials.
 struct SaveCommand: AsyncParsableCommand {
@@ -69,7 +69,7 @@ enum PasswordInput {
 
     static func read(for whose: String) throws(AutofillError) -> Secret {
         let console = ClientContext.current.console
-        if isatty(console.input) == 0 {
+        if !Descriptors.isTerminal(console.input) {
             return try readLine(console.input)
         }
         let ui = HostPrompts.open()
@@ -99,9 +99,12 @@ enum PasswordInput {
         var buffer = [UInt8](repeating: 0, count: 4096)
         defer { for index in buffer.indices { buffer[index] = 0 } }
         reading: while bytes.count <= maximumBytes {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw AutofillError(.io, "stdin could not be read (\(String(cString: strerror(errno))))") }
+            let read = buffer.withUnsafeMutableBytes { raw in Result { () throws(SystemError) in try Descriptors.read(fd, into: raw) } }
+            let count: Int
+            switch read {
+            case .success(let got): count = got
+            case .failure(let error): throw AutofillError(.io, "stdin could not be read (\(error.reason))")
+            }
             guard count > 0 else { break }
             for byte in buffer[0..<count] {
                 if byte == UInt8(ascii: "\n") { break reading }

@@ -66,6 +66,9 @@ struct HelperProtocolTests {
         .present(request: 9, .prompt(title: "Unlock", message: "Master password", secret: true, maxLength: 64)),
         .present(request: 9, .choose(title: "Choose", items: ["a", "b"])),
         .present(request: 9, .confirm(title: "t", message: "m")), .present(request: 9, .message(title: "t", message: "m")),
+        .addFile(request: 9, folder: "/s", name: "a.gpg", contents: [1, 2]),
+        .replaceFile(request: 9, path: "/home/u/Passwords.kdbx", expectedSHA256: Array(repeating: 7, count: 32), length: 3 << 20),
+        .replaceFileChunk(request: 9, bytes: Array(repeating: 0xAB, count: 2 << 20)),
     ]
 
     static let replies: [HostReply] = [
@@ -75,6 +78,7 @@ struct HelperProtocolTests {
         .userInterface(.success(.text(Secret("master")))), .userInterface(.success(.choice(1))),
         .userInterface(.success(.confirmed(true))), .userInterface(.success(.acknowledged)),
         .userInterface(.failure(.canceled)), .userInterface(.failure(.unavailable("no terminal"))),
+        .added(-10, "the file changed on disk since it was read"),
     ]
 
     /// Every message kind, and every call, reply, request and answer inside one.

@@ -69,13 +69,32 @@ struct SandboxPolicyTests {
             == "read /srv/x, and have autofill add and replace files named *.txt in it, never its hidden files or folders")
     }
 
+    @Test func aReplaceFileIsApprovedInPlainWordsAndTakesNoSuffix() throws {
+        func read(_ extra: String) throws -> (SandboxDeclaration, [String]) {
+            let plist = """
+                <?xml version="1.0"?><plist version="1.0"><dict><key>X</key><dict><key>Files</key><array><dict>
+                <key>Setting</key><string>WritableDatabaseFile</string><key>Access</key><string>replace-file</string>\(extra)</dict></array></dict></dict></plist>
+                """
+            guard case .dictionary(let top) = try PlistValue.read(contentsOf: Data(plist.utf8)) else { throw CancellationError() }
+            var problems: [String] = []
+            let declaration = SandboxDeclaration.read(top["X"]) { keyPath, message, _ in problems.append("\(keyPath): \(message)") }
+            return (declaration, problems)
+        }
+        let (declaration, problems) = try read("")
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(declaration.permissionKeys == ["file:setting:WritableDatabaseFile:replace-file"])
+        #expect(SandboxDeclaration.describe(permissionKey: "file:setting:WritableDatabaseFile:replace-file")
+            == "read the file named by its WritableDatabaseFile setting, and have autofill replace that one file with what it hands over, only while the file is still the version it read")
+        #expect(try read("<key>Suffix</key><string>.kdbx</string>").1 == ["AFProviderSandbox.Files[0].Suffix: goes with add-files Access only"])
+    }
+
     @Test(arguments: [
         ("<key>Files</key><string>x</string>", "Files: expected an Array"),
         ("<key>Files</key><array><dict><key>Access</key><string>read</string></dict></array>", "names neither a Setting nor a Path"),
         ("<key>Files</key><array><dict><key>Setting</key><string>A</string><key>Path</key><string>/x</string><key>Access</key><string>read</string></dict></array>", "names both"),
         ("<key>Files</key><array><dict><key>Path</key><string>relative/x</string><key>Access</key><string>read</string></dict></array>", "is not an absolute path"),
         ("<key>Files</key><array><dict><key>Path</key><string>/a/../etc</string><key>Access</key><string>read</string></dict></array>", "contains .."),
-        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>write</string></dict></array>", "Access: is missing or not read, read-write, read-write-folder or add-files"),
+        ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>write</string></dict></array>", "Access: is missing or not read, read-write, read-write-folder, add-files or replace-file"),
         // add-files needs a plain suffix; Suffix and GitCommit go with it alone.
         ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>add-files</string></dict></array>", "Suffix: is missing"),
         ("<key>Files</key><array><dict><key>Path</key><string>/x</string><key>Access</key><string>add-files</string><key>Suffix</key><string>gpg</string></dict></array>", "Suffix: is missing or not a dot"),

@@ -24,7 +24,7 @@ struct AtomicFileTests {
         #expect(contents(path) == Array("new".utf8))
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o640)
         var info = stat()
-        #expect(stat(path, &info) == 0 && status?.st_ino == info.st_ino, "the status returned is the new file's")
+        #expect(stat(path, &info) == 0 && status?.inode == UInt64(info.st_ino), "the status returned is the new file's")
         #expect(try leftovers().isEmpty)
     }
 

@@ -55,4 +55,31 @@ struct DefaultPluginFoldersTests {
         #expect(searched == [folder, "/usr/local/lib/autofill/providers", "/usr/lib/autofill/providers", "\(home.path)/elsewhere"])
         #expect((json["providers"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == "org.autofill.netrc" })
     }
+
+    /// A default plugin folder that is a link (a dotfile manager's, into `~/dotfiles`): its bundles are
+    /// known by their real path, which their sandbox grants, so one enabled there loads in its helper
+    /// and fills (before, the helper looked for the bundle through the link, which its sandbox lacks).
+    @Test func aPluginFolderReachedThroughALinkLoadsInItsSandbox() throws {
+        let folder = try home.installSamples(["NetrcProvider"])
+        let real = "\(home.path)/dotfiles/providers"
+        try FileManager.default.createDirectory(atPath: "\(home.path)/dotfiles", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.moveItem(atPath: folder, toPath: real)
+        try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: real)
+        _ = try home.file(".netrc", "machine example.com login alice password n3trc-pass\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: "\(home.path)/.netrc")
+        let (result, json) = try listing()
+        #expect(result.status == 0, "\(result.stderr)")
+        let providers = json["providers"] as? [[String: Any]] ?? []
+        #expect(providers.contains { $0["id"] as? String == "org.autofill.netrc" && $0["bundle"] as? String == "\(real)/NetrcProvider.afprovider" }, "\(result.stdout)")
+        let enabled = try CLI.run(["providers", "enable", "org.autofill.netrc", "--config", config], home: home.path)
+        #expect(enabled.status == 0, "\(enabled.stderr)")
+        try home.trust(["org.autofill.netrc"], config: config)
+        // Unattended on purpose, in both the user's configuration and this one.
+        try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
+        var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as! [String: Any]
+        plist["UserAuthentication"] = ["Policy": "none"]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: config))
+        let filled = try CLI.run(["fill", "example.com", "--user", "alice", "--config", config], home: home.path)
+        #expect(filled.status == 0 && filled.stdout == "n3trc-pass\n", "\(filled.stderr)")
+    }
 }

@@ -83,6 +83,50 @@ struct KeePassSaveCLITests {
         #expect(filled.stdout == "old-github\n", "\(filled.stderr)")
     }
 
+    /// A database directly in the home folder: the provider is granted that file alone, read only, and
+    /// the host replaces it (replace-file). Two saves in a row (the second based on what the first handed
+    /// over: the provider's sandbox still shows the version it read), read back by keepassxc-cli, every
+    /// other entry intact.
+    @Test func aDatabaseInTheHomeFolderIsSavedIntoTwiceWithTheOtherEntriesIntact() throws {
+        let inHome = "\(home.path)/Passwords.kdbx"
+        let xml = KeePassXML(entries: [.init(title: "GitHub", user: "octocat", password: "old-github", url: "https://github.com/login"),
+                                       .init(title: "Mail", user: "me", password: "mail-pw", url: "https://mail.example")])
+        try KeePassXC.importXML(try home.file("import-home.xml", xml.text), to: inHome, key: Self.key)
+        let inHomeConfig = try Self.configure(home, "home", ["WritableDatabaseFile": inHome])
+        func save(_ site: String, _ user: String, _ password: String) throws -> CLI.Result {
+            try CLI.run(["save", site, "--user", user, "--config", inHomeConfig, "--ui-script", try home.file("unlock-\(user).ui", Self.unlock)],
+                        home: home.path, input: password + "\n")
+        }
+        var saved = try save("https://shop.example/login", "dave", "dave-secret")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        saved = try save("github.com", "octocat", "new-github")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let shown = try ChildProcess.run(KeePassXC.cli, ["show", "-q", "-a", "UserName", "-a", "Password", inHome, "shop.example"], input: "\(Self.masterPassword)\n")
+        #expect(shown.stdout == "dave\ndave-secret\n", "\(shown.stderr)")
+        #expect(try KeePassXC.password(inHome, key: Self.key, title: "GitHub") == "new-github")
+        #expect(try KeePassXC.password(inHome, key: Self.key, title: "Mail") == "mail-pw")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.hasPrefix(".Passwords.kdbx.") }
+        #expect(leftovers.isEmpty)
+    }
+
+    /// KeePassXC saves the database while the provider runs under the agent (its sandbox still shows the
+    /// version it read): the save is refused, nothing written; saved again, it applies to the new version.
+    @Test(.enabled(if: CLI.usesAgent))
+    func aDatabaseSavedByKeePassXCMeanwhileIsRefusedThenReloadedAndApplied() throws {
+        var saved = try run(["save", "https://shop.example/login", "--user", "dave"], script: Self.unlock, input: "dave-secret\n")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        try KeePassXC.add(database, key: Self.key, title: "Bank", user: "erin", url: "https://bank.example", password: "bank-pw")
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        saved = try run(["save", "https://shop.example/login", "--user", "dave"], script: Self.unlock, input: "dave-2\n")
+        #expect(saved.status != 0)
+        #expect(saved.stderr.contains("the database changed on disk since it was read"), "\(saved.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before, "nothing was written")
+        saved = try run(["save", "https://shop.example/login", "--user", "dave"], script: Self.unlock, input: "dave-2\n")
+        #expect(saved.status == 0, "reload, then apply: \(saved.stderr)")
+        #expect(try KeePassXC.password(database, key: Self.key, title: "shop.example") == "dave-2")
+        #expect(try KeePassXC.password(database, key: Self.key, title: "Bank") == "bank-pw")
+    }
+
     @Test func aGeneratedPasswordComesFromKeePassXCsProvider() throws {
         let generated = try run(["generate", "--for", "example.com", "--rules", "minlength: 20; required: digit"])
         #expect(generated.status == 0, "\(generated.stderr)")

@@ -119,4 +119,39 @@ struct PassWriteCLITests {
         #expect(!FileManager.default.fileExists(atPath: "\(pass.path)/example.com"))
         #expect(try lastCommit() == before)
     }
+
+    /// The same user at another scheme of the site is another login: the https entry is never
+    /// replaced by an http save, which gets a name of its own; an https save still updates it.
+    @Test func anHttpSaveBesideAnHttpsEntryIsANewEntry() throws {
+        let secret = "secret \(PasswordStore.passphrase)\n"
+        let saved = try run(["save", "http://example.org/login", "--user", "bob"], input: "http-pass\n", script: secret)
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(try pass.show("example.org/bob (http_login)") == "http-pass\nlogin: bob\nurl: http://example.org/login\n")
+        #expect(try pass.show("example.org/bob").hasPrefix("old-pass\nlogin: bob\nurl: https://example.org/login\n"), "the https login kept")
+        let updated = try run(["save", "https://example.org:443/login/", "--user", "bob"], input: "https-pass\n", script: secret)
+        #expect(updated.status == 0, "\(updated.stderr)")
+        #expect(try pass.show("example.org/bob").hasPrefix("https-pass\nlogin: bob\nurl: https://example.org/login\nnote: keep me\n"))
+        #expect(try pass.show("example.org/bob (http_login)").hasPrefix("http-pass\n"), "the http login kept")
+        // Listed with the user the entry holds, not its file name.
+        let listed = try run(["identities", "list", "--provider", "org.autofill.pass", "--json"])
+        #expect(listed.stdout.contains("\"example.org/bob (http_login)\"") && !listed.stdout.contains("\"bob (http_login)\""), "\(listed.stdout)")
+    }
+
+    /// git with `credential.useHttpPath`: one token per repository, the same user name for both;
+    /// the second repository's token never replaces the first's, and each fill gets its own.
+    @Test func oneTokenPerRepositoryWithUseHttpPath() throws {
+        let secret = ["-c", "credential.useHttpPath=true"]
+        for (repo, token) in [("org/one.git", "t0ken-one"), ("org/two.git", "t0ken-two")] {
+            let approved = try Git.run(secret + ["credential", "approve"], home: home.path, config: config,
+                                       input: Git.description(["protocol": "https", "host": "git.example.com", "path": repo, "username": "x-access-token", "password": token]))
+            #expect(approved.status == 0, "\(approved.stderr)")
+        }
+        #expect(try pass.show("git.example.com/x-access-token").hasPrefix("t0ken-one\n"))
+        #expect(try pass.show("git.example.com/x-access-token (https_org_two.git)").hasPrefix("t0ken-two\nlogin: x-access-token\nurl: https://git.example.com/org/two.git\n"))
+        for (repo, token) in [("org/one.git", "t0ken-one"), ("org/two.git", "t0ken-two")] {
+            let filled = try Git.run(secret + ["credential", "fill"], home: home.path, config: config,
+                                     input: Git.description(["protocol": "https", "host": "git.example.com", "path": repo]))
+            #expect(filled.status == 0 && filled.stdout.contains("password=\(token)\n"), "\(repo): \(filled.stderr)")
+        }
+    }
 }

@@ -26,7 +26,19 @@ public enum KDBXWriter {
         at path: String, key: CompositeKey, kdfLimit: Duration = KeyDerivationCost.defaultLimit,
         beforeReplace: (() -> Void)? = nil, _ decide: (KDBXDatabase) throws(KDBXError) -> KDBXEdit?
     ) throws(KDBXError) -> KDBXDatabase {
-        let saved = try SavedFile(reading: path)
+        try save(SavedFile(reading: path), key: key, kdfLimit: kdfLimit, beforeReplace: beforeReplace,
+                 replace: { contents, saved throws(KDBXError) in try saved.replace(with: contents) }, decide)
+    }
+
+    /// Saves a change into `saved` (the database as read, ``SavedFile``) as ``save(at:key:kdfLimit:beforeReplace:_:)``
+    /// does, handing the new file's bytes to `replace` instead of writing them here: a sandboxed provider
+    /// asks the host to replace the file (`replace_file`), only while it is still `saved`.
+    public static func save(
+        _ saved: SavedFile, key: CompositeKey, kdfLimit: Duration = KeyDerivationCost.defaultLimit,
+        beforeReplace: (() -> Void)? = nil, replace: (_ contents: [UInt8], _ saved: SavedFile) throws(KDBXError) -> Void,
+        _ decide: (KDBXDatabase) throws(KDBXError) -> KDBXEdit?
+    ) throws(KDBXError) -> KDBXDatabase {
+        let path = saved.path
         let header = try KDBXHeader(reading: saved.bytes)
         let version = "\(header.majorVersion).\(header.minorVersion)"
         let xml = CollectingSink(limit: maximumXMLSize, tooLarge: """
@@ -62,7 +74,7 @@ public enum KDBXWriter {
         let after = KDBXDatabase(formatVersion: version, name: written.name, entries: written.entries())
         try check(after, against: before, edit: edit)
         beforeReplace?()
-        try saved.replace(with: file.bytes)
+        try replace(file.bytes, saved)
         return after
     }
 

@@ -5,7 +5,7 @@ internal import Foundation
 /// A database's KDF parameters come from its file and can only be checked (HMAC, start bytes) after
 /// the KDF ran: a 300-byte file can ask for 10^19 AES-KDF rounds or 4 × 10^9 Argon2 passes, which
 /// would keep the provider busy for hours. So the cost is estimated first, from the parameters and
-/// a calibration measured once per process (a few milliseconds: AES-KDF rounds, an Argon2 pass over
+/// a calibration measured once per process (a few milliseconds of CPU time: AES-KDF rounds, an Argon2 pass over
 /// 4 MiB), and a derivation over the limit is refused without running, naming the file and the
 /// parameters. The estimate is linear in the work (rounds; iterations × memory, divided by the lanes
 /// that run at once), which is how both KDFs scale.
@@ -50,16 +50,25 @@ public enum KeyDerivationCost {
         return value >= 10 ? "\(Int(value.rounded())) s" : "\((value * 10).rounded() / 10) s"
     }
 
-    /// The fastest of three runs of `body`, in nanoseconds (the others were slowed by something else).
+    /// The fastest of three runs of `body`, in nanoseconds of this thread's CPU time: what the
+    /// derivation costs, not how long other programs kept the core from it (a machine busy with
+    /// other work would otherwise calibrate several times slower and refuse an ordinary database).
+    /// Both derivations calibrated here run on the calling thread (one lane).
     private static func fastest(_ body: () -> Void) -> Double {
         var best = Double.infinity
         for _ in 0..<3 {
-            let start = ContinuousClock.now
+            let start = threadCPUNanoseconds()
             body()
-            let elapsed = ContinuousClock.now - start
-            best = min(best, Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9)
+            best = min(best, threadCPUNanoseconds() - start)
         }
         return best
+    }
+
+    /// This thread's CPU time so far, in nanoseconds.
+    private static func threadCPUNanoseconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) * 1e9 + Double(now.tv_nsec)
     }
 
     private static func aesRoundNanoseconds() -> Double {

@@ -1,22 +1,42 @@
 internal import AutofillSystem
+internal import Crypto
 internal import Glibc
 
 /// The database file as saving reads and replaces it: read whole with the stamp of exactly the bytes
 /// read; replaced atomically (a temporary file in the same folder with the file's mode, fsynced,
-/// renamed over it, the folder fsynced), and only while the file on disk is still the one read.
-struct SavedFile {
-    let path: String
-    let bytes: [UInt8]
+/// renamed over it, the folder fsynced), and only while the file on disk is still the one read; or
+/// handed to the host whole, which replaces it only while its SHA-256 is still ``sha256``.
+public struct SavedFile: Sendable {
+    public let path: String
+    public let bytes: [UInt8]
     /// The version read (``StatStamp``: device, inode, size, modification and change times in ns).
     let stamp: StatStamp
     let mode: mode_t
 
-    /// The largest database saved: a larger file is refused before it is read.
-    static let maximumSize = 512 << 20
+    /// The largest database saved: a larger file is refused before it is read (the host replaces a
+    /// file of at most `AF_MAX_REPLACE_FILE_LENGTH`, 256 MiB, for a sandboxed provider).
+    static let maximumSize = 256 << 20
+
+    /// The SHA-256 of ``bytes``: what the change is based on.
+    public var sha256: [UInt8] { Array(SHA256.hash(data: bytes)) }
+
+    /// This file as the host wrote it with `contents`, with the stamp of the version read: what a
+    /// sandboxed provider bases its next save on while its sandbox still shows the version it read
+    /// (``isUnchangedOrUnlinked``; docs/WRITING_A_PROVIDER.md, "replace_file").
+    public func replaced(by contents: [UInt8]) -> SavedFile {
+        SavedFile(path: path, bytes: contents, stamp: stamp, mode: mode)
+    }
+
+    private init(path: String, bytes: [UInt8], stamp: StatStamp, mode: mode_t) {
+        self.path = path
+        self.bytes = bytes
+        self.stamp = stamp
+        self.mode = mode
+    }
 
     /// Reads the file at `path`; a symbolic link is followed, and the file it names is the one
     /// replaced (a save must not turn the link into a file of its own).
-    init(reading path: String) throws(KDBXError) {
+    public init(reading path: String) throws(KDBXError) {
         if let resolved = realpath(path, nil) {
             self.path = String(cString: resolved)
             free(resolved)
@@ -52,6 +72,17 @@ struct SavedFile {
     var isUnchanged: Bool {
         var info = stat()
         return stat(path, &info) == 0 && StatStamp(info) == stamp
+    }
+
+    /// Whether the file at `path` is still the one read, or that very file since unlinked: a file bound
+    /// into a sandbox by itself and then replaced on the host (the bind keeps the old file, whose link
+    /// count drops to 0 and ctime moves; nothing can change its contents any more).
+    public var isUnchangedOrUnlinked: Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let now = StatStamp(info)
+        return now == stamp || (info.st_nlink == 0 && now.device == stamp.device && now.inode == stamp.inode
+                                && now.size == stamp.size && now.modified == stamp.modified)
     }
 
     /// Replaces the file with `contents` (``AtomicFile``, with the file's mode), unless it changed on

@@ -8,9 +8,15 @@ import VaultCore
 ///
 /// A save reads the database file again (a version KeePassXC saved since the unlock is the one
 /// changed: reload, then apply), adds an entry to the root group or gives the user's entry for that
-/// site a new password (the old one goes to its history), and replaces the file atomically
-/// (``KDBXWriter``). If another program changes the file while the save runs, nothing is written and
-/// the save fails saying so; saving again applies it to the new version.
+/// site a new password (the old one goes to its history), builds the new file in memory
+/// (``KDBXWriter``) and hands it to the host, which replaces the file (`replace_file`: the sandbox
+/// grants the database alone, read only, never its folder), only while the file on disk is still the
+/// version read, by SHA-256. If another program saved the file since, nothing is written and the save
+/// fails saying so; saving again applies it to the new version.
+///
+/// The sandbox keeps showing the version of the file it started with (a file bound into it stays that
+/// file), so after a save the provider bases the next one on what it handed the host, as long as its
+/// view of the file is unchanged (``lastSave``).
 extension KeePassProvider: SavePasswordProviding, GeneratePasswordProviding, CredentialUpdateProviding {
     func prepareInterface(forSavePasswordRequest request: SavePasswordRequest, context: ExtensionContext) {
         guard let databasePath else {
@@ -20,8 +26,7 @@ extension KeePassProvider: SavePasswordProviding, GeneratePasswordProviding, Cre
         guard savesToDatabase else {
             context.cancelRequest(withError: ExtensionError(.failed, failureReason: """
                 saving into the KeePassXC database is off: it is named by DatabaseFile, which autofill only reads. To save into \
-                it, name it by WritableDatabaseFile instead (its folder is then granted read and change, so keep the database in \
-                a folder of its own, such as ~/Passwords/; docs/CONFIGURATION.md)
+                it, name it by WritableDatabaseFile instead (autofill then replaces that one file for the provider; docs/CONFIGURATION.md)
                 """))
             return
         }
@@ -37,7 +42,11 @@ extension KeePassProvider: SavePasswordProviding, GeneratePasswordProviding, Cre
         var summary = "nothing to change: \(credential.user)'s password at \(service.identifier) is already this one"
         do {
             let start = ContinuousClock.now
-            let saved = try KDBXWriter.save(at: databasePath, key: key, kdfLimit: memory.keyDerivationLimit) { database in
+            let base = try currentFile(databasePath)
+            let replace = { (contents: [UInt8], saved: SavedFile) throws(KDBXError) in
+                try self.replace(saved, with: contents, context: context)
+            }
+            let saved = try KDBXWriter.save(base, key: key, kdfLimit: memory.keyDerivationLimit, replace: replace) { database in
                 let index = KeePassIndex(database)
                 if let entry = Self.login(of: credential.user, at: service, in: index) {
                     // The raw entry: its password may be a reference the index resolved.
@@ -62,21 +71,43 @@ extension KeePassProvider: SavePasswordProviding, GeneratePasswordProviding, Cre
         }
     }
 
-    /// A password that honours the request's rules (the host checks it again), made as the Vault
-    /// makes one. Needs no unlock: generating saves nothing.
+    /// The database as the next save is based on: what the last save handed the host while the
+    /// sandbox's view of the file is unchanged since (it still shows the version read before), else the
+    /// file as read now.
+    private func currentFile(_ path: String) throws(KDBXError) -> SavedFile {
+        if let last = lastSave.withLock({ $0 }), last.path == path || last.path == realPath(path), last.isUnchangedOrUnlinked { return last }
+        lastSave.withLock { $0 = nil }
+        return try SavedFile(reading: path)
+    }
+
+    /// Hands `contents` to the host to replace `saved`'s file, only while it is still the version read.
+    private func replace(_ saved: SavedFile, with contents: [UInt8], context: ExtensionContext) throws(KDBXError) {
+        switch context.replaceFile(saved.path, with: contents, basedOn: saved.sha256) {
+        case .replaced:
+            lastSave.withLock { $0 = saved.replaced(by: contents) }
+        case .changedOnDisk:
+            lastSave.withLock { $0 = nil }
+            throw KDBXError(.changedOnDisk, """
+                the database changed on disk since it was read: \(saved.path) is no longer the version this save was based on \
+                (another program saved it); nothing was written; save again to apply the change to the new version (autofill \
+                starts the provider afresh to read it, so it may ask to unlock again)
+                """)
+        case .notPending:
+            throw KDBXError(.unwritable, "the save request ended before autofill could replace the database; nothing was written")
+        case .failed(let reason):
+            throw KDBXError(.unwritable, "autofill did not replace the database: \(reason)")
+        }
+    }
+
+    /// `path` with every link resolved, as ``SavedFile`` names the file it read.
+    private func realPath(_ path: String) -> String {
+        URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    }
+
+    /// A password that honours the request's rules (the host checks it again), from the SDK's
+    /// generator, as the Vault's. Needs no unlock: generating saves nothing.
     func prepareInterface(forGeneratePasswordRequest request: GeneratePasswordRequest, context: ExtensionContext) {
-        let rules: PasswordRules
-        do {
-            rules = try PasswordRules.parse(request.passwordRules ?? "")
-        } catch {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: "the password rules: \(error.message)"))
-            return
-        }
-        do {
-            context.completeGeneratePasswordRequest(with: try PasswordGenerator.generate(honouring: rules))
-        } catch {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: error.message))
-        }
+        context.completeGeneratePasswordRequest(honouring: request)
     }
 
     /// Reports are taken and logged, and the database is left as it is: KeePassXC has no mark for

@@ -6,6 +6,7 @@
 import AutofillProviderKit
 import Foundation
 import KDBX
+import Synchronization
 
 /// The exported entry function named by Info.plist's AFProviderEntrySymbol.
 @c(keepass_provider_entry)
@@ -25,9 +26,11 @@ final class KeePassProvider: CredentialProvider {
     let host: ProviderHost
     /// The database file, if a setting names one: `WritableDatabaseFile`, else `DatabaseFile`.
     let databasePath: String?
-    /// Whether saves may write the database: it was named by `WritableDatabaseFile`, whose folder
-    /// the sandbox grants read and change.
+    /// Whether saves may write the database: it was named by `WritableDatabaseFile`, which the host
+    /// replaces for the provider (`replace-file`; the provider itself only reads it).
     let savesToDatabase: Bool
+    /// The database as the last save handed it to the host (``KeePassProvider/prepareInterface(forSavePasswordRequest:context:)``).
+    let lastSave = Mutex<SavedFile?>(nil)
     /// The key file, if the setting names one.
     let keyFilePath: String?
     let memory: DatabaseMemory

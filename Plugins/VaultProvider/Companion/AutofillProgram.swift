@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Glibc
+import AutofillSystem
 
 /// The options of the commands autofill carries out (`unlock`, `lock`): which configuration, which provider.
 struct HostOptions: ParsableArguments {
@@ -35,28 +35,22 @@ enum AutofillProgram {
                 cannot find autofill next to autofill-vault or on PATH; install it, or run `autofill \(arguments.joined(separator: " "))` yourself
                 """)
         }
-        let argv = (["autofill"] + arguments).map { strdup($0) } + [nil]
-        execv(path, argv)
-        let code = errno
-        for pointer in argv { free(pointer) }
-        throw CommandFailure(.unavailable, "cannot run \(path): \(String(cString: strerror(code)))")
+        do {
+            try Processes.replace(with: path, arguments: ["autofill"] + arguments)
+        } catch {
+            throw CommandFailure(.unavailable, "cannot run \(path): \(error.reason)")
+        }
     }
 
     /// The autofill to run: the executable `autofill` in this program's folder, else the first on `PATH`.
     static func locate(environment: [String: String]) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if count > 0 {
-            let executable = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let slash = executable.lastIndex(of: "/") {
-                let sibling = String(executable[..<slash]) + "/autofill"
-                if access(sibling, X_OK) == 0 { return sibling }
-            }
+        if let executable = try? Paths.linkTarget("/proc/self/exe"), !executable.isEmpty, let slash = executable.lastIndex(of: "/") {
+            let sibling = String(executable[..<slash]) + "/autofill"
+            if Paths.isExecutable(sibling) { return sibling }
         }
         for folder in (environment["PATH"] ?? "").split(separator: ":") where folder.hasPrefix("/") {
             let candidate = "\(folder)/autofill"
-            var info = stat()
-            if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+            if Paths.isExecutableFile(candidate) { return candidate }
         }
         return nil
     }

@@ -4,7 +4,7 @@
 // provider's process (and the unlocked vault in its memory).
 import ArgumentParser
 import AutofillCore
-import Glibc
+import AutofillSystem
 
 @main
 struct AutofillVault: ParsableCommand {
@@ -100,8 +100,8 @@ struct AutofillVault: ParsableCommand {
         }
         if !text.isEmpty {
             text += "\n"
-            text.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            try? Descriptors.write(2, text)
         }
-        Glibc.exit(exitCode(for: error).rawValue)
+        Processes.exit(exitCode(for: error).rawValue)
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import AutofillCompanion
-import Glibc
+import AutofillSystem
 import VaultCore
 
 /// A command's failure: a sysexits status and a message naming the file; never a secret.
@@ -49,8 +49,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 
 /// Writes `autofill-vault: message` to standard error.
 func printError(_ message: String) {
-    var line = "autofill-vault: \(message)\n"
-    withoutProgress { line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) } }
+    withoutProgress { _ = try? Descriptors.write(2, "autofill-vault: \(message)\n") }
 }
 
 /// Writes `autofill-vault: warning: message` to standard error.

@@ -1,14 +1,11 @@
 import AutofillWire
-import Glibc
+import AutofillSystem
 
 /// autofill-vault's progress line (``ProgressLine``) on standard error, when that is a terminal: shown
 /// while work takes over half a second (the key derivation that opens the vault, an import), and
 /// erased whenever the command asks or says something. Nil in a pipe or a file.
-let progress: ProgressLine? = isatty(STDERR_FILENO) == 1
-    ? ProgressLine { text in
-        var text = text
-        text.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
-    }
+let progress: ProgressLine? = Descriptors.isTerminal(2)
+    ? ProgressLine { text in _ = try? Descriptors.write(2, text) }
     : nil
 
 /// Runs `body`, which writes to the terminal or reads from it, with the progress line erased.

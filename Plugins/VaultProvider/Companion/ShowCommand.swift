@@ -1,7 +1,7 @@
 import ArgumentParser
 import AutofillCore
 import Foundation
-import Glibc
+import AutofillSystem
 import VaultCore
 
 /// `autofill-vault show`: one entry's fields; its secret only when asked.
@@ -90,7 +90,7 @@ struct ShowCommand: ParsableCommand {
         case .passkey, .unknown:
             throw CommandFailure(.usage, "a \(EntryDisplay.kind(entry)) entry has no secret to print (a passkey's private key is never shown)")
         }
-        if isatty(STDOUT_FILENO) == 1, DisplayText.needsEscaping(secret, keepingNewlines: false) {
+        if Descriptors.isTerminal(1), DisplayText.needsEscaping(secret, keepingNewlines: false) {
             printWarning("the secret holds control characters or escape sequences; shown escaped (a pipe gets it exactly)")
             print(EntryDisplay.safe(secret))
         } else {

@@ -15,21 +15,10 @@ extension VaultProvider: SavePasswordProviding, GeneratePasswordProviding, Crede
         }
     }
 
-    /// A password that honours the request's rules (the host checks it again). Needs no unlock:
-    /// generating saves nothing.
+    /// A password that honours the request's rules (the host checks it again), from the SDK's
+    /// generator. Needs no unlock: generating saves nothing.
     func prepareInterface(forGeneratePasswordRequest request: GeneratePasswordRequest, context: ExtensionContext) {
-        let rules: PasswordRules
-        do {
-            rules = try PasswordRules.parse(request.passwordRules ?? "")
-        } catch {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: "the password rules: \(error.message)"))
-            return
-        }
-        do {
-            context.completeGeneratePasswordRequest(with: try PasswordGenerator.generate(honouring: rules))
-        } catch {
-            context.cancelRequest(withError: ExtensionError(.failed, failureReason: error.message))
-        }
+        context.completeGeneratePasswordRequest(honouring: request)
     }
 
     /// Applies the report to the vault (``VaultContents/apply(_:)`` says how) and publishes the

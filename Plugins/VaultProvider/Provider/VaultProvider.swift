@@ -4,7 +4,7 @@
 // host's UI when the vault is locked. It creates and uses ES256 passkeys (AutofillWebAuthn), writing
 // the vault for them under the companion's lock.
 import AutofillProviderKit
-import Glibc
+import AutofillSystem
 import VaultCore
 
 /// The exported entry function named by Info.plist's AFProviderEntrySymbol.
@@ -90,7 +90,7 @@ final class VaultProvider: CredentialProvider {
             host.log(.info, "the vault file changed: read it again with the key in memory")
         case .keyNotMemoryLocked(let code):
             host.log(.debug, """
-                the vault key's memory page is not locked in memory (mlock: \(String(cString: strerror(code))); RLIMIT_MEMLOCK too small): \
+                the vault key's memory page is not locked in memory (mlock: \(SystemError("mlock", code: code).reason); RLIMIT_MEMLOCK too small): \
                 it may be swapped out; it is still left out of core dumps and zeroed when locked
                 """)
         }

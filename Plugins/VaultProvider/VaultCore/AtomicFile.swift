@@ -1,5 +1,4 @@
 internal import AutofillSystem
-internal import Glibc
 
 /// Reading and atomically replacing whole files: the only place VaultCore writes a file.
 ///
@@ -15,7 +14,7 @@ enum AtomicFile {
 
     /// Writes `bytes` to `path` atomically with `mode`; returns the new file's stamp.
     @discardableResult
-    static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, failing failurePoint: FailurePoint? = nil)
+    static func write(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600, failing failurePoint: FailurePoint? = nil)
         throws(VaultError) -> FileStamp?
     {
         do {
@@ -34,33 +33,30 @@ enum AtomicFile {
     /// Reads all of `path` and the stamp of the file read (taken on the open file, so it is the
     /// stamp of exactly these bytes even if the file is replaced meanwhile).
     static func readStamped(_ path: String) throws(VaultError) -> (bytes: [UInt8], stamp: FileStamp?) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { throw VaultError(.notFound, "\(path) does not exist") }
-            throw ioError("cannot open \(path)")
+        let fd: Int32
+        do {
+            fd = try Descriptors.open(path)
+        } catch {
+            if error.noSuchFile { throw VaultError(.notFound, "\(path) does not exist") }
+            throw ioError("cannot open \(path)", error)
         }
-        defer { close(fd) }
+        defer { Descriptors.closeQuietly(fd) }
         let stamp = FileStamp(descriptor: fd)
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ioError("cannot read \(path)")
-            }
-            if count == 0 { return (bytes, stamp) }
-            bytes.append(contentsOf: chunk.prefix(count))
-            guard bytes.count <= maximumSize else {
-                throw VaultError(.corrupt, "\(path) is larger than \(maximumSize >> 20) MiB: not a vault; check the path")
-            }
+        let bytes: [UInt8]?
+        do {
+            bytes = try Descriptors.readAll(fd, limit: maximumSize)
+        } catch {
+            throw ioError("cannot read \(path)", error)
         }
+        guard let bytes else {
+            throw VaultError(.corrupt, "\(path) is larger than \(maximumSize >> 20) MiB: not a vault; check the path")
+        }
+        return (bytes, stamp)
     }
 
     /// Whether something exists at `path` (without following a final symbolic link).
     static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
+        (try? FileStatus(path: path, followingLinks: false)) != nil
     }
 
     /// The folder part of `path` ("." for a bare name).
@@ -69,7 +65,7 @@ enum AtomicFile {
     }
 
     /// An I/O error with the system's reason appended.
-    static func ioError(_ what: String, _ code: Int32 = errno) -> VaultError {
-        VaultError(.io, "\(what): \(String(cString: strerror(code)))")
+    static func ioError(_ what: String, _ error: SystemError) -> VaultError {
+        VaultError(.io, "\(what): \(error.reason)")
     }
 }

@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 
 /// What tells one version of a file from the next without reading it: device, inode, size and
 /// modification time in nanoseconds.
@@ -17,27 +17,26 @@ public struct FileStamp: Hashable, Sendable {
     /// The modification time, nanoseconds since 1970.
     public var modifiedNanoseconds: Int64
 
-    init(_ info: stat) {
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        modifiedNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    init(_ info: FileStatus) {
+        device = info.device
+        inode = info.inode
+        size = info.size
+        modifiedNanoseconds = info.modified
     }
 
     /// The stamp of the open file `fd`, or nil when `fstat` fails.
     init?(descriptor fd: Int32) {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
+        guard let info = try? FileStatus(descriptor: fd) else { return nil }
         self.init(info)
     }
 
     /// The stamp of the file at `path` (following symbolic links, as reading it does).
     public init(path: String) throws(VaultError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if errno == ENOENT { throw VaultError(.notFound, "\(path) does not exist") }
-            throw AtomicFile.ioError("cannot check \(path)")
+        do {
+            self.init(try FileStatus(path: path))
+        } catch {
+            if error.noSuchFile { throw VaultError(.notFound, "\(path) does not exist") }
+            throw AtomicFile.ioError("cannot check \(path)", error)
         }
-        self.init(info)
     }
 }

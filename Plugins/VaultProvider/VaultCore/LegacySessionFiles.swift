@@ -1,5 +1,5 @@
+internal import AutofillSystem
 internal import FoundationEssentials
-internal import Glibc
 
 /// The files earlier releases of the Vault kept in its private runtime folder,
 /// `$XDG_RUNTIME_DIR/autofill/providers/org.autofill.vault/`, and which this release removes.
@@ -34,22 +34,10 @@ public enum LegacySessionFiles {
     @discardableResult
     public static func remove(in folder: String) -> Int {
         guard !folder.isEmpty else { return 0 }
-        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return 0 }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_uid == getuid(), let directory = fdopendir(fd) else {
-            close(fd)
-            return 0
-        }
-        defer { closedir(directory) }  // closes fd
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if isLegacy(name) { names.append(name) }
-        }
-        return names.filter { unlinkat(fd, $0, 0) == 0 }.count
+        guard let fd = try? Descriptors.open(folder, [.directory, .noFollow]) else { return 0 }
+        defer { Descriptors.closeQuietly(fd) }
+        guard (try? FileStatus(descriptor: fd))?.owner == Users.current, let names = try? Paths.contents(ofFolder: fd) else { return 0 }
+        return names.filter(isLegacy).filter { (try? Paths.remove($0, in: fd)) != nil }.count
     }
 
     /// Whether `name` is one of the files earlier releases wrote.

@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 internal import Synchronization
 
 /// A few secret bytes (the vault key) kept out of swap and core dumps, and zeroed when done.
@@ -35,15 +35,20 @@ public final class LockedBytes: Sendable {
     /// `count` zero bytes in pages of their own (mapped, locked where allowed, left out of core dumps).
     public init(count: Int) throws(VaultError) {
         precondition(count > 0, "LockedBytes holds at least one byte")
-        let page = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+        let page = SecretMemory.pageSize
         let size = (count + page - 1) / page * page
-        let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        guard let address, address != UnsafeMutableRawPointer(bitPattern: -1) else {
-            throw AtomicFile.ioError("cannot map \(size) bytes of memory for the vault key")
+        let address: UnsafeMutableRawPointer
+        do {
+            address = try SecretMemory.map(size)
+        } catch {
+            throw AtomicFile.ioError("cannot map \(size) bytes of memory for the vault key", error)
         }
-        // Best effort: a kernel without MADV_DONTDUMP (before 3.4) still maps the pages.
-        _ = madvise(address, size, MADV_DONTDUMP)
-        memoryLockError = mlock(address, size) == 0 ? nil : errno
+        do {
+            try SecretMemory.lock(address, size: size)
+            memoryLockError = nil
+        } catch {
+            memoryLockError = error.code
+        }
         self.count = count
         region = Region(base: address, size: size)
     }
@@ -56,8 +61,8 @@ public final class LockedBytes: Sendable {
 
     deinit {
         wipe()
-        if memoryLockError == nil { munlock(region.base, region.size) }
-        munmap(region.base, region.size)
+        if memoryLockError == nil { SecretMemory.unlock(region.base, size: region.size) }
+        SecretMemory.unmap(region.base, size: region.size)
     }
 
     /// Whether ``wipe()`` ran.
@@ -66,7 +71,7 @@ public final class LockedBytes: Sendable {
     /// Zeroes the bytes (all the mapped pages) in a way the compiler cannot leave out. Idempotent.
     public func wipe() {
         wiped.withLock { wiped in
-            explicit_bzero(region.base, region.size)
+            SecretMemory.wipe(region.base, count: region.size)
             wiped = true
         }
     }
@@ -83,7 +88,7 @@ public final class LockedBytes: Sendable {
 
     /// Whether the mapping starts on a page boundary and covers whole pages (for the tests).
     var isPageAligned: Bool {
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let page = SecretMemory.pageSize
         return Int(bitPattern: region.base) % page == 0 && region.size % page == 0 && region.size >= count
     }
 

@@ -1,5 +1,5 @@
 internal import AutofillCore
-internal import Glibc
+internal import AutofillSystem
 
 extension Vault {
     /// Opens the vault at `path`, lets `body` change its contents, saves it, and returns the
@@ -27,11 +27,15 @@ extension Vault {
     /// one writer at a time.
     static func holdingFolderLock<Result>(of path: String, waitingAtMost lockTimeout: Double?, _ body: () throws -> Result) throws -> Result {
         let folder = AtomicFile.folderOf(path)
-        let fd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw AtomicFile.ioError("cannot open the vault's folder \(folder)") }
-        defer { close(fd) }
+        let fd: Int32
+        do {
+            fd = try Descriptors.open(folder, .directory)
+        } catch {
+            throw AtomicFile.ioError("cannot open the vault's folder \(folder)", error)
+        }
+        defer { Descriptors.closeQuietly(fd) }
         try lock(fd, folder: folder, path: path, waitingAtMost: lockTimeout)
-        defer { flock(fd, LOCK_UN) }
+        defer { try? Files.unlock(fd) }
         return try body()
     }
 }
@@ -52,18 +56,26 @@ extension Vault {
     /// every 10 ms for at most `timeout` seconds.
     private static func lock(_ fd: Int32, folder: String, path: String, waitingAtMost timeout: Double?) throws(VaultError) {
         guard let timeout else {
-            while flock(fd, LOCK_EX) != 0 {
-                guard errno == EINTR else { throw AtomicFile.ioError("cannot lock the vault's folder \(folder)") }
+            do {
+                try Files.lockExclusive(fd)
+            } catch {
+                throw AtomicFile.ioError("cannot lock the vault's folder \(folder)", error)
             }
             return
         }
         let deadline = WallClock.now() + timeout
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else { throw AtomicFile.ioError("cannot lock the vault's folder \(folder)") }
+        while true {
+            let taken: Bool
+            do {
+                taken = try Files.tryLockExclusive(fd)
+            } catch {
+                throw AtomicFile.ioError("cannot lock the vault's folder \(folder)", error)
+            }
+            if taken { return }
             guard WallClock.now() < deadline else {
                 throw VaultError(.busy, "the vault \(path) is being changed by another program (autofill-vault?); try again when it is done")
             }
-            usleep(10_000)
+            SystemClock.sleep(milliseconds: 10)
         }
     }
 }

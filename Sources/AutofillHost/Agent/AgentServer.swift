@@ -1,7 +1,6 @@
 package import AutofillWire
 internal import AutofillSystem
 internal import Dispatch
-internal import Glibc
 package import Logging
 internal import Synchronization
 
@@ -121,20 +120,20 @@ public final class AgentServer: Sendable {
             throw AutofillError(.io, "cannot take the agent's lock \(paths.lockFile) (\(error.reason))")
         }
         // Holding the lock, any socket there is a dead agent's.
-        unlink(paths.socket)
+        try? Paths.remove(paths.socket)
         let listener: Int32
         do throws(SystemError) {
             listener = try UnixSocket.listen(paths.socket)
         } catch {
-            close(lock)
+            Descriptors.closeQuietly(lock)
             throw AutofillError(.io, "cannot listen on \(paths.socket) (\(error.reason))")
         }
         let (device, inode) = (try? Files.identity(paths.socket)) ?? (0, 0)
         do throws(SystemError) {
             try Processes.harden()
         } catch {
-            close(listener)
-            close(lock)
+            Descriptors.closeQuietly(listener)
+            Descriptors.closeQuietly(lock)
             throw AutofillError(.internal, "cannot harden the agent (no core dumps, not dumpable): \(error.reason)")
         }
         // Room for every connection waiting for its request, and for the requests served with their
@@ -147,16 +146,16 @@ public final class AgentServer: Sendable {
                                             deliver: { [server] in server.dispatch($0, message: $1, descriptors: $2) },
                                             dropped: { [logger] count, why in logger.info("dropped \(count) connection\(count == 1 ? "" : "s"): \(why)") })
         else {
-            close(listener)
-            close(lock)
-            throw AutofillError(.internal, "cannot start the agent's connection thread: \(String(cString: strerror(errno)))")
+            Descriptors.closeQuietly(listener)
+            Descriptors.closeQuietly(lock)
+            throw AutofillError(.internal, "cannot start the agent's connection thread: \(SystemError.current("pthread_create").reason)")
         }
         server.intake.withLock { $0 = intake }
         running.withLock { $0 = server }
         server.watch()
         server.events.async { server.watchSession(environment) }  // asking logind may take a moment
         DispatchQueue(label: "autofill.agent.accept").async { server.acceptLoop() }
-        logger.info("the agent (pid \(getpid())) listens on \(paths.socket)")
+        logger.info("the agent (pid \(Users.processID)) listens on \(paths.socket)")
         return .started(server)
     }
 
@@ -169,10 +168,10 @@ public final class AgentServer: Sendable {
         lockWatcher.withLock { $0 }?.stop()
         pool.lock()
         if let identity = try? Files.identity(paths.socket), identity == socketIdentity {
-            unlink(paths.socket)
+            try? Paths.remove(paths.socket)
         }
-        close(listener)
-        close(lockDescriptor)
+        Descriptors.closeQuietly(listener)
+        Descriptors.closeQuietly(lockDescriptor)
         return reason
     }
 
@@ -199,24 +198,24 @@ public final class AgentServer: Sendable {
     /// The agent now.
     public var status: Status {
         let (active, idle) = state.withLock { ($0.active, $0.idleTimeout) }
-        return Status(pid: getpid(), socket: paths.socket, uptime: ContinuousClock.now - started, idleTimeout: idle,
+        return Status(pid: Users.processID, socket: paths.socket, uptime: ContinuousClock.now - started, idleTimeout: idle,
                       activeRequests: active, providers: pool.running)
     }
 
     // MARK: Signals and timers
 
     private func watch() {
-        signal(SIGPIPE, SIG_IGN)
+        Signals.ignore(.brokenPipe)
         var made: [any DispatchSourceProtocol] = []
-        for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: events)
+        for (signal, name) in [(Signal.terminate, "SIGTERM"), (Signal.interrupt, "SIGINT")] {
+            Signals.ignore(signal)
+            let source = DispatchSource.makeSignalSource(signal: signal.rawValue, queue: events)
             source.setEventHandler { [self] in stop("\(name)") }
             source.resume()
             made.append(source)
         }
-        signal(SIGHUP, SIG_IGN)
-        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: events)
+        Signals.ignore(.hangUp)
+        let hangup = DispatchSource.makeSignalSource(signal: Signal.hangUp.rawValue, queue: events)
         hangup.setEventHandler { [self] in
             let locked = pool.lock()
             logger.notice("SIGHUP: locked \(locked.ended.isEmpty ? "nothing (no provider was running)" : locked.ended.joined(separator: ", "))")
@@ -283,14 +282,14 @@ public final class AgentServer: Sendable {
             do throws(SystemError) {
                 connection = try UnixSocket.accept(listener)
             } catch {
-                if error.code == EBADF || error.code == EINVAL { return }  // closed: stopping
-                if error.code == EMFILE || error.code == ENFILE { usleep(50_000) }
+                if error.badDescriptor || error.invalidArgument { return }  // closed: stopping
+                if error.outOfDescriptors { SystemClock.sleep(milliseconds: 50) }
                 continue
             }
             let peer = try? UnixSocket.peerCredentials(connection)
-            guard let peer, peer.uid == getuid() else {
-                logger.warning("refused a connection from pid \(peer?.pid ?? 0) of uid \(peer?.uid ?? 0): the agent serves uid \(getuid()) only")
-                close(connection)
+            guard let peer, peer.uid == Users.current else {
+                logger.warning("refused a connection from pid \(peer?.pid ?? 0) of uid \(peer?.uid ?? 0): the agent serves uid \(Users.current) only")
+                Descriptors.closeQuietly(connection)
                 continue
             }
             intake?.add(connection)
@@ -305,7 +304,7 @@ public final class AgentServer: Sendable {
     /// one (``Peer/confinement(of:agent:)``, docs/AGENT.md "Who may talk to it"). A peer refused is told
     /// ``confinedRefusal`` and nothing else.
     private func admit(_ socket: Int32) -> Bool {
-        switch Peer.confinement(of: socket, agent: getpid()) {
+        switch Peer.confinement(of: socket, agent: Users.processID) {
         case .allowed:
             return true
         case .refused(let reason), .unknown(let reason):
@@ -325,9 +324,9 @@ public final class AgentServer: Sendable {
             return state.serving
         }
         guard serving != nil else {
-            for descriptor in descriptors { close(descriptor) }
+            for descriptor in descriptors { Descriptors.closeQuietly(descriptor) }
             _ = AgentProtocol.Message.busy(reason: "the agent is busy: \(Self.maximumRequests) requests are being served; try again").send(on: socket)
-            close(socket)
+            Descriptors.closeQuietly(socket)
             logger.warning("told a client the agent is busy (\(Self.maximumRequests) requests being served)")
             return
         }
@@ -338,15 +337,15 @@ public final class AgentServer: Sendable {
     }
 
     private func serve(_ socket: Int32, message: AgentProtocol.Message, descriptors: [Int32]) {
-        defer { close(socket) }
+        defer { Descriptors.closeQuietly(socket) }
         let pid = (try? UnixSocket.peerCredentials(socket))?.pid ?? 0
         guard case .run(let version, let arguments, let clientEnvironment, let program) = message, descriptors.count == 3 || descriptors.count == 4 else {
-            for descriptor in descriptors { close(descriptor) }
+            for descriptor in descriptors { Descriptors.closeQuietly(descriptor) }
             logger.warning("pid \(pid) sent something other than a request with its standard descriptors; refused")
             return
         }
         if let refusal = refusal(version: version, arguments: arguments, environment: clientEnvironment, program: program) {
-            for descriptor in descriptors { close(descriptor) }
+            for descriptor in descriptors { Descriptors.closeQuietly(descriptor) }
             logger.info("pid \(pid): \(refusal.log)")
             _ = AgentProtocol.Message.runHere(reason: refusal.reason).send(on: socket)
             return
@@ -371,7 +370,7 @@ public final class AgentServer: Sendable {
         let terminal = descriptors.count == 4 ? descriptors[3] : nil
         defer {
             console.close()
-            if let terminal { close(terminal) }
+            if let terminal { Descriptors.closeQuietly(terminal) }
         }
         let verbose = arguments.prefix { $0 != "--" }.contains { $0 == "-v" || $0 == "--verbose" }
         let cancellation = RequestCancellation()

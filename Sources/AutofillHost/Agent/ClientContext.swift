@@ -1,7 +1,6 @@
 internal import AutofillWire
 internal import AutofillSystem
 internal import FoundationEssentials
-internal import Glibc
 public import Logging
 internal import Synchronization
 
@@ -76,20 +75,11 @@ public final class Console: Sendable {
     /// Writes `text` whole (retrying short writes and EINTR); false when it could not.
     @discardableResult
     public func write(_ text: String, to stream: Stream) -> Bool {
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         return descriptors.withLock { descriptors in
             guard let descriptors else { return false }
             let fd = stream == .output ? descriptors.output : descriptors.error
-            return bytes.withUnsafeMutableBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if written < 0 && errno == EINTR { continue }
-                    if written <= 0 { return false }
-                    offset += written
-                }
-                return true
-            }
+            return (try? Descriptors.write(fd, bytes)) != nil
         }
     }
 
@@ -97,7 +87,7 @@ public final class Console: Sendable {
     public func isTerminal(_ stream: Stream) -> Bool {
         descriptors.withLock { descriptors in
             guard let descriptors else { return false }
-            return isatty(stream == .output ? descriptors.output : descriptors.error) == 1
+            return Descriptors.isTerminal(stream == .output ? descriptors.output : descriptors.error)
         }
     }
 
@@ -107,7 +97,7 @@ public final class Console: Sendable {
         descriptors.withLock { descriptors in
             guard let descriptors else { return nil }
             let fd = stream == .output ? descriptors.output : descriptors.error
-            guard isatty(fd) == 1 else { return nil }
+            guard Descriptors.isTerminal(fd) else { return nil }
             let rows = TerminalSize.rows(fd), columns = TerminalSize.columns(fd)
             return rows > 0 && columns > 0 ? (rows, columns) : nil
         }
@@ -117,9 +107,9 @@ public final class Console: Sendable {
     public func close() {
         descriptors.withLock { descriptors in
             if let open = descriptors, owned {
-                _ = Glibc.close(open.output)
-                _ = Glibc.close(open.error)
-                _ = Glibc.close(input)
+                Descriptors.closeQuietly(open.output)
+                Descriptors.closeQuietly(open.error)
+                Descriptors.closeQuietly(input)
             }
             descriptors = nil
         }
@@ -138,8 +128,8 @@ public final class RequestCancellation: Sendable {
     }
 
     deinit {
-        _ = Glibc.close(pipe.read)
-        _ = Glibc.close(pipe.write)
+        Descriptors.closeQuietly(pipe.read)
+        Descriptors.closeQuietly(pipe.write)
     }
 
     /// Readable once ``cancel()`` ran.
@@ -151,7 +141,6 @@ public final class RequestCancellation: Sendable {
     /// Fires (once).
     public func cancel() {
         guard !fired.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var byte: UInt8 = 1
-        _ = Glibc.write(pipe.write, &byte, 1)
+        _ = try? Descriptors.write(pipe.write, [1])
     }
 }

@@ -1,6 +1,5 @@
 internal import AutofillWire
 internal import AutofillSystem
-internal import Glibc
 internal import Synchronization
 
 /// The connections the agent accepted and has not yet read a whole request from (docs/AGENT.md,
@@ -35,8 +34,8 @@ final class ConnectionIntake: Sendable {
         self.deliver = deliver
         self.dropped = dropped
         guard startDetachedThread({ [self] in loop() }) else {
-            close(pipe.read)
-            close(pipe.write)
+            Descriptors.closeQuietly(pipe.read)
+            Descriptors.closeQuietly(pipe.write)
             return nil
         }
     }
@@ -45,8 +44,7 @@ final class ConnectionIntake: Sendable {
     func add(_ socket: Int32) {
         try? Descriptors.setNonblocking(socket, true)
         arrivals.withLock { $0.append(socket) }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        _ = try? Descriptors.write(wakeWrite, [1])
     }
 
     private struct Pending {
@@ -58,8 +56,8 @@ final class ConnectionIntake: Sendable {
         var received = 0
 
         func drop() {
-            for descriptor in descriptors { close(descriptor) }
-            close(socket)
+            for descriptor in descriptors { Descriptors.closeQuietly(descriptor) }
+            Descriptors.closeQuietly(socket)
         }
     }
 
@@ -79,21 +77,26 @@ final class ConnectionIntake: Sendable {
                 pending.removeFirst(excess)
                 dropped(excess, "\(Self.maximumPending) other connections were waiting to send their requests")
             }
-            var entries = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            entries += pending.map { pollfd(fd: $0.socket, events: Int16(POLLIN), revents: 0) }
+            let watched = [wakeRead] + pending.map(\.socket)
             let nearest = pending.map(\.deadline).min()
             let timeout = nearest.map { deadline -> Int32 in
                 let left = deadline - now
                 return max(0, Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000)))
             } ?? -1
-            if poll(&entries, nfds_t(entries.count), timeout) < 0 && errno != EINTR { usleep(10_000) }
-            if entries[0].revents != 0 {
+            let ready: [Bool]
+            do {
+                ready = try Descriptors.waitReadable(any: watched, timeoutMilliseconds: timeout)
+            } catch {
+                SystemClock.sleep(milliseconds: 10)
+                ready = watched.map { _ in false }
+            }
+            if ready[0] {
                 var drain = [UInt8](repeating: 0, count: 256)
-                while read(wakeRead, &drain, drain.count) > 0 {}
+                while ((try? drain.withUnsafeMutableBytes { raw in try Descriptors.read(wakeRead, into: raw) }) ?? 0) > 0 {}
             }
             var finished = Set<Int>()
             var failures: [String: Int] = [:]
-            for index in pending.indices where entries[index + 1].revents != 0 {
+            for index in pending.indices where ready[index + 1] {
                 switch progress(&pending[index], buffer: &buffer) {
                 case .waiting: continue
                 case .done: finished.insert(index)
@@ -123,7 +126,7 @@ final class ConnectionIntake: Sendable {
     private func progress(_ connection: inout Pending, buffer: inout [UInt8]) -> Progress {
         if !connection.admitted {
             guard admit(connection.socket) else {
-                close(connection.socket)
+                Descriptors.closeQuietly(connection.socket)
                 return .done
             }
             connection.admitted = true

@@ -1,7 +1,7 @@
 internal import AutofillWire
 internal import CAutofillSessionBus
 internal import Dispatch
-internal import Glibc
+internal import AutofillSystem
 internal import Synchronization
 
 /// Tells `autofill agent` when to lock every provider: when logind says the user's session was
@@ -31,8 +31,7 @@ public final class SessionLockWatcher: Sendable {
 
     /// The session id in `$XDG_SESSION_ID`, the session the agent watches by default; nil when unset or empty.
     public static var environmentSessionID: String? {
-        guard let value = getenv("XDG_SESSION_ID") else { return nil }
-        let id = String(cString: value)
+        guard let id = Processes.variable("XDG_SESSION_ID") else { return nil }
         return id.isEmpty ? nil : id
     }
 
@@ -124,7 +123,7 @@ private final class Listener: Sendable {
         /// ``stop()`` was called: the thread's end is no failure.
         var stopRequested = false
         /// The listening thread, once it runs.
-        var thread: pthread_t?
+        var thread: Threads.Identity?
     }
 
     private let pointer: WatcherPointer
@@ -142,7 +141,7 @@ private final class Listener: Sendable {
 
     /// The thread's body: listens until stopped or disconnected.
     func run() {
-        state.withLock { $0.thread = pthread_self() }
+        state.withLock { $0.thread = Threads.current }
         var message = [CChar](repeating: 0, count: 512)
         // Unretained: the thread's closure holds the listener until this returns.
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -174,7 +173,7 @@ private final class Listener: Sendable {
             state.stopRequested = true
             if state.open { afsb_stop(pointer.raw) }
             guard let thread = state.thread else { return false }
-            return pthread_equal(thread, pthread_self()) != 0
+            return Threads.isCurrent(thread)
         }
         guard !onThread else { return }
         finished.wait()

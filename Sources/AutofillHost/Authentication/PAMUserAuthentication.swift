@@ -5,7 +5,7 @@ internal import Glibc
 /// The `pam` policy: authenticates the current Linux user through PAM (user verification).
 ///
 /// PAM's questions (usually the password) are asked on the controlling terminal (``HostPrompts``),
-/// never from a UI script. A service that asks nothing (`pam_permit`) vouches for the user by
+/// or in the browser's prompt window (``ChannelHostPrompts``), never from a UI script. A service that asks nothing (`pam_permit`) vouches for the user by
 /// itself: choosing one is choosing unattended use, as `none` is. `configurationDirectory` uses
 /// `pam_start_confdir` (Linux-PAM ≥ 1.4), so tests and special setups need no change to `/etc/pam.d`.
 public struct PAMUserAuthentication: UserAuthenticator {

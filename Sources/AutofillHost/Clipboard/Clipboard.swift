@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 
 /// The desktop's clipboard, through the user's own tools: `wl-copy`/`wl-paste` on Wayland, else
 /// `xclip` or `xsel` on X11 (what `pass -c` uses).
@@ -87,8 +87,7 @@ public struct Clipboard: Sendable {
     static func executable(_ name: String, environment: [String: String]) -> String? {
         for folder in (environment["PATH"] ?? "").split(separator: ":") where folder.hasPrefix("/") {
             let candidate = "\(folder)/\(name)"
-            var info = stat()
-            if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+            if Paths.isExecutableFile(candidate) { return candidate }
         }
         return nil
     }

@@ -1,6 +1,5 @@
 internal import AutofillWire
 internal import AutofillSystem
-internal import Glibc
 
 /// Clears the clipboard after a while unless it changed since, as `pass -c` does: a process of its own
 /// (`autofill-cli clipboard-clearer`, a hidden command), so it outlives the command that copied.
@@ -50,16 +49,16 @@ public enum ClipboardClearer {
         } catch {
             throw AutofillError(.internal, "cannot start the clipboard's clearer: socketpair failed (\(error.reason))")
         }
-        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
-        defer { if null >= 0 { close(null) } }
+        let null = (try? Descriptors.open("/dev/null", .readWrite)) ?? -1
+        defer { if null >= 0 { Descriptors.closeQuietly(null) } }
         let variables = clipboard.environment.map { "\($0.key)=\($0.value)" }
         let spawned = Result { () throws(SystemError) in
             try Spawn.program(executable, arguments: arguments, environment: variables, input: input.0, output: null, error: null,
                               extra: lifeline ?? -1)
         }
-        close(input.0)
-        defer { close(input.1) }
-        let pid: pid_t
+        Descriptors.closeQuietly(input.0)
+        defer { Descriptors.closeQuietly(input.1) }
+        let pid: Int32
         switch spawned {
         case .success(let started): pid = started
         case .failure(let error): throw AutofillError(.internal, "cannot start the clipboard's clearer \(executable): \(error.reason)")
@@ -78,13 +77,12 @@ public enum ClipboardClearer {
         var secret: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = read(0, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
+            let count = (try? buffer.withUnsafeMutableBytes { raw in try Descriptors.read(0, into: raw) }) ?? -1
             if count <= 0 { break }
             secret += buffer[0..<count]
         }
         for index in buffer.indices { buffer[index] = 0 }
-        close(0)
+        Descriptors.closeQuietly(0)
         defer { for index in secret.indices { secret[index] = 0 } }
         let clipboard = Clipboard(tool: tool, environment: Clipboard.environment(from: environment))
         // The command checks the range; this never traps on a value that slipped past (Int64 of 1e300).
@@ -96,7 +94,7 @@ public enum ClipboardClearer {
             if watchingAgent {
                 if (try? Descriptors.waitReadable(3, timeoutMilliseconds: milliseconds)) == true { break }  // the agent ended
             } else {
-                usleep(UInt32(min(milliseconds, 1000)) * 1000)
+                SystemClock.sleep(milliseconds: Int(min(milliseconds, 1000)))
             }
         }
         guard var now = clipboard.contents() else { return 0 }  // nobody serves the clipboard: it changed

@@ -1,13 +1,12 @@
 internal import AutofillCore
 internal import AutofillWire
 internal import AutofillSystem
-internal import Glibc
 
 /// One run of a clipboard tool: started with `input` on a socket (a pipe's write could raise SIGPIPE), its error output in memory (a memfd:
 /// `xclip` and `xsel` fork a process that keeps serving the clipboard and keeps their descriptors, so
 /// nothing here waits for those to close), its output read when asked for.
 struct ToolProcess {
-    private let pid: pid_t?
+    private let pid: Int32?
     private let outputPipe: Int32?
     private let errorFile: Int32
     private let name: String
@@ -21,8 +20,8 @@ struct ToolProcess {
         let errors = (try? Descriptors.memoryFile(named: "clipboard-tool-errors")) ?? -1
         errorFile = errors
         var inputPipe: (Int32, Int32) = (-1, -1), output: (read: Int32, write: Int32) = (-1, -1)
-        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
-        defer { if null >= 0 { close(null) } }
+        let null = (try? Descriptors.open("/dev/null", .readWrite)) ?? -1
+        defer { if null >= 0 { Descriptors.closeQuietly(null) } }
         var madeError: SystemError?
         if input != nil {  // send(MSG_NOSIGNAL): no SIGPIPE
             do throws(SystemError) { inputPipe = try Descriptors.socketPair() } catch { madeError = error }
@@ -34,9 +33,9 @@ struct ToolProcess {
                               input: input == nil ? null : inputPipe.0, output: captureOutput ? output.write : null,
                               error: errors >= 0 ? errors : null)
         }
-        for descriptor in [inputPipe.0, output.write] where descriptor >= 0 { close(descriptor) }
+        for descriptor in [inputPipe.0, output.write] where descriptor >= 0 { Descriptors.closeQuietly(descriptor) }
         outputPipe = captureOutput && output.read >= 0 ? output.read : nil
-        let child: pid_t
+        let child: Int32
         switch spawned {
         case .success(let started) where inputPipe.0 >= 0 || input == nil: child = started
         default:
@@ -44,36 +43,26 @@ struct ToolProcess {
             let reason: String
             if case .failure(let error) = spawned { reason = error.reason } else { reason = madeError?.reason ?? "" }
             failure = " (cannot start it: \(reason))"
-            if inputPipe.1 >= 0 { close(inputPipe.1) }
+            if inputPipe.1 >= 0 { Descriptors.closeQuietly(inputPipe.1) }
             return
         }
         pid = child
         if let input, inputPipe.1 >= 0 {
             Self.writeAll(input, to: inputPipe.1)
-            close(inputPipe.1)
+            Descriptors.closeQuietly(inputPipe.1)
         }
     }
 
     /// Writes `bytes` whole to `fd` (a tool that quits early makes the write fail: EPIPE, never SIGPIPE).
     static func writeAll(_ bytes: [UInt8], to fd: Int32) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                Result { () throws(SystemError) in try Descriptors.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...])) }
-            }
-            switch written {
-            case .failure(let error) where error.interrupted: continue
-            case .success(let count) where count > 0: offset += count
-            default: return
-            }
-        }
+        try? Descriptors.sendAll(fd, bytes)
     }
 
     /// Waits for the tool (killed after ``deadline``) and says how it ended.
     func wait() -> Clipboard.Outcome {
         defer {
-            if let outputPipe { close(outputPipe) }
-            if errorFile >= 0 { close(errorFile) }
+            if let outputPipe { Descriptors.closeQuietly(outputPipe) }
+            if errorFile >= 0 { Descriptors.closeQuietly(errorFile) }
         }
         guard let pid else { return Clipboard.Outcome(status: -1, output: [], reason: failure ?? "") }
         let end = ContinuousClock.now + Self.deadline
@@ -83,35 +72,38 @@ struct ToolProcess {
             while ContinuousClock.now < end {
                 let left = end - ContinuousClock.now
                 guard (try? Descriptors.waitReadable(outputPipe, timeoutMilliseconds: Int32(left.components.seconds * 1000 + 1))) == true else { break }
-                let count = read(outputPipe, &buffer, buffer.count)
-                if count < 0 && errno == EINTR { continue }
+                let count = (try? buffer.withUnsafeMutableBytes { raw in try Descriptors.read(outputPipe, into: raw) }) ?? -1
                 if count <= 0 { break }
                 output += buffer[0..<count]
             }
             for index in buffer.indices { buffer[index] = 0 }
         }
-        var status: Int32 = 0
+        var ended: WaitStatus
         while true {
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid { break }
-            if reaped < 0 && errno != EINTR { return Clipboard.Outcome(status: -1, output: [], reason: "") }
+            do {
+                if let status = try Processes.reapIfEnded(pid) {
+                    ended = status
+                    break
+                }
+            } catch {
+                return Clipboard.Outcome(status: -1, output: [], reason: "")
+            }
             if ContinuousClock.now >= end {
-                kill(pid, SIGKILL)
+                try? Signals.send(.kill, to: pid)
                 Processes.reap(pid)
                 return Clipboard.Outcome(status: -1, output: [], reason: " (it did not finish within \(Self.deadline.components.seconds) s)")
             }
-            usleep(5_000)
+            SystemClock.sleep(milliseconds: 5)
         }
-        let ended = WaitStatus(status)
         let code = ended.exited ? ended.exitStatus : 128 + ended.terminationSignal
         return Clipboard.Outcome(status: code, output: output, reason: code == 0 ? "" : " (exit \(code))\(errorText)")
     }
 
     /// What the tool wrote to its error output (its first 500 bytes, one line), after ": ".
     private var errorText: String {
-        guard errorFile >= 0, lseek(errorFile, 0, SEEK_SET) == 0 else { return "" }
+        guard errorFile >= 0 else { return "" }
         var buffer = [UInt8](repeating: 0, count: 500)
-        let count = read(errorFile, &buffer, buffer.count)
+        let count = (try? buffer.withUnsafeMutableBytes { raw in try Descriptors.read(errorFile, at: 0, into: raw) }) ?? -1
         guard count > 0 else { return "" }
         let text = String(decoding: buffer[0..<count], as: UTF8.self)
             .split(whereSeparator: \.isNewline).joined(separator: "; ")

@@ -2,7 +2,6 @@ public import AutofillCore
 public import AutofillStore
 internal import AutofillSystem
 internal import FoundationEssentials
-internal import Glibc
 
 /// A host configuration together with the file it came from and where writes go.
 public struct ConfigurationFile: Sendable {
@@ -328,7 +327,7 @@ func describeDecodingError(_ error: any Error) -> String {
 extension AtomicFile {
     /// Writes `data` to `path` atomically (``AtomicFile``: temporary file in the same folder, fsync,
     /// rename, fsync of the folder), creating the folder (mode 0700) if needed.
-    static func write(_ data: Data, to path: String, mode: mode_t) throws(AutofillError) {
+    static func write(_ data: Data, to path: String, mode: UInt32) throws(AutofillError) {
         let folder = LexicalPath.folder(of: path)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -1,4 +1,5 @@
 internal import AutofillCore
+internal import AutofillSystem
 internal import FoundationEssentials
 
 /// A plugin bundle found in a search folder, read without running any of its code.
@@ -67,9 +68,14 @@ public struct ProviderCatalog: Sendable {
         distinguishSharedDisplayNames()
     }
 
-    /// Every `*.afprovider` directory in `folders`; missing folders are skipped.
+    /// `path` with its symbolic links resolved (itself when it cannot be): a bundle is known by its real
+    /// path, which is what its sandbox grants and its helper loads (a link along a search folder's
+    /// path, as dotfile managers make, does not exist inside the sandbox).
+    static func real(_ path: String) -> String { RealPath.resolve(path) ?? path }
+
+    /// Every `*.afprovider` directory in `folders` (by its real path); missing folders are skipped.
     public static func discover(in folders: [String]) -> [DiscoveredPlugin] {
-        folders.flatMap { folder -> [DiscoveredPlugin] in
+        folders.map(real).flatMap { folder -> [DiscoveredPlugin] in
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             return names.filter { $0.hasSuffix(".\(bundleExtension)") }.sorted().map { name in
                 let path = "\(folder)/\(name)"
@@ -191,7 +197,7 @@ public struct ProviderCatalog: Sendable {
             try checkDisplayNameIsDistinct(manifest)
             return (manifest, false)
         }
-        let path = ManifestReader.normalized(ConfigurationFile.absolute(bundleOrID))
+        let path = Self.real(ManifestReader.normalized(ConfigurationFile.absolute(bundleOrID)))
         let (manifest, problems) = ManifestReader.read(bundle: path)
         guard let manifest else {
             let code: AutofillError.Code = problems.contains { $0.code == .bundleNotFound } ? .notFound : .invalidPlugin
@@ -206,7 +212,7 @@ public struct ProviderCatalog: Sendable {
         try checkCanEnable(manifest.identifier)
         try checkDisplayNameIsDistinct(manifest)
         let folder = ConfigurationFile.directory(of: path)
-        return (manifest, !file.searchPaths.contains(folder))
+        return (manifest, !file.searchPaths.map(Self.real).contains(folder))
     }
 
     /// Checks that `id` may be enabled: not already enabled, and fewer than three enabled.
@@ -228,7 +234,7 @@ public struct ProviderCatalog: Sendable {
         guard !enabledIDs.contains(manifest.identifier) else { return false }
         try checkDisplayNameIsDistinct(manifest)
         let folder = ConfigurationFile.directory(of: manifest.bundlePath)
-        if !file.searchPaths.contains(folder) {
+        if !file.searchPaths.map(Self.real).contains(folder) {
             // The default folders stay searched beside the new one: listing a folder ends the defaults.
             if file.usesDefaultPluginFolders { file.configuration.pluginSearchPaths = DefaultPluginFolders.configured }
             file.configuration.pluginSearchPaths.append(folder)

@@ -1,6 +1,6 @@
 public import AutofillCore
+internal import AutofillSystem
 internal import FoundationEssentials
-internal import Glibc
 internal import Synchronization
 
 /// Providers' UI (``UserInterfaceRequest``) carried as JSON lines over a socket on the command's
@@ -15,8 +15,9 @@ internal import Synchronization
 ///
 /// `owner` is "autofill" for the host's own lists and the provider's "Name (id)" otherwise, as the
 /// terminal frames them (``PromptFrame``). Whatever is at the other end is a program, not a
-/// verified person: its answers never establish presence (as a UI script's), and the host's own
-/// authentication never uses it (``HostPrompts``: the controlling terminal only).
+/// verified person: its answers never establish presence (as a UI script's). Of the host's own
+/// authentication only PAM's conversation comes here, marked `"authentication":true`
+/// (``ChannelHostPrompts``: PAM checks the answer; a `confirm` yes/no is never asked here).
 public final class ChannelUserInterface: ProviderUserInterface {
     private struct Request: Encodable {
         let owner: String
@@ -26,6 +27,7 @@ public final class ChannelUserInterface: ProviderUserInterface {
         var secret: Bool?
         var maxLength: Int?
         var items: [String]?
+        var authentication: Bool?
     }
 
     private struct Answer: Decodable {
@@ -46,8 +48,7 @@ public final class ChannelUserInterface: ProviderUserInterface {
     /// The channel on `descriptor` (the client's standard input), or nil when it is not a socket
     /// (a question could not be answered on it).
     public static func open(descriptor: Int32) -> ChannelUserInterface? {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        guard (try? FileStatus(descriptor: descriptor))?.kind == .socket else { return nil }
         return ChannelUserInterface(descriptor: descriptor)
     }
 
@@ -56,8 +57,21 @@ public final class ChannelUserInterface: ProviderUserInterface {
     }
 
     public func present(_ request: UserInterfaceRequest, providerName: String) throws(UserInterfaceError) -> UserInterfaceAnswer {
+        try ask(Self.encoded(request, owner: providerName), request)
+    }
+
+    /// autofill's own authentication (PAM's conversation; ``ChannelHostPrompts``): owner "autofill"
+    /// and `"authentication":true`, which no provider's request carries, so the prompt window frames
+    /// it as autofill's own.
+    public func presentAuthentication(_ request: UserInterfaceRequest) throws(UserInterfaceError) -> UserInterfaceAnswer {
+        var encoded = Self.encoded(request, owner: "autofill")
+        encoded.authentication = true
+        return try ask(encoded, request)
+    }
+
+    private func ask(_ encoded: Request, _ request: UserInterfaceRequest) throws(UserInterfaceError) -> UserInterfaceAnswer {
         try lock.withLock { _ throws(UserInterfaceError) in
-            guard let data = try? JSONEncoder().encode(Self.encoded(request, owner: providerName)),
+            guard let data = try? JSONEncoder().encode(encoded),
                   write(Array(data) + [0x0A]) else { throw .unavailable("the UI channel is closed") }
             guard let line = readLine(), let answer = try? JSONDecoder().decode(Answer.self, from: Data(line)) else {
                 throw .canceled
@@ -96,14 +110,7 @@ public final class ChannelUserInterface: ProviderUserInterface {
     }
 
     private func write(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
+        (try? Descriptors.sendAll(descriptor, bytes)) != nil
     }
 
     /// One line (without its newline), read a byte at a time so nothing after it is consumed; nil
@@ -112,8 +119,7 @@ public final class ChannelUserInterface: ProviderUserInterface {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while line.count <= Self.maximumLineBytes {
-            let got = Glibc.read(descriptor, &byte, 1)
-            if got < 0 && errno == EINTR { continue }
+            let got = try? withUnsafeMutableBytes(of: &byte) { raw in try Descriptors.read(descriptor, into: raw) }
             guard got == 1 else { return nil }
             if byte == 0x0A { return line }
             line.append(byte)

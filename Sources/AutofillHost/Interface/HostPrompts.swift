@@ -1,7 +1,8 @@
 public import AutofillCore
 
 /// Where the host's own authentication asks its questions (the `confirm` yes/no, PAM's
-/// conversation): the controlling terminal, and nothing else.
+/// conversation): the controlling terminal, and nothing else; under `--ui-channel` PAM's
+/// conversation only goes to the browser's prompt window instead (``ChannelHostPrompts``).
 ///
 /// A UI script answers providers' prompts and the host's lists, never these: if a file could say
 /// "yes", any script running as the user could take every secret the host guards. Unattended use

@@ -1,5 +1,5 @@
 internal import AutofillCore
-internal import Glibc
+internal import AutofillSystem
 
 /// What `autofill lock` does for a provider that declares `GPGAgent` (docs/SANDBOX.md): the passphrases
 /// it unlocked live in the user's gpg-agent, not in its helper, so ending the helper locks nothing. The
@@ -15,14 +15,11 @@ enum GPGAgentCache {
     /// The keygrips listed in `folder`'s ``fileName``, read without following a link and at most 64 KiB;
     /// lines that are not keygrips are skipped. Nil when there is no such file.
     static func keygrips(inFolder folder: String) -> [String]? {
-        let fd = open("\(folder)/\(fileName)", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard let fd = try? Descriptors.open("\(folder)/\(fileName)", [.noFollow, .nonblocking]) else { return nil }
+        defer { Descriptors.closeQuietly(fd) }
+        guard (try? FileStatus(descriptor: fd))?.kind == .regular else { return nil }
         var bytes = [UInt8](repeating: 0, count: 64 << 10)
-        let count = read(fd, &bytes, bytes.count)
-        guard count >= 0 else { return nil }
+        guard let count = try? bytes.withUnsafeMutableBytes({ raw in try Descriptors.read(fd, into: raw) }) else { return nil }
         var result: [String] = []
         for line in String(decoding: bytes[0..<count], as: UTF8.self).split(separator: "\n") {
             let grip = line.uppercased()
@@ -48,7 +45,7 @@ enum GPGAgentCache {
     /// Clears the passphrases `home`'s gpg-agent caches for `keygrips`. No agent running: nothing is cached.
     /// Nil `keygrips` (the provider listed none): clears nothing, and says so when the agent caches any.
     static func clear(home: String, keygrips: [String]?, environment: [String: String]) -> Outcome {
-        guard let tool = GPGAgentLauncher.folders.map({ $0 + "/gpg-connect-agent" }).first(where: { access($0, X_OK) == 0 }) else {
+        guard let tool = GPGAgentLauncher.folders.map({ $0 + "/gpg-connect-agent" }).first(where: Paths.isExecutable) else {
             return Outcome(cleared: [], problem: "gpg-connect-agent is not installed (Debian: gnupg), so autofill cannot ask gpg-agent to forget")
         }
         func ask(_ commands: [String]) -> Result<[Substring], Trouble> {

@@ -1,4 +1,3 @@
-internal import Glibc
 internal import AutofillSystem
 internal import AutofillWire
 
@@ -17,7 +16,7 @@ enum GPGAgentLauncher {
     static func launch(home: String, environment: [String: String]) -> String? {
         if let refusal = refusal(home: home) { return refusal }
         let candidates: [String] = folders.map { folder in folder + "/gpgconf" }
-        guard let gpgconf = candidates.first(where: { path in Glibc.access(path, X_OK) == 0 }) else {
+        guard let gpgconf = candidates.first(where: Paths.isExecutable) else {
             return "gpgconf is not installed (Debian: gnupg)"
         }
         var passed = ["PATH=/usr/local/bin:/usr/bin:/bin"]
@@ -26,15 +25,14 @@ enum GPGAgentLauncher {
             if let value = environment[name] { passed.append("\(name)=\(value)") }
         }
         let arguments = [gpgconf, "--homedir", home, "--launch", "gpg-agent"]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0) }
-        var pid: pid_t = 0
-        let status = withCStrings(arguments) { argv in
-            withCStrings(passed) { envp in posix_spawn(&pid, gpgconf, &actions, nil, argv, envp) }
+        let pid: Int32
+        do {
+            let null = try Descriptors.open("/dev/null", .readWrite)
+            defer { Descriptors.closeQuietly(null) }
+            pid = try Spawn.program(gpgconf, arguments: arguments, environment: passed, input: null, output: null, error: null)
+        } catch {
+            return "cannot run \(gpgconf): \(error.reason)"
         }
-        guard status == 0 else { return "cannot run \(gpgconf): \(String(cString: strerror(status)))" }
         let ended = Processes.reap(pid)
         let code = ended.exited ? ended.exitStatus : -1
         return code == 0 ? nil : "`gpgconf --homedir \(home) --launch gpg-agent` failed (status \(code))"
@@ -50,16 +48,20 @@ enum GPGAgentLauncher {
     /// program option names a file in a system folder.
     static func refusal(home: String) -> String? {
         let path = home + "/gpg-agent.conf"
-        guard let file = fopen(path, "r") else { return nil }  // no configuration: gpg-agent's defaults
-        defer { fclose(file) }
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
+        guard let fd = try? Descriptors.open(path) else { return nil }  // no configuration: gpg-agent's defaults
+        defer { Descriptors.closeQuietly(fd) }
+        let bytes: [UInt8]
+        do {
+            guard let all = try Descriptors.readAll(fd, limit: 16 << 20) else { return "\(path) is too long to check" }
+            bytes = all
+        } catch {
+            return nil  // unreadable (a folder): gpg-agent cannot read it either
+        }
         var lines = 0
-        while getline(&buffer, &capacity, file) > 0, let buffer {
+        for text in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
             lines += 1
             guard lines <= 10_000 else { return "\(path) is too long to check" }
-            let line = String(cString: buffer).trimmed
+            let line = String(text).trimmed
             let option = line.prefix { !$0.isWhitespace }
             guard option.hasSuffix("-program") else { continue }
             let value = String(line.dropFirst(option.count)).trimmed

@@ -1,7 +1,6 @@
 internal import AutofillCore
 internal import AutofillSystem
 internal import FoundationEssentials
-internal import Glibc
 
 extension ProviderSetup {
     /// The sandbox of provider `manifest` (docs/SANDBOX.md): what every provider gets (the system's
@@ -216,7 +215,7 @@ struct SandboxContext {
             // Without the variable, the bus a session has in its runtime folder (which the provider's own XDG_RUNTIME_DIR is not).
             if let bus = environment["DBUS_SESSION_BUS_ADDRESS"] {
                 result["DBUS_SESSION_BUS_ADDRESS"] = bus
-            } else if let runtimeDirectory, access("\(runtimeDirectory)/bus", F_OK) == 0 {
+            } else if let runtimeDirectory, Paths.exists("\(runtimeDirectory)/bus") {
                 result["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(runtimeDirectory)/bus"
             }
         }
@@ -270,22 +269,26 @@ struct SandboxContext {
         var path = ""
         for component in folder.split(separator: "/") {
             path += "/\(component)"
-            if mkdir(path, 0o700) != 0 && errno != EEXIST {
-                throw AutofillError(.io, "cannot create \(path), the private folder of \(named) (\(String(cString: strerror(errno))))")
-            }
+            do {
+                try Paths.makeFolder(path, mode: 0o700)
+            } catch where !error.alreadyExists {
+                throw AutofillError(.io, "cannot create \(path), the private folder of \(named) (\(error.reason))")
+            } catch {}
         }
-        var info = stat()
-        guard lstat(folder, &info) == 0 else {
-            throw AutofillError(.io, "cannot check \(folder), the private folder of \(named) (\(String(cString: strerror(errno))))")
+        let info: FileStatus
+        do {
+            info = try FileStatus(path: folder, followingLinks: false)
+        } catch {
+            throw AutofillError(.io, "cannot check \(folder), the private folder of \(named) (\(error.reason))")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+        guard info.kind == .directory else {
             throw AutofillError(.refused, "\(folder), the private folder of \(named), is a symbolic link or not a folder; remove it and run autofill again")
         }
-        guard info.st_uid == getuid() else {
-            throw AutofillError(.refused, "\(folder), the private folder of \(named), belongs to user \(info.st_uid), not to you; remove it and run autofill again")
+        guard info.owner == Users.current else {
+            throw AutofillError(.refused, "\(folder), the private folder of \(named), belongs to user \(info.owner), not to you; remove it and run autofill again")
         }
-        guard info.st_mode & 0o077 == 0 else {
-            throw AutofillError(.refused, "\(folder), the private folder of \(named), is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 \(folder)")
+        guard info.mode & 0o077 == 0 else {
+            throw AutofillError(.refused, "\(folder), the private folder of \(named), is open to other users (mode \(String(info.mode & 0o777, radix: 8))); run chmod 700 \(folder)")
         }
     }
 
@@ -302,8 +305,7 @@ struct SandboxContext {
     static func overlaps(_ a: String, _ b: String) -> Bool { a == b || isInside(a, b) || isInside(b, a) }
 
     static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+        (try? FileStatus(path: path))?.kind == .directory
     }
 
     static func realPath(_ path: String) -> String? {
@@ -313,7 +315,7 @@ struct SandboxContext {
     /// A program name on the helper's PATH, or an absolute path, resolved to the file itself.
     static func resolveProgram(_ name: String) -> String? {
         let candidates = name.hasPrefix("/") ? [name] : helperPath.split(separator: ":").map { "\($0)/\(name)" }
-        for candidate in candidates where access(candidate, X_OK) == 0 {
+        for candidate in candidates where Paths.isExecutable(candidate) {
             if let real = realPath(candidate), !isDirectory(real) { return real }
         }
         return nil
@@ -321,11 +323,11 @@ struct SandboxContext {
 
     /// The interpreter a `#!` script names, resolved.
     static func scriptInterpreter(_ program: String) -> String? {
-        guard let handle = fopen(program, "r") else { return nil }
-        defer { fclose(handle) }
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard fgets(&buffer, Int32(buffer.count), handle) != nil else { return nil }
-        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let handle = try? Descriptors.open(program) else { return nil }
+        defer { Descriptors.closeQuietly(handle) }
+        var buffer = [UInt8](repeating: 0, count: 255)
+        guard let count = try? buffer.withUnsafeMutableBytes({ raw in try Descriptors.read(handle, into: raw) }), count > 0 else { return nil }
+        let line = String(decoding: buffer[0..<count].prefix { $0 != 0x0A && $0 != 0 }, as: UTF8.self)
         guard line.hasPrefix("#!") else { return nil }
         let interpreter = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).first.map(String.init)
         return interpreter.flatMap(realPath)

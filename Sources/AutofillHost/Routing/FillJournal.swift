@@ -1,6 +1,5 @@
 internal import AutofillSystem
 internal import FoundationEssentials
-internal import Glibc
 
 /// The file ``RecentFills`` keeps its records in: `fills.log` in the user's records folder, 0600, an
 /// append-only journal of one line per record, `SECONDS.MMM TAG` (the time with milliseconds, then
@@ -37,12 +36,14 @@ struct FillJournal: Sendable {
     /// journal holds none. Refuses (exit 77) one that users other than the user and root could change.
     func records() throws(AutofillError) -> [Record] {
         try checkPermissions()
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return [] }
-            throw AutofillError(.io, "cannot read the recent fills \(path): \(String(cString: strerror(errno)))")
+        let descriptor: Int32
+        do {
+            descriptor = try Descriptors.open(path, .noFollow)
+        } catch {
+            if error.noSuchFile { return [] }
+            throw AutofillError(.io, "cannot read the recent fills \(path): \(error.reason)")
         }
-        defer { close(descriptor) }
+        defer { Descriptors.closeQuietly(descriptor) }
         return Self.parse(Self.readAll(descriptor))
     }
 
@@ -51,7 +52,7 @@ struct FillJournal: Sendable {
     func append(_ records: [Record], keep: ([Record]) -> [Record]) throws(AutofillError) {
         try checkPermissions()
         let folder = ConfigurationFile.directory(of: path)
-        if access(folder, F_OK) != 0 {
+        if !Paths.exists(folder) {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
@@ -59,18 +60,22 @@ struct FillJournal: Sendable {
             }
         }
         let lockPath = "\(path).lock"
-        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard lock >= 0 else { throw AutofillError(.io, "cannot open \(lockPath): \(String(cString: strerror(errno)))") }
-        defer { close(lock) }  // closing the descriptor releases the lock
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw AutofillError(.io, "cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
+        let lock = try RecordLock.take(lockPath, followingLinks: false)
+        defer { Descriptors.closeQuietly(lock) }  // closing the descriptor releases the lock
+        let journal: Int32
+        let size: Int64
+        do {
+            journal = try Descriptors.open(path, [.readWrite, .append, .create, .noFollow], mode: 0o600)
+        } catch {
+            throw AutofillError(.io, "cannot write the recent fills \(path): \(error.reason)")
         }
-        let journal = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard journal >= 0 else { throw AutofillError(.io, "cannot write the recent fills \(path): \(String(cString: strerror(errno)))") }
-        defer { close(journal) }
-        var info = stat()
-        guard fstat(journal, &info) == 0 else { throw AutofillError(.io, "cannot write the recent fills \(path): \(String(cString: strerror(errno)))") }
-        if info.st_size > Self.compactionBytes {
+        defer { Descriptors.closeQuietly(journal) }
+        do {
+            size = try FileStatus(descriptor: journal).size
+        } catch {
+            throw AutofillError(.io, "cannot write the recent fills \(path): \(error.reason)")
+        }
+        if size > Self.compactionBytes {
             let kept = keep(Self.parse(Self.readAll(journal))) + records
             try AtomicFile.write(Data(Self.lines(kept)), to: path, mode: 0o600)
             return
@@ -78,11 +83,15 @@ struct FillJournal: Sendable {
         var bytes = Self.lines(records)
         // A torn last line (a crash mid-append) stays a line of its own, ignored.
         var last: UInt8 = 0
-        if info.st_size > 0, pread(journal, &last, 1, off_t(info.st_size - 1)) == 1, last != 0x0A {
+        if size > 0, (try? withUnsafeMutableBytes(of: &last) { raw in try Descriptors.read(journal, at: size - 1, into: raw) }) == 1,
+            last != 0x0A
+        {
             bytes.insert(0x0A, at: 0)
         }
-        guard Self.writeAll(journal, bytes) else {
-            throw AutofillError(.io, "cannot write the recent fills \(path): \(String(cString: strerror(errno)))")
+        do {
+            try Descriptors.write(journal, bytes)
+        } catch {
+            throw AutofillError(.io, "cannot write the recent fills \(path): \(error.reason)")
         }
     }
 
@@ -126,30 +135,19 @@ struct FillJournal: Sendable {
 
     /// What `descriptor` holds from its start (its last ``readLimit`` bytes when it is larger).
     private static func readAll(_ descriptor: Int32) -> [UInt8] {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return [] }
-        let size = Int(info.st_size)
+        guard let info = try? FileStatus(descriptor: descriptor), info.kind == .regular else { return [] }
+        let size = Int(info.size)
         var offset = max(0, size - readLimit)
         var bytes = [UInt8](repeating: 0, count: size - offset)
         var filled = 0
         while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + filled, $0.count - filled, off_t(offset)) }
-            if count < 0 && errno == EINTR { continue }
+            let count = bytes.withUnsafeMutableBytes { raw in
+                (try? Descriptors.read(descriptor, at: Int64(offset), into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))) ?? -1
+            }
             guard count > 0 else { break }
             filled += count
             offset += count
         }
         return Array(bytes.prefix(filled))
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            written += count
-        }
-        return true
     }
 }

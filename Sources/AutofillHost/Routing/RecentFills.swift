@@ -1,7 +1,7 @@
+internal import AutofillSystem
 internal import AutofillMatching
 internal import Crypto
 internal import FoundationEssentials
-internal import Glibc
 
 /// The passwords the host delivered recently: what an automatic passkey upgrade (conditional
 /// registration) requires, so that only fills the host completed count. A password a provider
@@ -49,7 +49,7 @@ public struct RecentFills: Sendable {
         let tags = Self.hosts(from: host).map { Self.tag(providerID, user, $0) }
         let former = self.former
         try journal.append(tags.map { Record(tag: $0, time: time) }) { records in
-            unlink(former)
+            try? Paths.remove(former)
             return Array(records.filter { Self.counts($0, at: time) }.suffix(max(0, Self.maximumRecords - tags.count)))
         }
     }

@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 
 /// The `bwrap` command line that runs one helper in namespaces of its own (docs/SANDBOX.md, "What
 /// the kernel and bubblewrap enforce"): the translation of a ``SandboxPolicy`` into mounts, made
@@ -26,8 +26,7 @@ struct BubblewrapCommand: Equatable, Sendable {
         static let live = FileSystem(
             realPath: { SandboxContext.realPath($0) },
             isSymbolicLink: { path in
-                var info = stat()
-                return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+                (try? FileStatus(path: path, followingLinks: false))?.kind == .symbolicLink
             })
     }
 

@@ -1,6 +1,5 @@
 internal import AutofillSystem
 internal import AutofillWire
-internal import Glibc
 
 /// Whether this system lets autofill make namespaces with bubblewrap: `bwrap` installed, and user
 /// namespaces open to unprivileged users (some kernels and configurations close them:
@@ -13,12 +12,12 @@ public enum BubblewrapSupport {
     static let candidates = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"]
 
     /// The `bwrap` executable, nil when none is installed.
-    static let executable: String? = candidates.first { access($0, X_OK) == 0 }
+    static let executable: String? = candidates.first(where: Paths.isExecutable)
 
     /// Whether helpers get namespaces. `AUTOFILL_TEST_NO_USER_NAMESPACES=1` makes the host believe
     /// they are closed, so tests can check what happens then; it can only take namespaces away.
     public static var available: Bool {
-        if let value = getenv("AUTOFILL_TEST_NO_USER_NAMESPACES"), String(cString: value) == "1" { return false }
+        if Processes.variable("AUTOFILL_TEST_NO_USER_NAMESPACES") == "1" { return false }
         return probed
     }
 
@@ -27,7 +26,7 @@ public enum BubblewrapSupport {
     /// `bwrap` run once per boot rather than once per process.
     private static let probed: Bool = {
         let boot = readText("/proc/sys/kernel/random/boot_id") ?? "?"
-        let runtime = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let runtime = Processes.variable("XDG_RUNTIME_DIR").flatMap { $0.hasPrefix("/") ? $0 : nil }
         let cache = runtime.map { "\($0)/autofill/user-namespaces" }
         if let cache, let text = readText(cache) {
             if text == "\(boot) yes" { return true }
@@ -35,7 +34,7 @@ public enum BubblewrapSupport {
         }
         let answer = probe()
         if let runtime, let cache {
-            mkdir("\(runtime)/autofill", 0o700)
+            try? Paths.makeFolder("\(runtime)/autofill", mode: 0o700)
             _ = try? AtomicFile.write(Array("\(boot) \(answer ? "yes" : "no")".utf8), to: cache, mode: 0o600)
         }
         return answer
@@ -43,12 +42,10 @@ public enum BubblewrapSupport {
 
     /// A small file's text, without its trailing newline; nil when it cannot be read.
     private static func readText(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
+        guard let descriptor = try? Descriptors.open(path, .noFollow) else { return nil }
+        defer { Descriptors.closeQuietly(descriptor) }
         var buffer = [UInt8](repeating: 0, count: 128)
-        let count = read(descriptor, &buffer, buffer.count)
-        guard count > 0 else { return nil }
+        guard let count = try? buffer.withUnsafeMutableBytes({ raw in try Descriptors.read(descriptor, into: raw) }), count > 0 else { return nil }
         var text = String(decoding: buffer[0..<count], as: UTF8.self)
         while text.hasSuffix("\n") { text.removeLast() }
         return text
@@ -63,9 +60,8 @@ public enum BubblewrapSupport {
                                           .init(path: "/lib", access: .read, reason: "the system")],
                                   dataFolder: "/"),
             helper: truth, helperArguments: [], busFolder: nil)
-        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
-        guard null >= 0 else { return false }
-        defer { close(null) }
+        guard let null = try? Descriptors.open("/dev/null", .readWrite) else { return false }
+        defer { Descriptors.closeQuietly(null) }
         guard let pid = try? Spawn.program(executable, arguments: [executable] + command.arguments, environment: ["PATH=/usr/bin:/bin"],
                                            input: null, output: null, error: null) else { return false }
         let ended = Processes.reap(pid)

@@ -1,6 +1,5 @@
 internal import AutofillWire
 internal import AutofillSystem
-internal import Glibc
 internal import Synchronization
 
 /// The session bus a helper reaches through ``DBusProxy``: the user's bus and the names it may talk to.
@@ -30,17 +29,17 @@ public struct SessionBusFilter: Sendable, Equatable {
 final class DBusProxy: Sendable {
     /// Where autofill looks for the proxy (a fixed list, as for bubblewrap).
     static let candidates = ["/usr/bin/xdg-dbus-proxy", "/usr/libexec/xdg-dbus-proxy", "/usr/local/bin/xdg-dbus-proxy"]
-    static let executable: String? = candidates.first { access($0, X_OK) == 0 }
+    static let executable: String? = candidates.first(where: Paths.isExecutable)
 
     /// The proxy's private folder (outside the sandbox), which holds only its socket, `bus`: the
     /// sandbox gets the folder, so the helper can start before the proxy listens.
     let folder: String
     private var socket: String { "\(folder)/bus" }
-    private let pid: pid_t
+    private let pid: Int32
     private let lifeline = Mutex<Int32>(-1)
     private let listening = Mutex(false)
 
-    private init(folder: String, pid: pid_t, lifeline: Int32) {
+    private init(folder: String, pid: Int32, lifeline: Int32) {
         self.folder = folder
         self.pid = pid
         self.lifeline.withLock { $0 = lifeline }
@@ -60,32 +59,35 @@ final class DBusProxy: Sendable {
         func fail(_ what: String) -> AutofillError {
             AutofillError(.internal, "cannot start the session bus filter for \(named): \(what)")
         }
-        var template = Array("\(runtimeDirectory ?? "/tmp")/autofill-bus.XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw fail("mkdtemp failed (\(String(cString: strerror(errno))))") }
-        let folder = String(cString: made)
+        let folder: String
+        do throws(SystemError) {
+            folder = try Paths.makeTemporaryFolder("\(runtimeDirectory ?? "/tmp")/autofill-bus.")
+        } catch {
+            throw fail("mkdtemp failed (\(error.reason))")
+        }
         let socket = "\(folder)/bus"
         let pipe: (read: Int32, write: Int32)
         do throws(SystemError) {
             pipe = try Descriptors.pipe()
         } catch {
-            rmdir(folder)
+            try? Paths.removeFolder(folder)
             throw fail("pipe failed (\(error.reason))")
         }
-        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        let null = (try? Descriptors.open("/dev/null", .readWrite)) ?? -1
         let arguments = [executable] + Self.arguments(upstream: filter.upstream, socket: socket, names: filter.names,
                                                       visibleNames: filter.visibleNames, lifeline: 3)
         let spawned = Result { () throws(SystemError) in
             try Spawn.program(executable, arguments: arguments, environment: ["PATH=/usr/bin:/bin"], input: null, output: null,
                               error: null, extra: pipe.write)
         }
-        close(pipe.write)
-        if null >= 0 { close(null) }
-        let pid: pid_t
+        Descriptors.closeQuietly(pipe.write)
+        if null >= 0 { Descriptors.closeQuietly(null) }
+        let pid: Int32
         switch spawned {
         case .success(let started): pid = started
         case .failure(let error):
-            close(pipe.read)
-            rmdir(folder)
+            Descriptors.closeQuietly(pipe.read)
+            try? Paths.removeFolder(folder)
             throw fail("posix_spawn failed (\(error.reason))")
         }
         return DBusProxy(folder: folder, pid: pid, lifeline: pipe.read)
@@ -97,7 +99,9 @@ final class DBusProxy: Sendable {
         if listening.withLock({ $0 }) { return }
         let descriptor = lifeline.withLock { $0 }
         var byte: UInt8 = 0
-        guard descriptor >= 0, (try? Descriptors.waitReadable(descriptor, timeoutMilliseconds: 10_000)) == true, read(descriptor, &byte, 1) == 1 else {
+        guard descriptor >= 0, (try? Descriptors.waitReadable(descriptor, timeoutMilliseconds: 10_000)) == true,
+            (try? withUnsafeMutableBytes(of: &byte) { raw in try Descriptors.read(descriptor, into: raw) }) == 1
+        else {
             stop()
             throw AutofillError(.internal, "cannot start the session bus filter for \(named): xdg-dbus-proxy ended or did not listen within 10 s (is your session bus running?)")
         }
@@ -111,18 +115,18 @@ final class DBusProxy: Sendable {
             return descriptor
         }
         guard descriptor >= 0 else { return }
-        close(descriptor)
-        kill(pid, SIGKILL)
+        Descriptors.closeQuietly(descriptor)
+        try? Signals.send(.kill, to: pid)
         Processes.reap(pid)
-        unlink(socket)
-        rmdir(folder)
+        try? Paths.remove(socket)
+        try? Paths.removeFolder(folder)
     }
 
     /// The session bus the host's user talks to: `DBUS_SESSION_BUS_ADDRESS`, else the usual socket
     /// in `XDG_RUNTIME_DIR`; nil when there is neither.
     static func upstream(environment: [String: String]) -> String? {
         if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return address }
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"), access("\(runtime)/bus", F_OK) == 0 {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"), Paths.exists("\(runtime)/bus") {
             return "unix:path=\(runtime)/bus"
         }
         return nil

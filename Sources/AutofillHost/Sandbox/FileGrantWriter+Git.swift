@@ -1,5 +1,5 @@
 internal import AutofillCore
-internal import Glibc
+internal import AutofillSystem
 
 /// Committing an added file, as `pass insert` does when the store is a git repository.
 extension FileGrantWriter {
@@ -14,7 +14,7 @@ extension FileGrantWriter {
     /// clean environment: the fixed PATH, and HOME, USER, LOGNAME and GNUPGHOME (for the user's identity and signing key). Returns " and
     /// committed it", nil when the folder is no git work tree (or git is not installed).
     func commit(_ name: String, in grant: Folder, replaced: Bool) throws(Failure) -> String? {
-        guard let git = Self.gitFolders.map({ $0 + "/git" }).first(where: { access($0, X_OK) == 0 }) else { return nil }
+        guard let git = Self.gitFolders.map({ $0 + "/git" }).first(where: Paths.isExecutable) else { return nil }
         let components = name.split(separator: "/")
         let folder = ([grant.path] + components.dropLast().map(String.init)).joined(separator: "/")
         let file = String(components.last!)

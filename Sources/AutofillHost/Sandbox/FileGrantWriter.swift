@@ -4,7 +4,7 @@ internal import AutofillSystem
 internal import CAutofillProvider
 internal import CAutofillSandbox
 internal import FoundationEssentials
-internal import Glibc
+internal import Glibc  // errno right after CAutofillSandbox's afs_open_grant and afs_open_beneath
 internal import Synchronization
 
 /// The host's side of `add_file` (docs/SANDBOX.md, "add-files: the host writes for the provider"): a
@@ -40,6 +40,19 @@ public struct FileGrantWriter: Sendable {
         }
     }
 
+    /// One replace-file file of the provider (``replace(path:contents:expectedSHA256:provider:)``).
+    public struct File: Sendable, Equatable {
+        /// The file as the provider's setting or declaration names it (expanded, standardized).
+        public var written: String
+        /// The file with every link resolved, when the provider was launched: what the host replaces.
+        public var path: String
+
+        public init(written: String, path: String) {
+            self.written = written
+            self.path = path
+        }
+    }
+
     /// Why a file was not added: `refused` (nothing written) or `ioError` (written or not, as the message says).
     public struct Failure: Error, Sendable, Equatable {
         public var status: ABIStatus
@@ -48,14 +61,17 @@ public struct FileGrantWriter: Sendable {
 
     /// The provider's add-files folders.
     public var folders: [Folder]
+    /// The provider's replace-file files.
+    public var files: [File]
     /// The variables git runs with (HOME, USER, LOGNAME, GNUPGHOME of the user; nothing else).
     public var environment: [String: String]
 
-    /// A writer with no folder: every file is refused.
+    /// A writer with no folder and no file: every write is refused.
     public static let none = FileGrantWriter(folders: [], environment: [:])
 
-    public init(folders: [Folder], environment: [String: String]) {
+    public init(folders: [Folder], files: [File] = [], environment: [String: String]) {
         self.folders = folders
+        self.files = files
         self.environment = environment
     }
 
@@ -63,7 +79,7 @@ public struct FileGrantWriter: Sendable {
     static let maximumNameBytes = 1024, maximumComponents = 32
 
     /// One write at a time in this process: two saves never share a temporary file.
-    private static let writing = Mutex(())
+    static let writing = Mutex(())
 
     /// Adds or replaces `name` in `folder` with `contents` for `provider` (its name, for messages).
     /// Returns what was done, for the log ("added example.com/alice.gpg to /home/u/.password-store and
@@ -109,17 +125,7 @@ public struct FileGrantWriter: Sendable {
 
     /// Writes `contents` to `name` beneath `grant`; whether it replaced a file.
     private func write(_ contents: [UInt8], name: String, in grant: Folder) throws(Failure) -> Bool {
-        // The grant itself, with no link on the way (it was resolved at launch: a link now was put there since).
-        let path = afs_open_grant(grant.path)
-        let root = path >= 0 ? openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
-        let code = errno
-        if path >= 0 { close(path) }
-        guard root >= 0 else {
-            throw code == ELOOP
-                ? refusal("\(grant.path) now leads through a symbolic link; autofill writes only into the folder it resolved when it started the provider; nothing was written")
-                : ioFailure("cannot open the folder \(grant.path) (\(String(cString: strerror(code)))); nothing was written")
-        }
-        var folder = root
+        var folder = try openGrantFolder(grant.path)
         defer { close(folder) }
         let components = name.split(separator: "/").map(String.init)
         var reached = grant.path
@@ -127,30 +133,31 @@ public struct FileGrantWriter: Sendable {
             reached += "/" + component
             var next = afs_open_beneath(folder, component, O_RDONLY | O_DIRECTORY, 0)
             if next < 0 && errno == ENOENT {
-                guard mkdirat(folder, component, 0o700) == 0 || errno == EEXIST else {
-                    throw ioFailure("cannot create the folder \(reached) (\(String(cString: strerror(errno)))); nothing was written")
-                }
+                do {
+                    try Paths.makeFolder(component, in: folder, mode: 0o700)
+                } catch where !error.alreadyExists {
+                    throw ioFailure("cannot create the folder \(reached) (\(error.reason)); nothing was written")
+                } catch {}
                 next = afs_open_beneath(folder, component, O_RDONLY | O_DIRECTORY, 0)
             }
             guard next >= 0 else {
                 var code = errno
                 // O_NOFOLLOW | O_DIRECTORY on a link says ENOTDIR: say what it is.
-                var info = stat()
-                if code == ENOTDIR, fstatat(folder, component, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFLNK { code = ELOOP }
+                if code == ENOTDIR, (try? FileStatus(component, in: folder))?.kind == .symbolicLink { code = ELOOP }
                 throw code == ELOOP || code == EXDEV
                     ? refusal("\(reached) is a symbolic link; autofill never follows links in an add-files folder; nothing was written")
                     : code == ENOTDIR ? refusal("\(reached) is not a folder; nothing was written")
-                    : ioFailure("cannot open the folder \(reached) (\(String(cString: strerror(code)))); nothing was written")
+                    : ioFailure("cannot open the folder \(reached) (\(SystemError("open", code: code).reason)); nothing was written")
             }
-            close(folder)
+            Descriptors.closeQuietly(folder)
             folder = next
         }
         let last = components.last!
         // The file it replaces must be a plain file: a link there would name something else.
-        var info = stat()
-        let exists = fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0
-        if exists && info.st_mode & S_IFMT != S_IFREG {
-            throw refusal("\(reached)/\(last) is \(info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a plain file"); autofill replaces only plain files; nothing was written")
+        let info = try? FileStatus(last, in: folder)
+        let exists = info != nil
+        if let info, info.kind != .regular {
+            throw refusal("\(reached)/\(last) is \(info.kind == .symbolicLink ? "a symbolic link" : "not a plain file"); autofill replaces only plain files; nothing was written")
         }
         let written: Result<Void, AtomicFile.Failure> = contents.withUnsafeBytes { bytes in
             do throws(AtomicFile.Failure) {
@@ -164,21 +171,39 @@ public struct FileGrantWriter: Sendable {
         return exists
     }
 
+    /// The folder `path` (resolved when the provider was launched) opened for writing beneath it, with no
+    /// link on the way: a link there now was put there since, and is refused.
+    func openGrantFolder(_ path: String) throws(Failure) -> Int32 {
+        let grant = afs_open_grant(path)
+        let opened: Result<Int32, SystemError> = grant >= 0
+            ? Result { () throws(SystemError) in try Descriptors.open(".", in: grant, .directory) }
+            : .failure(SystemError("open \(path)", code: errno))
+        if grant >= 0 { Descriptors.closeQuietly(grant) }
+        switch opened {
+        case .success(let folder): return folder
+        case .failure(let error):
+            throw error.isALink
+                ? refusal("\(path) now leads through a symbolic link; autofill writes only into the folder it resolved when it started the provider; nothing was written")
+                : ioFailure("cannot open the folder \(path) (\(error.reason)); nothing was written")
+        }
+    }
+
     func refusal(_ message: String) -> Failure { Failure(status: .refused, message: message) }
     func ioFailure(_ message: String) -> Failure { Failure(status: .ioError, message: message) }
 }
 
 extension ProviderSetup {
-    /// The add-files folders of `manifest`, as its sandbox grants them now (``FileGrantWriter``), with the
-    /// user's variables git needs.
+    /// The add-files folders and replace-file files of `manifest`, as its sandbox grants them now
+    /// (``FileGrantWriter``), with the user's variables git needs.
     func fileGrantWriter(for manifest: PluginManifest) -> FileGrantWriter {
         let context = SandboxContext(setup: self)
         let grants = (try? context.declaredFiles(manifest)) ?? []
         let folders = grants.compactMap { grant in
             grant.addFiles.map { FileGrantWriter.Folder(written: grant.written, path: grant.path, suffix: $0.suffix ?? "", gitCommit: $0.gitCommit) }
         }
+        let files = grants.filter(\.replaceFile).map { FileGrantWriter.File(written: $0.written, path: $0.path) }
         var environment: [String: String] = ["HOME": context.home]
         for name in ["USER", "LOGNAME", "GNUPGHOME"] { environment[name] = context.environment[name] }
-        return FileGrantWriter(folders: folders, environment: environment)
+        return FileGrantWriter(folders: folders, files: files, environment: environment)
     }
 }

@@ -1,6 +1,5 @@
 internal import AutofillWire
 internal import AutofillSystem
-internal import Glibc
 
 /// bubblewrap making a helper's namespaces and keeping them, while the helper itself is executed
 /// outside and enters them (docs/SANDBOX.md, "A helper in namespaces and your other programs").
@@ -18,7 +17,7 @@ internal import Glibc
 enum NamespaceHolder {
     struct Made {
         /// bubblewrap's process, the host's child.
-        let bubblewrap: pid_t
+        let bubblewrap: Int32
         /// The host's end of the command's standard input.
         let lifeline: Int32
         /// The read end of the command's standard output, where its echo comes: the helper's standard input.
@@ -36,7 +35,7 @@ enum NamespaceHolder {
         guard let waiter = SandboxContext.resolveProgram("cat") else {
             throw AutofillError(.notFound, "cat, which keeps the namespaces of \(namespaces.named), is not installed in /usr/bin or /bin; install coreutils")
         }
-        let trace = getenv("LD_DEBUG_OUTPUT").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? SandboxContext.parent(of: $0) : nil }
+        let trace = Processes.variable("LD_DEBUG_OUTPUT").flatMap { $0.hasPrefix("/") ? SandboxContext.parent(of: $0) : nil }
         let command = BubblewrapCommand(policy: namespaces.policy, helper: waiter, helperArguments: [], busFolder: busFolder,
                                         loaderTrace: trace)
         let input: (read: Int32, write: Int32), ready: (read: Int32, write: Int32)
@@ -48,29 +47,30 @@ enum NamespaceHolder {
         do throws(SystemError) {
             ready = try Descriptors.pipe()
         } catch {
-            close(input.read)
-            close(input.write)
+            Descriptors.closeQuietly(input.read)
+            Descriptors.closeQuietly(input.write)
             throw failure("pipe", error, namespaces)
         }
         let spawned = Result { () throws(SystemError) in
             try Spawn.holder(bubblewrap, arguments: [bubblewrap] + command.arguments, environment: environment, input: input.read,
                              output: ready.write, error: errorOutput)
         }
-        close(input.read)
-        close(ready.write)
-        let pid: pid_t
+        Descriptors.closeQuietly(input.read)
+        Descriptors.closeQuietly(ready.write)
+        let pid: Int32
         switch spawned {
         case .success(let started): pid = started
         case .failure(let error):
-            close(input.write)
-            close(ready.read)
+            Descriptors.closeQuietly(input.write)
+            Descriptors.closeQuietly(ready.read)
             throw AutofillError(.internal, "cannot start bubblewrap for \(namespaces.named): posix_spawn failed (\(error.reason))")
         }
-        var byte: UInt8 = 0x0a
-        guard write(input.write, &byte, 1) == 1 else {
-            let error = failure("write", SystemError("write", code: errno), namespaces)
-            close(input.write)
-            close(ready.read)
+        do throws(SystemError) {
+            try Descriptors.write(input.write, [0x0a])
+        } catch {
+            let error = failure("write", error, namespaces)
+            Descriptors.closeQuietly(input.write)
+            Descriptors.closeQuietly(ready.read)
             try? Processes.killGroup(pid)
             Processes.reap(pid)
             throw error
@@ -83,12 +83,12 @@ enum NamespaceHolder {
     }
 
     /// The children of `pid` (the kernel's list, in /proc), empty when it cannot be read.
-    static func children(of pid: pid_t) -> [pid_t] {
-        guard let file = fopen("/proc/\(pid)/task/\(pid)/children", "r") else { return [] }
-        defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return [] }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t(String($0)) }
+    static func children(of pid: Int32) -> [Int32] {
+        guard let file = try? Descriptors.open("/proc/\(pid)/task/\(pid)/children") else { return [] }
+        defer { Descriptors.closeQuietly(file) }
+        var buffer = [UInt8](repeating: 0, count: 255)
+        guard let count = try? buffer.withUnsafeMutableBytes({ raw in try Descriptors.read(file, into: raw) }), count > 0 else { return [] }
+        let line = buffer[0..<count].prefix { $0 != 0x0A }
+        return String(decoding: line, as: UTF8.self).split(separator: " ").compactMap { Int32(String($0)) }
     }
 }

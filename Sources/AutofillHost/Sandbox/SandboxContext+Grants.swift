@@ -15,9 +15,11 @@ extension SandboxContext {
         var written: String
         /// An `add-files` folder: read by the provider, written by the host (``FileGrantWriter``).
         var addFiles: SandboxDeclaration.File? = nil
+        /// A `replace-file` file: read by the provider, replaced by the host (``FileGrantWriter``).
+        var replaceFile = false
 
-        /// Whether files beneath it change: the provider writes them, or the host adds files for it.
-        var changes: Bool { access.contains(.write) || addFiles != nil }
+        /// Whether files beneath it change: the provider writes them, or the host adds or replaces files for it.
+        var changes: Bool { access.contains(.write) || addFiles != nil || replaceFile }
     }
 
     /// The nodes of /dev every provider gets; a declared file may name them, nothing else of /dev.
@@ -64,6 +66,11 @@ extension SandboxContext {
                 // Read for the provider; the host writes. A missing folder grants nothing.
                 guard Self.isDirectory(path) else { continue }
                 grants.append(Grant(path: path, access: .read, what: "the folder named by \(what)", written: written, addFiles: file))
+            case .replaceFile:
+                // The file alone, read for the provider; the host replaces it. Never its folder; a folder
+                // named here grants nothing.
+                guard !Self.isDirectory(path) else { continue }
+                grants.append(Grant(path: path, access: .read, what: what, written: written, replaceFile: true))
             }
         }
         return grants

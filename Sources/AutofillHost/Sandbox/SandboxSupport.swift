@@ -1,6 +1,6 @@
+internal import AutofillSystem
 internal import CAutofillSandbox
 internal import FoundationEssentials
-internal import Glibc
 
 /// What this kernel offers the sandbox.
 public enum SandboxSupport {
@@ -8,7 +8,7 @@ public enum SandboxSupport {
     /// is none, so tests can check the refusal; it can only make autofill refuse more, never less
     /// (the helper itself always requires Landlock when it is given a sandbox).
     public static var kernelLandlockABI: Int {
-        if let value = getenv("AUTOFILL_TEST_NO_LANDLOCK"), String(cString: value) == "1" { return 0 }
+        if Processes.variable("AUTOFILL_TEST_NO_LANDLOCK") == "1" { return 0 }
         return Int(afs_landlock_abi())
     }
 
@@ -27,18 +27,10 @@ public enum SandboxSupport {
     /// The lines of /proc/self/maps, read to the end line by line: a /proc file has no size, and
     /// reading it as one file stopped after its first page, before the Swift runtime's lines.
     static func mappedFiles() -> [String] {
-        guard let file = fopen("/proc/self/maps", "r") else { return [] }
-        defer { fclose(file) }
-        var lines: [String] = []
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
-        while getline(&buffer, &capacity, file) > 0, let buffer {
-            var line = String(cString: buffer)
-            if line.hasSuffix("\n") { line.removeLast() }
-            lines.append(line)
-        }
-        return lines
+        guard let file = try? Descriptors.open("/proc/self/maps") else { return [] }
+        defer { Descriptors.closeQuietly(file) }
+        guard let bytes = try? Descriptors.readAll(file) else { return [] }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     /// The highest Landlock ABI autofill uses.

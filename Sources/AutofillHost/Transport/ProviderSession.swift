@@ -38,8 +38,9 @@ public final class ProviderSession: HostServicesHandler {
         var client: ClientContext?
         /// The provider's log lines this request's client sees: the first ``LineBudget/linesPerRequest``.
         var logLines = LineBudget()
-        /// An `add_file` of this request was made, written or refused (one call per save or report).
-        var addedFile = false
+        /// A host write of this request (`add_file`, `replace_file`) was asked for, written or refused
+        /// (one call per save or report).
+        var wroteFile = false
     }
 
     private struct State {
@@ -332,30 +333,46 @@ public final class ProviderSession: HostServicesHandler {
     }
 
     public func addFile(request id: UInt64, folder: String, name: String, contents: [UInt8]) -> (status: ABIStatus, reason: String) {
-        // One file per request: a save writes one entry, and a provider cannot rewrite a whole store in one.
+        writeFile(for: id, service: "add_file", verb: "add") { () throws(FileGrantWriter.Failure) -> String in
+            try services.fileWriter.add(folder: folder, name: name, contents: contents, provider: "\(displayName) (\(providerID))")
+        }
+    }
+
+    public func replaceFile(request id: UInt64, path: String, contents: UnsafeRawBufferPointer, expectedSHA256: [UInt8]) -> (status: ABIStatus, reason: String) {
+        writeFile(for: id, service: "replace_file", verb: "replace") { () throws(FileGrantWriter.Failure) -> String in
+            try services.fileWriter.replace(path: path, contents: contents, expectedSHA256: expectedSHA256, provider: "\(displayName) (\(providerID))")
+        }
+    }
+
+    /// Runs `write` (a host write for the provider: ``FileGrantWriter``) for request `id` of the provider's
+    /// call `service`, when the host may write for that request: it is pending, a save or a report, and
+    /// asked for no write before (one file per request: a save writes one entry, and a provider cannot
+    /// rewrite a whole store in one). Logs what was done, or why not, to the request's client.
+    private func writeFile(for id: UInt64, service: String, verb: String,
+                           _ write: () throws(FileGrantWriter.Failure) -> String) -> (status: ABIStatus, reason: String) {
         let (request, again) = state.withLock { state -> (ProviderRequest?, Bool) in
             guard let pending = state.pending[id] else { return (nil, false) }
-            defer { state.pending[id]?.addedFile = true }
-            return (pending.request, pending.addedFile)
+            defer { state.pending[id]?.wroteFile = true }
+            return (pending.request, pending.wroteFile)
         }
         guard let request else { return (.unknownRequest, "request \(id) is not pending") }
         guard !again else {
-            let reason = "\(displayName) called add_file a second time during one \(request.entryPoint.appleName); autofill adds one file per save or report (one call, written or refused); nothing was written"
+            let reason = "\(displayName) called \(service) a second time during one \(request.entryPoint.appleName); autofill \(verb)s one file per save or report (one call, written or refused); nothing was written"
             services.logger.warning("\(reason)")
             return (.refused, reason)
         }
         // Only while the user's save or report is being handled: never while filling, never in the background.
         guard [.prepareInterfaceForSavePassword, .reportCredentialUpdate].contains(request.entryPoint) else {
-            let reason = "\(displayName) may add files only while it saves a password or applies a report, not during \(request.entryPoint.appleName); nothing was written"
+            let reason = "\(displayName) may \(verb) files only while it saves a password or applies a report, not during \(request.entryPoint.appleName); nothing was written"
             services.logger.warning("\(reason)")
             return (.refused, reason)
         }
         do {
-            let done = try services.fileWriter.add(folder: folder, name: name, contents: contents, provider: "\(displayName) (\(providerID))")
+            let done = try write()
             inClientContext(client(of: id)) { services.logger.info("\(DisplayText.line(done))") }
             return (.ok, "")
         } catch {
-            inClientContext(client(of: id)) { services.logger.warning("\(displayName) asked to add a file: \(error.message)") }
+            inClientContext(client(of: id)) { services.logger.warning("\(displayName) asked to \(verb) a file: \(error.message)") }
             return (error.status, error.message)
         }
     }

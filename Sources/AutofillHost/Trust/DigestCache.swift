@@ -1,5 +1,4 @@
 internal import AutofillSystem
-internal import Glibc
 
 /// SHA-256 digests of plugin files, remembered with each file's `stat` stamp so that a launch hashes
 /// a library again only when it changed (`digests.json` in ``HostRecords``, beside the trust records:
@@ -62,7 +61,7 @@ struct DigestCache: Sendable {
         let digest = try PluginFingerprint.sha256(ofFileAt: path)
         guard let before, Stamp(path: path) == before, before.isSettled(settleTime: settleTime) else { return digest }
         try? file.update { (document: inout Document) throws(AutofillError) in
-            document.files = document.files.filter { access($0.key, F_OK) == 0 }
+            document.files = document.files.filter { Paths.exists($0.key) }
             document.files[path] = Entry(stamp: before, sha256: digest)
         }
         return digest

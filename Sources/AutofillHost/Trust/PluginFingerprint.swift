@@ -1,5 +1,5 @@
+internal import AutofillSystem
 internal import Crypto
-internal import Glibc
 
 /// The SHA-256 of every file of a plugin's bundle: what the user approved when enabling it, compared
 /// before any of its code runs again. The library and its Info.plist have fields of their own (records
@@ -74,22 +74,19 @@ public struct PluginFingerprint: Codable, Hashable, Sendable {
 
     /// The SHA-256 of the file at `path`, lowercase hex, read in 64 KiB blocks.
     static func sha256(ofFileAt path: String) throws(AutofillError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else {
-            throw AutofillError(.io, "cannot read \(path) to check it is the file you approved: \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw AutofillError(.io, "cannot read \(path) to check it is the file you approved: \(String(cString: strerror(errno)))")
+        do throws(SystemError) {
+            let fd = try Descriptors.open(path, .nonblocking)
+            defer { Descriptors.closeQuietly(fd) }
+            var hasher = SHA256()
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = try buffer.withUnsafeMutableBytes { raw in Result { () throws(SystemError) in try Descriptors.read(fd, into: raw) } }.get()
+                if count == 0 { break }
+                buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
             }
-            if count == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+            return PinnedLibrary.hex(hasher.finalize())
+        } catch {
+            throw AutofillError(.io, "cannot read \(path) to check it is the file you approved: \(error.reason)")
         }
-        return PinnedLibrary.hex(hasher.finalize())
     }
 }

@@ -1,5 +1,4 @@
 internal import AutofillSystem
-internal import Glibc
 
 /// Who could change a plugin's files: a bundle that another user could write is refused before any of
 /// it is read further, as sshd refuses a world-writable `authorized_keys`.
@@ -24,15 +23,14 @@ public enum PluginPermissions {
     /// (its effective uid) and root can change it.
     /// A bundle that does not exist has no problems here (the manifest reader reports it).
     public static func problems(bundle bundlePath: String) -> [PluginProblem] {
-        problems(bundle: bundlePath, owner: geteuid())
+        problems(bundle: bundlePath, owner: Users.effective)
     }
 
     /// The problems for user `owner` (tests).
-    static func problems(bundle bundlePath: String, owner: uid_t) -> [PluginProblem] {
+    static func problems(bundle bundlePath: String, owner: UInt32) -> [PluginProblem] {
         guard !bundlePath.isEmpty else { return [] }
         let bundle = ManifestReader.normalized(ConfigurationFile.absolute(bundlePath))
-        var info = stat()
-        guard stat(bundle, &info) == 0 else { return [] }
+        guard (try? FileStatus(path: bundle)) != nil else { return [] }
         var checker = Checker(owner: owner, subject: Checker.pluginSubject)
         for path in Set([bundle, realPath(bundle)].compactMap { $0 }).sorted() {
             checker.checkFolders(above: path)
@@ -51,11 +49,11 @@ public enum PluginPermissions {
     /// files and what they include). A path that does not exist yet is not a problem; the folders above
     /// it still are.
     public static func problems(hostPath path: String, what: String, folder: String? = nil, contents: Bool = false) -> [PluginProblem] {
-        problems(hostPath: path, what: what, folder: folder, contents: contents, owner: geteuid())
+        problems(hostPath: path, what: what, folder: folder, contents: contents, owner: Users.effective)
     }
 
     /// The problems for user `owner` (tests).
-    static func problems(hostPath path: String, what: String, folder: String? = nil, contents: Bool = false, owner: uid_t) -> [PluginProblem] {
+    static func problems(hostPath path: String, what: String, folder: String? = nil, contents: Bool = false, owner: UInt32) -> [PluginProblem] {
         guard !path.isEmpty else { return [] }
         let absolute = ManifestReader.normalized(ConfigurationFile.absolute(path))
         var checker = Checker(owner: owner, subject: what)
@@ -63,9 +61,8 @@ public enum PluginPermissions {
             if let folder { checker.check(ConfigurationFile.directory(of: candidate), role: .hostFolder(folder)) }
             checker.checkFolders(above: candidate, strictParent: false)
         }
-        var info = stat()
-        guard stat(absolute, &info) == 0 else { return checker.problems }
-        let role: Role = info.st_mode & S_IFMT == S_IFDIR ? .hostFolder(what) : .hostFile(what)
+        guard let info = try? FileStatus(path: absolute) else { return checker.problems }
+        let role: Role = info.kind == .directory ? .hostFolder(what) : .hostFile(what)
         checker.check(absolute, role: role)
         if let real = realPath(absolute), real != absolute { checker.check(real, role: role) }
         if contents && role.isHostFolder { checker.checkContents(of: absolute, depth: 0) }
@@ -87,14 +84,14 @@ public enum PluginPermissions {
     }
 
     struct Checker {
-        let owner: uid_t
+        let owner: UInt32
         /// What the folders above are above, for messages ("the plugin bundle", "the configuration").
         let subject: String
         var problems: [PluginProblem] = []
         var checked: Set<String> = []
         var strictlyChecked: Set<String> = []
 
-        init(owner: uid_t, subject: String) {
+        init(owner: UInt32, subject: String) {
             self.owner = owner
             self.subject = subject
         }
@@ -117,26 +114,18 @@ public enum PluginPermissions {
 
         /// Every entry of `folder`, recursively; symbolic links are followed and their targets checked.
         mutating func checkContents(of folder: String, depth: Int) {
-            guard depth < 8, let directory = opendir(folder) else { return }
-            defer { closedir(directory) }
-            var names: [String] = []
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { names.append(name) }
-                if names.count > 1000 { break }
-            }
+            guard depth < 8, let names = try? Paths.contents(of: folder, limit: 1001) else { return }
             for name in names.sorted() {
                 let path = "\(folder)/\(name)"
-                var link = stat()
-                guard lstat(path, &link) == 0 else { continue }
-                if link.st_mode & S_IFMT == S_IFLNK {
+                guard let link = try? FileStatus(path: path, followingLinks: false) else { continue }
+                if link.kind == .symbolicLink {
                     guard let target = realPath(path) else { continue }
                     checkFolders(above: target)
                     check(target, role: .content)
                     continue
                 }
                 check(path, role: .content)
-                if link.st_mode & S_IFMT == S_IFDIR { checkContents(of: path, depth: depth + 1) }
+                if link.kind == .directory { checkContents(of: path, depth: depth + 1) }
             }
         }
 
@@ -145,27 +134,25 @@ public enum PluginPermissions {
             if role == .ancestor && strictlyChecked.contains(path) { return }
             guard checked.insert("\(role)|\(path)").inserted else { return }
             if role != .ancestor { strictlyChecked.insert(path) }
-            var info = stat()
-            guard stat(path, &info) == 0 else { return }
-            if info.st_uid != owner && info.st_uid != 0 {
+            guard let info = try? FileStatus(path: path) else { return }
+            if info.owner != owner && info.owner != 0 {
                 let chown = "run `chown \(Self.userName(owner, bare: true)) \(shellQuoted(path))` as root"
                 problems.append(PluginProblem(
                     .unsafePermissions, file: path,
-                    message: "\(what(role)) belongs to \(Self.userName(info.st_uid)), not to you or root: that user could change \(isPlugin ? "the plugin" : subject)",
+                    message: "\(what(role)) belongs to \(Self.userName(info.owner)), not to you or root: that user could change \(isPlugin ? "the plugin" : subject)",
                     fix: isPlugin
                         ? "install the plugin in a folder of your own (and add it to PluginSearchPaths), or, if you trust it, \(chown)"
                         : "use a file or folder of your own, or, if you trust that user, \(chown)"))
             }
             // A sticky folder above is fine whoever may write it (/tmp): decided before the group's
             // members are looked up (which reads /etc/passwd and /etc/group).
-            let sticky = info.st_mode & S_ISVTX != 0
+            let sticky = info.sticky
             guard !(role == .ancestor && sticky) else { return }
-            var writable = info.st_mode & (S_IWGRP | S_IWOTH)
-            if writable & S_IWGRP != 0 && Self.isPrivateGroup(info.st_gid, of: info.st_uid) { writable &= ~S_IWGRP }
-            guard writable != 0 else { return }
-            let group = "the group \(Self.groupName(info.st_gid))"
-            let who = writable == S_IWGRP ? group : writable == S_IWOTH ? "every user" : "\(group) and every user"
-            let mode = "0" + String(info.st_mode & 0o7777, radix: 8)
+            let groupWritable = info.groupWritable && !Self.isPrivateGroup(info.group, of: info.owner)
+            guard groupWritable || info.othersWritable else { return }
+            let group = "the group \(Self.groupName(info.group))"
+            let who = !info.othersWritable ? group : !groupWritable ? "every user" : "\(group) and every user"
+            let mode = "0" + String(info.permissions, radix: 8)
             let consequence: String =
                 switch role {
                 case .searchFolder: "users other than you could add or replace plugins in it"
@@ -196,42 +183,20 @@ public enum PluginPermissions {
         }
 
         /// Whether `gid` is `uid`'s private group: its primary group, named like it, with no other members.
-        static func isPrivateGroup(_ gid: gid_t, of uid: uid_t) -> Bool {
-            var user = passwd()
-            var userResult: UnsafeMutablePointer<passwd>?
-            var userBuffer = [CChar](repeating: 0, count: 4096)
-            guard getpwuid_r(uid, &user, &userBuffer, userBuffer.count, &userResult) == 0, userResult != nil, user.pw_gid == gid else {
+        static func isPrivateGroup(_ gid: UInt32, of uid: UInt32) -> Bool {
+            guard let user = Users.account(uid), user.group == gid, let group = Users.group(gid), group.name == user.name else {
                 return false
             }
-            var entry = Glibc.group()
-            var groupResult: UnsafeMutablePointer<Glibc.group>?
-            var groupBuffer = [CChar](repeating: 0, count: 16384)
-            guard getgrgid_r(gid, &entry, &groupBuffer, groupBuffer.count, &groupResult) == 0, groupResult != nil else { return false }
-            let userName = String(cString: user.pw_name)
-            guard String(cString: entry.gr_name) == userName else { return false }
-            var member = entry.gr_mem
-            while let name = member?.pointee {
-                if String(cString: name) != userName { return false }
-                member = member?.advanced(by: 1)
-            }
-            return true
+            return group.members.allSatisfy { $0 == user.name }
         }
 
-        static func groupName(_ gid: gid_t) -> String {
-            var entry = Glibc.group()
-            var result: UnsafeMutablePointer<Glibc.group>?
-            var buffer = [CChar](repeating: 0, count: 16384)
-            guard getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return "\(gid)" }
-            return "\(String(cString: entry.gr_name)) (gid \(gid))"
+        static func groupName(_ gid: UInt32) -> String {
+            guard let group = Users.group(gid) else { return "\(gid)" }
+            return "\(group.name) (gid \(gid))"
         }
 
-        static func userName(_ uid: uid_t, bare: Bool = false) -> String {
-            var entry = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            var buffer = [CChar](repeating: 0, count: 1024)
-            let name: String? =
-                getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0 && result != nil
-                ? String(cString: entry.pw_name) : nil
+        static func userName(_ uid: UInt32, bare: Bool = false) -> String {
+            let name = Users.account(uid)?.name
             if bare { return name ?? "\(uid)" }
             return name.map { "the user \($0) (uid \(uid))" } ?? "uid \(uid)"
         }

@@ -1,6 +1,5 @@
 internal import AutofillSystem
 internal import FoundationEssentials
-internal import Glibc
 
 /// A JSON document of the host's records (``HostRecords``: one per-user folder, whatever the
 /// configuration says): read freely, changed under an exclusive lock and replaced atomically (temporary
@@ -23,7 +22,7 @@ struct StateFile<Document: Codable & Sendable>: Sendable {
     /// The document, or `empty()` when the file does not exist.
     func read() throws(AutofillError) -> Document {
         try checkPermissions()
-        guard access(path, F_OK) == 0 else { return empty() }
+        guard Paths.exists(path) else { return empty() }
         // Decoded again only when the file changed (the agent reads the records at every request).
         return try StampedCache.value("state \(String(reflecting: Document.self))", of: [path]) { () throws(AutofillError) -> Document in
             guard let data = FileManager.default.contents(atPath: path) else {
@@ -49,12 +48,8 @@ struct StateFile<Document: Codable & Sendable>: Sendable {
             throw AutofillError(.io, "cannot create the folder \(folder): \(error)")
         }
         let lockPath = "\(path).lock"
-        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw AutofillError(.io, "cannot open \(lockPath): \(String(cString: strerror(errno)))") }
-        defer { close(lock) }  // closing the descriptor releases the lock
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw AutofillError(.io, "cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
-        }
+        let lock = try RecordLock.take(lockPath)
+        defer { Descriptors.closeQuietly(lock) }  // closing the descriptor releases the lock
         var document = try read()
         let result = try body(&document)
         let data: Data

@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 
 /// Every entry of a plugin bundle, for pinning the whole bundle (``PluginFingerprint/files``): regular
 /// files, symbolic links (by their target) and anything else (by its type), in folders up to 8 deep.
@@ -26,35 +26,35 @@ package enum BundleFiles {
         var folders: [(relative: String, depth: Int)] = [("", 0)]
         while let (relative, depth) = folders.popLast() {
             let folder = relative.isEmpty ? bundle : "\(bundle)/\(relative)"
-            guard let directory = opendir(folder) else {
-                throw AutofillError(.io, "cannot list \(folder) to check the plugin's files: \(String(cString: strerror(errno)))")
+            let names: [String]
+            do {
+                names = try Paths.contents(of: folder, limit: maximumEntries + 1)
+            } catch {
+                throw AutofillError(.io, "cannot list \(folder) to check the plugin's files: \(error.reason)")
             }
-            defer { closedir(directory) }
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name == "." || name == ".." { continue }
+            for name in names {
                 let path = relative.isEmpty ? name : "\(relative)/\(name)"
                 guard entries.count + folders.count < maximumEntries else {
                     throw AutofillError(.refused, "the plugin bundle \(bundle) holds more than \(maximumEntries) files; a provider needs a few (docs/WRITING_A_PROVIDER.md)")
                 }
-                var info = stat()
-                guard lstat("\(bundle)/\(path)", &info) == 0 else {
-                    throw AutofillError(.io, "cannot check \(bundle)/\(path): \(String(cString: strerror(errno)))")
+                let info: FileStatus
+                do {
+                    info = try FileStatus(path: "\(bundle)/\(path)", followingLinks: false)
+                } catch {
+                    throw AutofillError(.io, "cannot check \(bundle)/\(path): \(error.reason)")
                 }
-                switch info.st_mode & S_IFMT {
-                case S_IFDIR:
+                switch info.kind {
+                case .directory:
                     guard depth + 1 < maximumDepth else {
                         throw AutofillError(.refused, "the plugin bundle \(bundle) has folders more than \(maximumDepth) deep (\(path))")
                     }
                     folders.append((path, depth + 1))
-                case S_IFREG:
+                case .regular:
                     entries.append(Entry(path: path, kind: .file))
-                case S_IFLNK:
-                    var target = [CChar](repeating: 0, count: 4097)
-                    let count = readlink("\(bundle)/\(path)", &target, 4096)
-                    entries.append(Entry(path: path, kind: .link(count < 0 ? "" : String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))))
+                case .symbolicLink:
+                    entries.append(Entry(path: path, kind: .link((try? Paths.linkTarget("\(bundle)/\(path)")) ?? "")))
                 default:
-                    entries.append(Entry(path: path, kind: .other(String(info.st_mode & S_IFMT, radix: 8))))
+                    entries.append(Entry(path: path, kind: .other(String(info.mode & 0o170000, radix: 8))))
                 }
             }
         }

@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 
 /// The dynamic symbol table of an ELF shared library, read from the file by the host: whether the
 /// library exports a function, found the way the dynamic loader's `dlsym` finds it, with no code of
@@ -49,12 +49,15 @@ struct ELFDynamicSymbols {
 
     /// Looks `name` up in the dynamic symbol table of the ELF file at `path`.
     static func lookup(_ name: String, inLibrary path: String) throws(Failure) -> Lookup {
-        let file = open(path, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { throw Failure("cannot be opened (\(String(cString: strerror(errno))))") }
-        defer { close(file) }
-        var info = stat()
-        guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw Failure("is not a regular file") }
-        var table = try ELFDynamicSymbols(file: file, size: UInt64(info.st_size))
+        let file: Int32
+        do {
+            file = try Descriptors.open(path)
+        } catch {
+            throw Failure("cannot be opened (\(error.reason))")
+        }
+        defer { Descriptors.closeQuietly(file) }
+        guard let info = try? FileStatus(descriptor: file), info.kind == .regular else { throw Failure("is not a regular file") }
+        var table = try ELFDynamicSymbols(file: file, size: UInt64(info.size))
         try table.readDynamicSegment()
         return try table.lookup(name)
     }
@@ -68,9 +71,8 @@ struct ELFDynamicSymbols {
 
     /// The linkage of the library open at `file` (read with pread; the descriptor's offset is untouched).
     static func linkage(ofLibraryAt file: Int32) throws(Failure) -> Linkage {
-        var info = stat()
-        guard fstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw Failure("is not a regular file") }
-        var table = try ELFDynamicSymbols(file: file, size: UInt64(info.st_size))
+        guard let info = try? FileStatus(descriptor: file), info.kind == .regular else { throw Failure("is not a regular file") }
+        var table = try ELFDynamicSymbols(file: file, size: UInt64(info.size))
         try table.readDynamicSegment()
         guard table.neededNames.count <= 256 else { throw Failure("needs more than 256 libraries") }
         return Linkage(soname: try table.soname.map { offset throws(Failure) in try table.string(at: offset) },
@@ -106,10 +108,16 @@ struct ELFDynamicSymbols {
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
-            let got = buffer.withUnsafeMutableBytes { raw in pread(file, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { throw Failure("cannot be read at offset \(offset) (\(got < 0 ? String(cString: strerror(errno)) : "end of file"))") }
-            done += got
+            let got = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in
+                    try Descriptors.read(file, at: Int64(offset) + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: raw[done...]))
+                }
+            }
+            switch got {
+            case .success(let count) where count > 0: done += count
+            case .success: throw Failure("cannot be read at offset \(offset) (end of file)")
+            case .failure(let error): throw Failure("cannot be read at offset \(offset) (\(error.reason))")
+            }
         }
         return buffer
     }

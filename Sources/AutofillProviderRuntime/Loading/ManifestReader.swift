@@ -2,7 +2,6 @@ internal import AutofillCore
 internal import AutofillABI
 internal import AutofillSystem
 internal import FoundationEssentials
-internal import Glibc
 
 /// Reads and checks a plugin bundle's Info.plist, reporting every problem with its key path and fix.
 ///
@@ -295,14 +294,12 @@ private struct PlistChecker {
     /// Opened without blocking and read only when it is a regular file, so a FIFO or a device named
     /// as the library can neither hang nor feed the reader; anything else reads as empty (not ELF).
     static func prefix(ofFileAt path: String, count: Int) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return [] }
+        guard let descriptor = try? Descriptors.open(path, [.nonblocking, .noControllingTerminal]) else { return nil }
+        defer { Descriptors.closeQuietly(descriptor) }
+        guard (try? FileStatus(descriptor: descriptor))?.kind == .regular else { return [] }
         var bytes = [UInt8](repeating: 0, count: count)
-        let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, count) }
-        return Array(bytes.prefix(max(0, read)))
+        let read = (try? bytes.withUnsafeMutableBytes { raw in try Descriptors.read(descriptor, into: raw) }) ?? 0
+        return Array(bytes.prefix(read))
     }
 
     // MARK: Typed lookups

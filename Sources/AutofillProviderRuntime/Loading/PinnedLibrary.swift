@@ -1,5 +1,5 @@
 internal import Crypto
-internal import Glibc
+internal import AutofillSystem
 
 /// Loading a plugin's library so that what runs is exactly what was hashed: each file is opened once,
 /// hashed through that descriptor, compared with the digest the user approved, and handed to the
@@ -51,13 +51,15 @@ package enum PinnedLibrary {
             guard depth < 16, opening.insert(relative).inserted else {
                 return problem("the libraries of the bundle need each other in a cycle", "link them so that none needs itself")
             }
-            let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-            guard descriptor >= 0 else {
-                return .failure(PluginProblem(.libraryNotFound, file: path, message: "cannot be opened (\(String(cString: strerror(errno))))",
+            let descriptor: Int32
+            do {
+                descriptor = try Descriptors.open(path, [.noFollow, .nonblocking])
+            } catch {
+                return .failure(PluginProblem(.libraryNotFound, file: path, message: "cannot be opened (\(error.reason))",
                                               fix: "check the file exists, is readable and is not a symbolic link"))
             }
             var keep = false
-            defer { if !keep { close(descriptor) } }
+            defer { if !keep { Descriptors.closeQuietly(descriptor) } }
             let digest: String
             do {
                 digest = try PinnedLibrary.sha256(of: descriptor)
@@ -98,20 +100,22 @@ package enum PinnedLibrary {
     }
 
     /// The SHA-256 of what `descriptor` holds, read with pread from its start (lowercase hex).
-    static func sha256(of descriptor: Int32) throws(AutofillError) -> String {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw AutofillError(.io, "not a regular file") }
+    package static func sha256(of descriptor: Int32) throws(AutofillError) -> String {
+        guard (try? FileStatus(descriptor: descriptor))?.kind == .regular else { throw AutofillError(.io, "not a regular file") }
         var hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var offset: off_t = 0
+        var offset: Int64 = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw AutofillError(.io, String(cString: strerror(errno)))
+            let read = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(SystemError) in try Descriptors.read(descriptor, at: offset, into: raw) }
+            }
+            let count: Int
+            switch read {
+            case .success(let got): count = got
+            case .failure(let error): throw AutofillError(.io, error.reason)
             }
             if count == 0 { break }
-            offset += off_t(count)
+            offset += Int64(count)
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
         }
         return hex(hasher.finalize())

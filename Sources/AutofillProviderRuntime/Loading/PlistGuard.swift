@@ -1,5 +1,5 @@
 package import FoundationEssentials
-internal import Glibc
+internal import AutofillSystem
 
 /// A property list's size and shape, checked before Foundation decodes it, so a hostile or broken
 /// file can only ever be reported, never crash or hang the host.
@@ -38,27 +38,30 @@ package enum PlistGuard {
     /// The contents of the plist file at `path`, or nil when there is no such file. Refuses (without
     /// blocking) anything but a regular file, and files over ``maximumBytes``.
     static func contents(ofFile path: String) throws(Refusal) -> Data? {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard descriptor >= 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw Refusal("cannot be opened: \(String(cString: strerror(errno)))")
+        let descriptor: Int32
+        do {
+            descriptor = try Descriptors.open(path, [.nonblocking, .noControllingTerminal])
+        } catch {
+            if error.noSuchFile || error.notAFolder { return nil }
+            throw Refusal("cannot be opened: \(error.reason)")
         }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw Refusal("cannot be read: \(String(cString: strerror(errno)))") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw Refusal("is not a regular file") }
-        guard info.st_size <= maximumBytes else { throw tooLarge(Int(info.st_size)) }
-        var bytes = [UInt8](repeating: 0, count: maximumBytes + 1)
-        var count = 0
-        while count < bytes.count {
-            let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if read < 0 && errno == EINTR { continue }
-            guard read >= 0 else { throw Refusal("cannot be read: \(String(cString: strerror(errno)))") }
-            if read == 0 { break }
-            count += read
+        defer { Descriptors.closeQuietly(descriptor) }
+        let info: FileStatus
+        do {
+            info = try FileStatus(descriptor: descriptor)
+        } catch {
+            throw Refusal("cannot be read: \(error.reason)")
         }
-        guard count <= maximumBytes else { throw tooLarge(count) }
-        let data = Data(bytes[..<count])
+        guard info.kind == .regular else { throw Refusal("is not a regular file") }
+        guard info.size <= maximumBytes else { throw tooLarge(Int(info.size)) }
+        let read: [UInt8]?
+        do {
+            read = try Descriptors.readAll(descriptor, limit: maximumBytes)
+        } catch {
+            throw Refusal("cannot be read: \(error.reason)")
+        }
+        guard let read else { throw tooLarge(maximumBytes + 1) }
+        let data = Data(read)
         try check(data)
         return data
     }

@@ -1,7 +1,7 @@
 internal import AutofillABI
 package import AutofillCore
+internal import AutofillSystem
 internal import CAutofillProvider
-internal import Glibc
 internal import Synchronization
 
 /// Discovers nothing and guesses nothing: given a bundle, reads its plist, then loads its library,
@@ -100,12 +100,11 @@ public enum PluginLoader {
 
     /// The file identity of `manifest`'s library, or the problem that it cannot be read.
     package static func libraryID(of manifest: PluginManifest) -> Result<LibraryID, PluginProblem> {
-        var info = stat()
-        guard stat(manifest.libraryPath, &info) == 0 else {
+        guard let info = try? FileStatus(path: manifest.libraryPath) else {
             return .failure(PluginProblem(
                 .libraryNotFound, file: manifest.libraryPath, message: "cannot read the library",
                 fix: "check the file exists and is readable"))
         }
-        return .success(LibraryID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)))
+        return .success(LibraryID(device: info.device, inode: info.inode))
     }
 }

@@ -50,6 +50,10 @@ public struct SandboxDeclaration: Hashable, Sendable {
         /// Read the folder; the host (never the provider) adds and replaces files named `*Suffix` in it, on
         /// the provider's request (`add_file`), never its hidden files or folders (``FileGrantWriter``).
         case addFiles = "add-files"
+        /// Read the file; the host (never the provider) replaces it with contents the provider hands it
+        /// (`replace_file`), only while the file is still the version the provider read. Nothing beside
+        /// the file is granted, so a file in the home folder may be saved into (``FileGrantWriter``).
+        case replaceFile = "replace-file"
     }
 
     /// One declared file or folder: named by a provider setting (with defaults when unset) or by path.
@@ -143,6 +147,7 @@ public struct SandboxDeclaration: Hashable, Sendable {
             }
             switch Access(rawValue: parts[3]) {
             case .readWrite: return "read and change files in the folder of \(what)"
+            case .replaceFile: return "read \(what), and have autofill replace that one file with what it hands over, only while the file is still the version it read"
             case .readWriteFolder: return "read and change the folder named by \(parts[1] == "setting" ? "its \(safe(parts[2])) setting" : safe(parts[2]))"
             default: return "read \(what)"
             }
@@ -307,8 +312,8 @@ public struct SandboxDeclaration: Hashable, Sendable {
         switch dict["Access"] {
         case .string(let value) where Access(rawValue: value) != nil: access = Access(rawValue: value)!
         default:
-            problem("\(path).Access", "is missing or not read, read-write, read-write-folder or add-files",
-                    "write <string>read</string>, <string>read-write</string>, <string>read-write-folder</string> or <string>add-files</string>")
+            problem("\(path).Access", "is missing or not read, read-write, read-write-folder, add-files or replace-file",
+                    "write <string>read</string>, <string>read-write</string>, <string>read-write-folder</string>, <string>add-files</string> or <string>replace-file</string>")
             return nil
         }
         guard let (suffix, gitCommit) = readAddFiles(dict, access: access, path: path, problem: problem) else { return nil }

@@ -85,6 +85,23 @@ final class ForwardingHostServices: HostServicesHandler {
         return (ABIStatus(status), reason)
     }
 
+    /// Announces the replace, then sends the contents in pieces of ``HelperProtocol/replaceChunkBytes``
+    /// (a whole database is over a frame's limit); the host answers the last piece with the outcome.
+    func replaceFile(request: UInt64, path: String, contents: UnsafeRawBufferPointer, expectedSHA256: [UInt8]) -> (status: ABIStatus, reason: String) {
+        func send(_ call: HostCall) -> (status: ABIStatus, reason: String) {
+            guard case .added(let status, let reason)? = self.call(call) else { return (.ioError, "the host could not be reached") }
+            return (ABIStatus(status), reason)
+        }
+        var outcome = send(.replaceFile(request: request, path: path, expectedSHA256: expectedSHA256, length: UInt64(contents.count)))
+        var offset = 0
+        while outcome.status == .ok && offset < contents.count {
+            let end = min(offset + HelperProtocol.replaceChunkBytes, contents.count)
+            outcome = send(.replaceFileChunk(request: request, bytes: Array(UnsafeRawBufferPointer(rebasing: contents[offset..<end]))))
+            offset = end
+        }
+        return outcome
+    }
+
     func reportMalformedCall(_ service: String, _ problem: String) {
         _ = try? channel.send(.malformedCall(service: service, problem: problem))
     }

@@ -1,6 +1,5 @@
 package import AutofillWire
 internal import AutofillSystem
-internal import Glibc
 internal import Synchronization
 
 /// One end of a helper's protocol socket: whole frames out, one writer at a time.
@@ -46,7 +45,7 @@ package final class FrameChannel: Sendable {
         writing.withLock { closed in
             guard !closed else { return }
             closed = true
-            _ = Glibc.close(descriptor)
+            Descriptors.closeQuietly(descriptor)
         }
     }
 }

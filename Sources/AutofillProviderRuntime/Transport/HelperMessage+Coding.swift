@@ -141,6 +141,8 @@ extension FrameWriter {
         case .complete(let request, let answer): u8(7); u64(request); providerAnswer(answer)
         case .present(let request, let ui): u8(8); u64(request); userInterfaceRequest(ui)
         case .addFile(let request, let folder, let name, let contents): u8(9); u64(request); string(folder); string(name); bytes(contents)
+        case .replaceFile(let request, let path, let expected, let length): u8(10); u64(request); string(path); bytes(expected); u64(length)
+        case .replaceFileChunk(let request, let piece): u8(11); u64(request); bytes(piece)
         }
     }
 
@@ -176,6 +178,11 @@ extension FrameReader {
         case 9:
             return .addFile(request: try u64("add_file.request"), folder: try text("add_file.folder"), name: try text("add_file.name"),
                             contents: try bytes("add_file.contents"))
+        case 10:
+            return .replaceFile(request: try u64("replace_file.request"), path: try text("replace_file.path"),
+                                expectedSHA256: try bytes("replace_file.expected", limit: 32), length: try u64("replace_file.length"))
+        case 11:
+            return .replaceFileChunk(request: try u64("replace_file.request"), bytes: try bytes("replace_file.chunk", limit: HelperProtocol.replaceChunkBytes))
         default: throw FrameError("call.kind: unknown kind \(tag)")
         }
     }

@@ -11,14 +11,17 @@ internal import AutofillWire
 /// Afterwards the host sends `request`s; the helper sends the plugin's host-service calls (`call`,
 /// answered by `reply` where the C call returns something; `log` and `malformedCall` are one-way),
 /// and `returned` when a UI entry point returned (the host's UI watchdog starts from there).
-/// Version 2 added `returned`; version 5 the `addFile` call.
+/// Version 2 added `returned`; version 5 the `addFile` call; version 6 `replaceFile` and its chunks.
 public enum HelperProtocol {
     /// The version this build speaks; both sides refuse any other.
-    public static let version: UInt32 = 5
+    public static let version: UInt32 = 6
     /// The largest frame either side accepts (a `store_replace` of many identities is the big one).
     public static let maximumFrameBytes = Wire.maximumFrameBytes
     /// The largest string or byte field (the C ABI's own limit for byte buffers, `AF_MAX_BYTES_LENGTH`).
     static let maximumFieldBytes = Wire.maximumFieldBytes
+    /// The most bytes of a file's new contents one `replaceFileChunk` carries (`replace_file` takes up to
+    /// `AF_MAX_REPLACE_FILE_LENGTH`, far over one field or frame).
+    static let replaceChunkBytes = 8 << 20
     /// The environment variable naming the helper executable, for tests and unusual installs.
     public static let executableEnvironmentKey = Wire.helperExecutableKey
     /// The helper executable's file name, looked for next to the running executable.
@@ -59,6 +62,12 @@ package enum HostCall: Sendable, Equatable {
     case present(request: UInt64, UserInterfaceRequest)
     /// `add_file`: the host writes the file (``FileGrantWriter``).
     case addFile(request: UInt64, folder: String, name: String, contents: [UInt8])
+    /// `replace_file`, announced: the file, the digest the change is based on and the contents' length.
+    /// Answered `added`: `ok` to send the contents, else why not.
+    case replaceFile(request: UInt64, path: String, expectedSHA256: [UInt8], length: UInt64)
+    /// The next piece of the announced contents (at most ``HelperProtocol/replaceChunkBytes``), answered
+    /// `added`: `ok` for more, and after the last piece, the outcome of the replace (``FileGrantWriter``).
+    case replaceFileChunk(request: UInt64, bytes: [UInt8])
 }
 
 /// The host's answer to a ``HostCall``.
@@ -73,7 +82,7 @@ package enum HostReply: Sendable, Equatable {
     case status(Int32)
     /// `present`: the user's answer or why there was none.
     case userInterface(Result<UserInterfaceAnswer, UserInterfaceError>)
-    /// `addFile`: the `af_status` and the reason when refused or failed.
+    /// `addFile`, `replaceFile`, `replaceFileChunk`: the `af_status` and the reason when refused or failed.
     case added(Int32, String)
 
     /// A store error code as an `Error`, for `Result`.

@@ -44,6 +44,11 @@ public protocol HostServicesHandler: Sendable {
     /// credential-update request `request` (``FileGrantWriter``); the status and, when refused or
     /// failed, the reason (never the contents).
     func addFile(request: UInt64, folder: String, name: String, contents: [UInt8]) -> (status: ABIStatus, reason: String)
+    /// `replace_file`: replaces the replace-file file `path` with `contents` during pending save or
+    /// credential-update request `request`, only while its SHA-256 is `expectedSHA256`
+    /// (``FileGrantWriter``); the status and, when refused or failed, the reason (never the contents).
+    /// `contents` is valid during the call only.
+    func replaceFile(request: UInt64, path: String, contents: UnsafeRawBufferPointer, expectedSHA256: [UInt8]) -> (status: ABIStatus, reason: String)
 }
 
 extension HostServicesHandler {

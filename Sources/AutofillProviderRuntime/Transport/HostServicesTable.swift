@@ -31,6 +31,14 @@ package final class HostServicesTable: @unchecked Sendable {
         }
     }
 
+    /// A host write's reason into the provider's buffer, cut on a character boundary to `capacity`.
+    private static func copy(_ reason: String, to out: UnsafeMutablePointer<CChar>?, capacity: Int, length: UnsafeMutablePointer<Int>?) {
+        var bytes = Array(reason.utf8.prefix(capacity))
+        while !bytes.isEmpty && String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
+        if let out, !bytes.isEmpty { bytes.withUnsafeBytes { UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+        length?.pointee = bytes.count
+    }
+
     private struct BindingError: Error {
         let message: String
     }
@@ -130,11 +138,30 @@ package final class HostServicesTable: @unchecked Sendable {
                 return ABIStatus.invalidArgument.wide
             }
             let (status, reason) = h.addFile(request: request, folder: folder, name: name, contents: contents)
-            // The reason, cut on a character boundary to the capacity.
-            var bytes = Array(reason.utf8.prefix(capacity))
-            while !bytes.isEmpty && String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
-            if let out, !bytes.isEmpty { bytes.withUnsafeBytes { UnsafeMutableRawPointer(out).copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
-            length?.pointee = bytes.count
+            Self.copy(reason, to: out, capacity: capacity, length: length)
+            return status.wide
+        }
+        table.pointee.replace_file = try bind(I, [U64, P, S, P, S, P, P, S, P]) { a in
+            let request = a.uint64(0)
+            let out: UnsafeMutablePointer<CChar>? = a.pointer(6), capacity = a.size(7)
+            let length: UnsafeMutablePointer<Int>? = a.pointer(8)
+            let path: String, contents: UnsafeRawBufferPointer, expected: [UInt8]
+            do {
+                guard capacity >= 0, out != nil || capacity == 0 else { throw ABIDecodingError("reason: NULL with a capacity") }
+                path = try CDecode.string(a.pointer(1), a.size(2), field: "path")
+                // Not copied: read during this call only (a database may be hundreds of MiB).
+                try CDecode.checkLength(a.size(4), limit: Int(AF_MAX_REPLACE_FILE_LENGTH), field: "contents")
+                guard a.size(4) > 0 else { throw ABIDecodingError("contents: empty") }
+                guard let bytes: UnsafePointer<UInt8> = a.pointer(3) else { throw ABIDecodingError("contents: NULL pointer with length \(a.size(4))") }
+                contents = UnsafeRawBufferPointer(start: bytes, count: a.size(4))
+                guard let digest: UnsafePointer<UInt8> = a.pointer(5) else { throw ABIDecodingError("expected_sha256: NULL") }
+                expected = Array(UnsafeBufferPointer(start: digest, count: 32))
+            } catch {
+                h.reportMalformedCall("replace_file", describe(error))
+                return ABIStatus.invalidArgument.wide
+            }
+            let (status, reason) = h.replaceFile(request: request, path: path, contents: contents, expectedSHA256: expected)
+            Self.copy(reason, to: out, capacity: capacity, length: length)
             return status.wide
         }
         table.pointee.cancel_request = try bind(I, [U64, I, P, S]) { a in

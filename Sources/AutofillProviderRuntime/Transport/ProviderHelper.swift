@@ -4,7 +4,6 @@ internal import AutofillCore
 internal import AutofillSystem
 internal import CAutofillSandbox
 internal import Dispatch
-internal import Glibc
 internal import Synchronization
 
 /// The helper process's side: what `autofill-provider-helper` runs. Not for use in the host.
@@ -26,20 +25,20 @@ public enum ProviderHelper {
 
     /// Runs the helper with its command line (`--parent PID --memory-limit BYTES [--namespaces-of PID]`) and never returns.
     public static func main(arguments: [String]) -> Never {
-        var parent: pid_t = 0, memoryLimit: UInt64 = 0, bubblewrap: pid_t?
+        var parent: Int32 = 0, memoryLimit: UInt64 = 0, bubblewrap: Int32?
         var rest = arguments.dropFirst()
         while let argument = rest.popFirst() {
             switch argument {
-            case "--parent": parent = rest.popFirst().flatMap { pid_t($0) } ?? 0
+            case "--parent": parent = rest.popFirst().flatMap { Int32($0) } ?? 0
             case "--memory-limit": memoryLimit = rest.popFirst().flatMap { UInt64($0) } ?? 0
-            case "--namespaces-of": bubblewrap = rest.popFirst().flatMap { pid_t($0) } ?? 0
+            case "--namespaces-of": bubblewrap = rest.popFirst().flatMap { Int32($0) } ?? 0
             default: fail(ExitStatus.usage, "unknown argument \(argument)")
             }
         }
         guard parent > 0 else {
             fail(ExitStatus.usage, "\(HelperProtocol.executableName) is started by autofill, not by hand (it needs --parent PID and its descriptors)")
         }
-        guard Processes.dieWithParent(parent) else { exit(ExitStatus.parentGone) }
+        guard Processes.dieWithParent(parent) else { Processes.exit(ExitStatus.parentGone) }
         if let bubblewrap {
             // Executed outside bubblewrap's namespaces, so that the kernel keeps asking the initial user
             // namespace who may ptrace it (NamespaceHolder): enter them now, while single-threaded,
@@ -87,14 +86,14 @@ public enum ProviderHelper {
                 if let body = try assembler.next() {
                     guard case .load(let version, let abi, let bundlePath, let sandbox, let pins) = try HelperMessage(body: body),
                         version == HelperProtocol.version, abi == providerABIVersion
-                    else { _exit(ExitStatus.protocolError) }
+                    else { Processes.exitNow(ExitStatus.protocolError) }
                     return (bundlePath, sandbox, pins)
                 }
             } catch {
-                _exit(ExitStatus.protocolError)
+                Processes.exitNow(ExitStatus.protocolError)
             }
             let count = readSome(Spawn.channelDescriptor, into: buffer)
-            guard count > 0 else { _exit(0) }  // the host went away before it needed this helper
+            guard count > 0 else { Processes.exitNow(0) }  // the host went away before it needed this helper
             assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
     }
@@ -103,13 +102,13 @@ public enum ProviderHelper {
     private static func waitForHostToClose(_ assembler: inout FrameAssembler) -> Never {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
         while readSome(Spawn.channelDescriptor, into: buffer) > 0 {}
-        _exit(0)
+        Processes.exitNow(0)
     }
 
     private static func fail(_ status: Int32, _ message: String) -> Never {
         let line = Array("\(HelperProtocol.executableName): \(message)\n".utf8)
-        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        exit(status)
+        try? Descriptors.write(2, line)
+        Processes.exit(status)
     }
 
     /// The helper's state while it serves one plugin.
@@ -138,12 +137,12 @@ public enum ProviderHelper {
                     while let body = try assembler.next() { try handle(try HelperMessage(body: body)) }
                 } catch {
                     services.abandonAll()
-                    _exit(ExitStatus.protocolError)
+                    Processes.exitNow(ExitStatus.protocolError)
                 }
             }
             services.abandonAll()
             // _exit: the plugin's atexit handlers and destructors are not the host's business.
-            _exit(0)
+            Processes.exitNow(0)
         }
 
         private func send(_ message: HelperMessage) {

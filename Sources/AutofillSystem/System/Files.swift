@@ -1,4 +1,5 @@
 internal import CAutofillSystem
+internal import Glibc
 
 /// Files (files.c): the one-agent lock file and a path's identity.
 public enum Files {
@@ -16,5 +17,29 @@ public enum Files {
         var device: UInt64 = 0, inode: UInt64 = 0
         guard afsys_identity(path, &device, &inode) == 0 else { throw SystemError.current("lstat \(path)") }
         return (device, inode)
+    }
+}
+
+extension Files {
+    /// Takes an exclusive `flock` on `descriptor`, waiting for it (retrying EINTR); closing the
+    /// descriptor releases it.
+    public static func lockExclusive(_ descriptor: Int32) throws(SystemError) {
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw .current("flock") }
+        }
+    }
+
+    /// Takes an exclusive `flock` on `descriptor` without waiting: false when another holds it.
+    public static func tryLockExclusive(_ descriptor: Int32) throws(SystemError) -> Bool {
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EWOULDBLOCK { return false }
+            guard errno == EINTR else { throw .current("flock") }
+        }
+        return true
+    }
+
+    /// Releases a `flock` on `descriptor`.
+    public static func unlock(_ descriptor: Int32) throws(SystemError) {
+        guard flock(descriptor, LOCK_UN) == 0 else { throw .current("flock") }
     }
 }

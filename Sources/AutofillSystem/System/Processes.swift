@@ -33,6 +33,28 @@ public enum Processes {
         return lines
     }
 
+    /// The value of this process's environment variable `name` (`getenv`), nil when it is not set.
+    public static func variable(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// Replaces this process with `path` run with `arguments` (argv, its first the program's name)
+    /// and this environment (`execv`); returns only by throwing why it could not.
+    public static func replace(with path: String, arguments: [String]) throws(SystemError) -> Never {
+        _ = withCStrings(arguments) { argv in execv(path, argv) }
+        throw .current("execv \(path)")
+    }
+
+    /// Runs `handler` when this process exits through `exit` or by returning from `main` (`atexit`);
+    /// false when it could not be registered.
+    public static func atExit(_ handler: @convention(c) () -> Void) -> Bool { atexit(handler) == 0 }
+
+    /// Ends this process with `status`, running its atexit handlers and flushing stdio (`exit`).
+    public static func exit(_ status: Int32) -> Never { Glibc.exit(status) }
+
+    /// Ends this process with `status` at once: no atexit handler, no destructor, no stdio flush (`_exit`).
+    public static func exitNow(_ status: Int32) -> Never { _exit(status) }
+
     /// "SEGV" for SIGSEGV (sigabbrev_np); nil for a number that is no signal.
     public static func signalName(_ signal: Int32) -> String? {
         afsys_signal_name(signal).map { String(cString: $0) }
@@ -64,6 +86,18 @@ public enum Processes {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return WaitStatus(status)
+    }
+
+    /// Reaps child `pid` if it has ended, without waiting (waitpid WNOHANG, retrying EINTR): how it
+    /// ended, or nil while it runs.
+    public static func reapIfEnded(_ pid: Int32) throws(SystemError) -> WaitStatus? {
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { return WaitStatus(status) }
+            if reaped == 0 { return nil }
+            if errno != EINTR { throw .current("waitpid") }
+        }
     }
 
     /// The address space of process `pid` in bytes, as the kernel counts it; 0 when it cannot be read.

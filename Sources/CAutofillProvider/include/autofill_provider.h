@@ -28,7 +28,7 @@
  *   Appended so far: Apple's iOS 26 save, generate and credential-update
  *   entry points (three af_provider entries after
  *   prepare_interface_for_text_to_insert, three host services after
- *   ui_message), then the add_file host service. A provider built before
+ *   ui_message), then the add_file and replace_file host services. A provider built before
  *   them loads and works unchanged; the
  *   host sends such a request only to a provider whose plist declares the
  *   capability and whose table holds the entry point.
@@ -113,6 +113,9 @@ extern "C" {
 #define AF_MAX_STRING_LENGTH 65536u
 /** Longest byte buffer (credential ids, attestation objects, ...). */
 #define AF_MAX_BYTES_LENGTH 1048576u
+/** Largest new contents of a file replace_file takes (256 MiB): a whole
+ *  KeePass database with its attachments. */
+#define AF_MAX_REPLACE_FILE_LENGTH 268435456u
 /** Most identities one store call may carry. */
 #define AF_MAX_IDENTITIES_PER_CALL 1000000u
 
@@ -175,6 +178,10 @@ typedef int32_t af_status;
 /** add_file: the host could not write the file, or its git commit failed;
  *  the reason says why. */
 #define AF_STATUS_IO_ERROR (-9)
+/** replace_file: the file on disk is not the version whose SHA-256 the
+ *  provider gave (another program saved it since the provider read it).
+ *  Nothing was written: read the file again, apply the change, call again. */
+#define AF_STATUS_CHANGED_ON_DISK (-10)
 /** Identity store errors (Apple's ASCredentialIdentityStoreError codes
  *  internalError 0, storeDisabled 1, storeBusy 2, offset by -100). */
 #define AF_STATUS_STORE_INTERNAL (-100)
@@ -595,6 +602,40 @@ typedef struct af_host_services {
                           const char *name, size_t name_length,
                           const uint8_t *contents, size_t contents_length,
                           char *reason, size_t reason_capacity, size_t *reason_length);
+
+    /* -- Appended to ABI 1: replacing one file the provider may only read.
+     * Check with AF_TABLE_HAS(af_host_services, host, replace_file). -- */
+
+    /** Replace one file, written by the host, that the plist declares with
+     *  Access `replace-file` (docs/SANDBOX.md): the provider reads that file
+     *  and nothing beside it, builds the whole new contents, and the host puts
+     *  them in its place, so a file in a folder the provider may not change
+     *  (a KeePass database in the home folder) can be saved into.
+     *  Only while save request `request` or credential-update request
+     *  `request` is pending (otherwise AF_STATUS_UNKNOWN_REQUEST), one host
+     *  write (add_file or replace_file) per request.
+     *  `path`: the file as the provider was given it (its setting's value, or
+     *  the declared path). `contents`: 1 to AF_MAX_REPLACE_FILE_LENGTH bytes.
+     *  `expected_sha256`: 32 bytes, the SHA-256 of the file's contents the
+     *  change is based on (what the provider read). The host hashes the file
+     *  on disk; when it differs, it writes nothing and returns
+     *  AF_STATUS_CHANGED_ON_DISK. Otherwise it writes a temporary file in the
+     *  same folder with the file's mode, fsyncs it, checks once more that the
+     *  file is still the one it hashed, renames it over the file and fsyncs
+     *  the folder; no link is followed, at the file or on the way to it.
+     *  AF_OK: replaced. AF_STATUS_REFUSED, AF_STATUS_CHANGED_ON_DISK or
+     *  AF_STATUS_IO_ERROR: the reason, when `reason` is not NULL, is copied
+     *  into it as add_file does (never the contents).
+     *  AF_STATUS_INVALID_ARGUMENT: not UTF-8, NULL with a length, empty
+     *  contents, or `expected_sha256` NULL.
+     *  In a provider's sandbox the file keeps showing the version it read
+     *  until the provider is started again (docs/WRITING_A_PROVIDER.md):
+     *  base the next change on the contents you handed over. */
+    af_status (*replace_file)(af_request_id request,
+                              const char *path, size_t path_length,
+                              const uint8_t *contents, size_t contents_length,
+                              const uint8_t *expected_sha256,
+                              char *reason, size_t reason_capacity, size_t *reason_length);
 } af_host_services;
 
 /* ------------------------------------------------------------------ */
@@ -736,7 +777,8 @@ _Static_assert(sizeof(af_credential_update) == 8 + 10 * AF__P, "af_credential_up
  * host built against the earlier ABI 1 header has, and still works with. */
 _Static_assert(offsetof(af_host_services, complete_save_password) == 8 + 18 * AF__P, "af_host_services: 18 entries before the iOS 26 ones");
 _Static_assert(offsetof(af_host_services, add_file) == 8 + 21 * AF__P, "af_host_services: 21 entries before add_file");
-_Static_assert(sizeof(af_host_services) == 8 + 22 * AF__P, "af_host_services has 22 entries");
+_Static_assert(offsetof(af_host_services, replace_file) == 8 + 22 * AF__P, "af_host_services: 22 entries before replace_file");
+_Static_assert(sizeof(af_host_services) == 8 + 23 * AF__P, "af_host_services has 23 entries");
 _Static_assert(offsetof(af_provider, prepare_interface_for_save_password) == 8 + 10 * AF__P, "af_provider: a context and 9 entries before the iOS 26 ones");
 _Static_assert(sizeof(af_provider) == 8 + 13 * AF__P, "af_provider has a context and 12 entries");
 #undef AF__P

@@ -12,18 +12,21 @@
  *   unix_socket.c   listening and connecting on a Unix socket (0600), SO_PEERCRED, SCM_RIGHTS
  *   peer.c          who is on the other end of the agent's socket (its confinement)
  *   files.c         the one-agent lock file (flock), a path's identity
- *   terminal.c      the terminal's size (TIOCGWINSZ)
+ *   terminal.c      the terminal's size (TIOCGWINSZ), its settings (termios) and the echo of a secret
+ *                   prompt restored on a signal
  *
  * Called only by AutofillSystem's Swift layer (Sources/AutofillSystem/System/, one Swift file per .c:
- * Spawn, Processes, FaultReporter, Descriptors, UnixSocket, Peer, Files, TerminalSize), which the
- * helper's side, the host and the agent's clients use. Swift cannot call
- * variadic prctl/fcntl/ioctl, _GNU_SOURCE-only pipe2, posix_spawn_file_actions_addclosefrom_np, the
- * W* macros or CMSG_*, or install an async-signal-safe handler, hence this target.
+ * Spawn, Processes, FaultReporter, Descriptors, UnixSocket, Peer, Files, and TerminalSize and
+ * TerminalSettings for terminal.c), which the helper's side, the host and the agent's clients use.
+ * Swift cannot call variadic prctl/fcntl/ioctl, _GNU_SOURCE-only pipe2,
+ * posix_spawn_file_actions_addclosefrom_np, the W* macros or CMSG_*, hold a struct termios, or install
+ * an async-signal-safe handler, hence this target.
  *
- * Every function is thread-safe, retries EINTR where it waits, makes every descriptor it creates
- * close-on-exec, and allocates nothing the caller must free. Errors: -1 with errno unless a function
- * says otherwise. The sandbox's kernel calls (Landlock, seccomp, entering namespaces) are not here but
- * in CAutofillSandbox: they link libseccomp, which only the helper and the host may map.
+ * Every function is thread-safe (but afsys_terminal_arm: one prompt at a time), retries EINTR where it
+ * waits, makes every descriptor it creates close-on-exec, and allocates nothing the caller must free.
+ * Errors: -1 with errno unless a function says otherwise. The sandbox's kernel calls (Landlock,
+ * seccomp, entering namespaces) are not here but in CAutofillSandbox: they link libseccomp, which only
+ * the helper and the host may map.
  */
 #ifndef AUTOFILL_SYSTEM_H
 #define AUTOFILL_SYSTEM_H
@@ -128,6 +131,39 @@ int afsys_terminal_columns(int fd);
 
 /* The height of the terminal open on `fd` in rows (TIOCGWINSZ), 0 when unknown. */
 int afsys_terminal_rows(int fd);
+
+/* A terminal's settings (a struct termios, which Swift can hold only through this target), as
+ * afsys_terminal_get read them. */
+#define AFSYS_TERMINAL_SETTINGS_SIZE 128
+typedef struct {
+    _Alignas(8) unsigned char bytes[AFSYS_TERMINAL_SETTINGS_SIZE];
+} afsys_terminal_settings;
+
+/* Reads the settings of the terminal open on `fd` (tcgetattr); ENOTTY when it is no terminal. */
+int afsys_terminal_get(int fd, afsys_terminal_settings *settings);
+
+/* Applies `settings` to the terminal open on `fd` once what was typed is discarded (tcsetattr
+ * TCSAFLUSH), retrying EINTR. */
+int afsys_terminal_set(int fd, const afsys_terminal_settings *settings);
+
+/* Whether `settings` echo typed characters (ECHO). */
+int afsys_terminal_echoes(const afsys_terminal_settings *settings);
+
+/* Clears ECHO in `settings`; sets ECHONL (the Enter still shows as a new line) when `echo_newline`. */
+void afsys_terminal_without_echo(afsys_terminal_settings *settings, int echo_newline);
+
+/*
+ * While a secret is typed with echo off: SIGINT and SIGTERM (and SIGHUP when `with_hangup`) restore
+ * `settings` on `fd` (writing "\n" there first when `write_newline`) and _exit(128 + the signal), from
+ * an async-signal-safe handler. One prompt at a time per process: call from the thread that prompts,
+ * never in the agent (whose signals are its own). The handlers stay installed after
+ * afsys_terminal_disarm (they then only _exit) unless it is asked to restore the defaults. 0, or -1
+ * with errno when sigaction failed.
+ */
+int afsys_terminal_arm(int fd, const afsys_terminal_settings *settings, int write_newline, int with_hangup);
+
+/* Ends afsys_terminal_arm's restoring; with `restore_defaults`, the signals it handled get SIG_DFL again. */
+void afsys_terminal_disarm(int restore_defaults);
 
 /*
  * Host side: runs one of the user's programs (a clipboard tool, the clipboard's clearer) with

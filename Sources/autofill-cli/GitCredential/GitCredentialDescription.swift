@@ -1,4 +1,4 @@
-import Glibc
+import AutofillSystem
 
 /// A credential description as git writes it to a helper's stdin (git-credential(1), "INPUT/OUTPUT
 /// FORMAT"): `key=value` lines up to a blank line or the end of input.
@@ -61,9 +61,12 @@ struct GitCredentialDescription: Equatable {
         let deadline = ContinuousClock.now + inputDeadline
         reading: while true {
             try waitUntilReadable(descriptor, cancellation: cancellation, deadline: deadline)
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw .unreadable(String(cString: strerror(errno))) }
+            let read = chunk.withUnsafeMutableBytes { raw in Result { () throws(SystemError) in try Descriptors.read(descriptor, into: raw) } }
+            let count: Int
+            switch read {
+            case .success(let got): count = got
+            case .failure(let error): throw .unreadable(error.reason)
+            }
             if count == 0 { break }
             total += count
             guard total <= maximumInputLength else { throw .inputTooLong }
@@ -84,17 +87,19 @@ struct GitCredentialDescription: Equatable {
     }
 
     private static func waitUntilReadable(_ descriptor: Int32, cancellation: Int32?, deadline: ContinuousClock.Instant) throws(Problem) {
-        var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-        if let cancellation { fds.append(pollfd(fd: cancellation, events: Int16(POLLIN), revents: 0)) }
+        let watched = [descriptor] + (cancellation.map { [$0] } ?? [])
         while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { throw .unreadable("git wrote no whole description within \(inputDeadline.components.seconds) s") }
             let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
-            let ready = poll(&fds, nfds_t(fds.count), milliseconds)
-            if ready < 0 && errno == EINTR { continue }
-            if ready < 0 { throw .unreadable(String(cString: strerror(errno))) }
-            if fds.count > 1 && fds[1].revents != 0 { throw .unreadable("the client went away") }
-            if fds[0].revents != 0 { return }  // data, end of input or an error: read(2) says which
+            let ready: [Bool]
+            do {
+                ready = try Descriptors.waitReadable(any: watched, timeoutMilliseconds: milliseconds)
+            } catch {
+                throw .unreadable(error.reason)
+            }
+            if ready.count > 1 && ready[1] { throw .unreadable("the client went away") }
+            if ready[0] { return }  // data, end of input or an error: read(2) says which
         }
     }
 

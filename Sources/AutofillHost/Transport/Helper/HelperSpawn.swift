@@ -1,10 +1,9 @@
 internal import AutofillWire
 internal import AutofillSystem
-internal import Glibc
 
 /// A helper process just spawned: its pid and the host's ends of its descriptors, all close-on-exec.
 struct SpawnedHelper {
-    let pid: pid_t
+    let pid: Int32
     /// The protocol socket.
     let channel: Int32
     /// The host's end of the fault socket (non-blocking): the fault reporter's notes arrive here.
@@ -16,7 +15,7 @@ struct SpawnedHelper {
     /// forked the helper that serves (its one child) and exits with its status (a signal N as 128 + N).
     var namespaced = false
     /// In namespaces: bubblewrap, which made them and keeps them (its command waits on `lifeline`).
-    var holder: pid_t = 0
+    var holder: Int32 = 0
     /// The host's end of the holder's standard input: closing it ends the holder's command.
     var lifeline: Int32 = -1
     /// The session bus filter that ends with the helper, if it has a bus.
@@ -28,7 +27,7 @@ struct SpawnedHelper {
         if holder > 0 {
             try? Processes.killGroup(holder)  // before reaping: the group id is still bubblewrap's
             if reap {
-                if lifeline >= 0 { close(lifeline) }
+                if lifeline >= 0 { Descriptors.closeQuietly(lifeline) }
                 Processes.reap(holder)
             }
         }
@@ -49,10 +48,10 @@ enum HelperSpawn {
     /// The helper executable: `options.executable`, else `$AUTOFILL_PROVIDER_HELPER`, else
     /// `autofill-provider-helper` in the folder of this process's executable (`/proc/self/exe`).
     static func executable(_ options: HelperOptions) throws(AutofillError) -> String {
-        if let path = options.executable ?? getenv(HelperProtocol.executableEnvironmentKey).map({ String(cString: $0) }),
+        if let path = options.executable ?? Processes.variable(HelperProtocol.executableEnvironmentKey),
             !path.isEmpty
         {
-            guard access(path, X_OK) == 0 else {
+            guard Paths.isExecutable(path) else {
                 throw AutofillError(.notFound, "the provider helper \(path) (from \(options.executable == nil ? "$\(HelperProtocol.executableEnvironmentKey)" : "the options")) is not an executable file: fix the path, or unset it to use the one installed with autofill")
             }
             return path
@@ -60,7 +59,7 @@ enum HelperSpawn {
         let me = selfExecutable()
         let folder = me.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         let path = "\(folder)/\(HelperProtocol.executableName)"
-        guard access(path, X_OK) == 0 else {
+        guard Paths.isExecutable(path) else {
             throw AutofillError(.notFound, "the provider helper \(HelperProtocol.executableName) is missing next to \(me): install it with autofill (swift build builds both), set $\(HelperProtocol.executableEnvironmentKey) to its path, or run providers in process (ProviderIsolation in the configuration, docs/CONFIGURATION.md)")
         }
         return path
@@ -78,10 +77,8 @@ enum HelperSpawn {
 
     /// This process's executable.
     static func selfExecutable() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return CommandLine.arguments.first ?? "autofill" }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let path = try? Paths.linkTarget("/proc/self/exe"), !path.isEmpty else { return CommandLine.arguments.first ?? "autofill" }
+        return path
     }
 
     /// Spawns `executable` as the helper of this process, with `memoryLimit` (bytes, 0 for none); with
@@ -89,7 +86,7 @@ enum HelperSpawn {
     static func spawn(_ executable: String, memoryLimit: UInt64, namespaces: HelperNamespaces? = nil) throws(AutofillError) -> SpawnedHelper {
         var opened: [Int32] = []
         func fail(_ error: SystemError) -> AutofillError {
-            for descriptor in opened { close(descriptor) }
+            for descriptor in opened { Descriptors.closeQuietly(descriptor) }
             return AutofillError(.internal, "cannot start the provider helper \(executable): \(error)")
         }
         let socket: (Int32, Int32), fault: (Int32, Int32), output: (read: Int32, write: Int32), errorOutput: (read: Int32, write: Int32)
@@ -107,9 +104,9 @@ enum HelperSpawn {
             throw fail(error)
         }
 
-        var arguments = [executable, "--parent", "\(getpid())", "--memory-limit", "\(memoryLimit)"]
+        var arguments = [executable, "--parent", "\(Users.processID)", "--memory-limit", "\(memoryLimit)"]
         var proxy: DBusProxy?
-        var holder: (pid: pid_t, lifeline: Int32)?
+        var holder: (pid: Int32, lifeline: Int32)?
         var ready: Int32 = -1
         // Only what starting the helper's runtime needs: the kernel keeps a process's first environment
         // in its memory for life (clearenv only forgets the pointers), so anything passed here would be
@@ -124,7 +121,7 @@ enum HelperSpawn {
         if let namespaces {
             do throws(AutofillError) {
                 proxy = try namespaces.sessionBus.map { bus throws(AutofillError) in
-                    let runtime = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
+                    let runtime = Processes.variable("XDG_RUNTIME_DIR").flatMap { $0.hasPrefix("/") ? $0 : nil }
                     return try DBusProxy.start(bus, runtimeDirectory: runtime, for: namespaces.named)
                 }
                 let made = try NamespaceHolder.start(namespaces, busFolder: proxy?.folder, environment: environment,
@@ -135,7 +132,7 @@ enum HelperSpawn {
                 // echoes into its standard input (see NamespaceHolder).
                 arguments += ["--namespaces-of", "\(made.bubblewrap)"]
             } catch {
-                for descriptor in opened { close(descriptor) }
+                for descriptor in opened { Descriptors.closeQuietly(descriptor) }
                 proxy?.stop()
                 throw error
             }
@@ -146,13 +143,13 @@ enum HelperSpawn {
                              fault: fault.1, output: output.write, error: errorOutput.write)
         }
         // The child's ends live on in the child only.
-        for descriptor in [socket.1, fault.1, output.write, errorOutput.write] { close(descriptor) }
-        if ready >= 0 { close(ready) }
+        for descriptor in [socket.1, fault.1, output.write, errorOutput.write] { Descriptors.closeQuietly(descriptor) }
+        if ready >= 0 { Descriptors.closeQuietly(ready) }
         var spawned = SpawnedHelper(pid: (try? started.get()) ?? 0, channel: socket.0, fault: fault.0, output: output.read,
                                     errorOutput: errorOutput.read, namespaced: namespaces != nil, busProxy: proxy)
         if let holder { (spawned.holder, spawned.lifeline) = holder }
         if case .failure(let error) = started {
-            for descriptor in [socket.0, fault.0, output.read, errorOutput.read] { close(descriptor) }
+            for descriptor in [socket.0, fault.0, output.read, errorOutput.read] { Descriptors.closeQuietly(descriptor) }
             spawned.endSandbox(reap: true)
             throw AutofillError(.internal, "cannot start the provider helper \(executable): \(error)")
         }
@@ -163,7 +160,7 @@ enum HelperSpawn {
 
     /// The helper's own process in a namespaced spawn, as this process sees it: the one child of the
     /// helper executed outside (read from /proc before the plugin runs). Nil when it cannot be found.
-    static func namespacedHelper(of outer: pid_t) -> pid_t? {
+    static func namespacedHelper(of outer: Int32) -> Int32? {
         NamespaceHolder.children(of: outer).first
     }
 
@@ -171,7 +168,7 @@ enum HelperSpawn {
     static func discard(_ spawned: SpawnedHelper) {
         try? Processes.killGroup(spawned.pid)  // before reaping: the group id is still the helper's
         Processes.reap(spawned.pid)
-        for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { close(descriptor) }
+        for descriptor in [spawned.channel, spawned.fault, spawned.output, spawned.errorOutput] { Descriptors.closeQuietly(descriptor) }
         spawned.endSandbox(reap: true)
     }
 }

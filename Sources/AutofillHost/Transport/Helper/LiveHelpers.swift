@@ -1,4 +1,4 @@
-internal import Glibc
+internal import AutofillSystem
 internal import Synchronization
 
 /// The helper processes of this process that are not reaped yet, so that none ends unreported.
@@ -13,7 +13,7 @@ enum LiveHelpers {
     private static let helpers = Mutex<[ObjectIdentifier: RunningHelper]>([:])
     /// How long the exit waits for endings in progress.
     static let exitTimeout: Duration = .seconds(3)
-    private static let exitHandlerInstalled: Bool = atexit { LiveHelpers.endAll(within: LiveHelpers.exitTimeout) } == 0
+    private static let exitHandlerInstalled: Bool = Processes.atExit { LiveHelpers.endAll(within: LiveHelpers.exitTimeout) }
 
     /// Adds a helper just spawned (and, the first time, the exit handler).
     static func add(_ helper: RunningHelper) {

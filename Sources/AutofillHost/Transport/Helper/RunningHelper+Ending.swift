@@ -1,7 +1,6 @@
 internal import AutofillCore
 internal import AutofillSystem
 internal import Dispatch
-internal import Glibc
 internal import Logging
 
 /// How a helper ends: its process group ended, the process reaped, the ending classified and reported.
@@ -27,10 +26,10 @@ extension RunningHelper {
         }
         for (descriptor, stream) in [(spawned.output, HelperOutputLog.Stream.stdout), (spawned.errorOutput, .stderr)] {
             _ = drain(descriptor, into: &output, stream: stream, buffer: buffer)
-            close(descriptor)
+            Descriptors.closeQuietly(descriptor)
         }
         output.finish()
-        close(spawned.fault)
+        Descriptors.closeQuietly(spawned.fault)
         spawned.endSandbox(reap: true)
 
         let (ending, inFlight) = state.withLock { state -> (Ending, [UInt64: EntryPoint]) in
@@ -50,16 +49,11 @@ extension RunningHelper {
     /// Waits up to `milliseconds` for the process to end; true when it has.
     private func waitForEnd(watch: Int32, milliseconds: Int32) -> Bool {
         if watch >= 0 {
-            var descriptor = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
-            while true {
-                let ready = poll(&descriptor, 1, milliseconds)
-                if ready < 0 && errno == EINTR { continue }
-                return ready > 0
-            }
+            return (try? Descriptors.waitReadable(watch, timeoutMilliseconds: milliseconds)) ?? false
         }
         for _ in 0..<(milliseconds / 2) {
             if (try? Processes.hasEnded(pid)) ?? true { return true }
-            usleep(2000)
+            SystemClock.sleep(milliseconds: 2)
         }
         return (try? Processes.hasEnded(pid)) ?? true
     }

@@ -1,4 +1,5 @@
 internal import AutofillCore
+internal import AutofillABI
 internal import Dispatch
 
 /// The plugin's host-service calls, served on the reader thread (UI on another).
@@ -52,6 +53,27 @@ extension RunningHelper {
                 _ = try? channel.send(.reply(id, .added(status.rawValue, reason)))
             }
             return
+        case .replaceFile(let request, let path, let expected, let length):
+            let refusal = state.withLock { $0.replacing.start(request: request, path: path, expectedSHA256: expected, length: length) }
+            reply = .added(refusal == nil ? ABIStatus.ok.rawValue : ABIStatus.refused.rawValue, refusal ?? "")
+        case .replaceFileChunk(let request, let piece):
+            switch state.withLock({ $0.replacing.take(piece, of: request) }) {
+            case .more:
+                reply = .added(ABIStatus.ok.rawValue, "")
+            case .refused(let refusal):
+                reply = .added(ABIStatus.refused.rawValue, refusal)
+            case .whole(let replace):
+                // Hashing and writing take a while: off the thread that reads the helper's frames.
+                let handler = self.handler, channel = self.channel
+                userInterfaceQueue.async {
+                    let (status, reason) = replace.contents.withUnsafeBytes { contents in
+                        handler.replaceFile(request: replace.request, path: replace.path, contents: contents, expectedSHA256: replace.expectedSHA256)
+                    }
+                    self.retireIfItsViewIsStale(after: replace.request, status: status)
+                    _ = try? channel.send(.reply(id, .added(status.rawValue, reason)))
+                }
+                return
+            }
         }
         do {
             try channel.send(.reply(id, reply))
@@ -67,5 +89,20 @@ extension RunningHelper {
         } catch {
             return .store(error.code)
         }
+    }
+}
+
+/// A `replace_file` from a helper (``ReplaceAssembly``), and the end of a helper whose view of the
+/// file it replaces is stale.
+extension RunningHelper {
+    /// Ends the helper once `request` completes when its view of a replace-file file can no longer be
+    /// read afresh: the file changed on disk since it was read (a file bound into the sandbox by itself
+    /// stays the version it was at the launch, so only a new helper reads the new one: reload, then
+    /// apply), or it was replaced under Landlock alone (whose rule holds the old file, not the new one).
+    /// The next request starts it again; what it held in memory goes with it.
+    func retireIfItsViewIsStale(after request: UInt64, status: ABIStatus) {
+        guard options.sandbox != nil, status == .changedOnDisk || (status == .ok && !options.namespaces) else { return }
+        logger.debug("\(manifest.identifier)'s view of the file it replaces is stale: its helper ends after this request")
+        state.withLock { $0.retireAfter = request }
     }
 }

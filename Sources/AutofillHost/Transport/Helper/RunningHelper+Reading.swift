@@ -2,7 +2,6 @@ internal import AutofillWire
 internal import AutofillABI
 internal import AutofillCore
 internal import AutofillSystem
-internal import Glibc
 internal import Logging
 
 /// The reader thread: the helper's frames, its output, and its process ending, watched together.
@@ -16,34 +15,25 @@ extension RunningHelper {
         // Readable when the process ends, whoever else holds its socket; -1 before Linux 5.3, where
         // the loop asks waitid every 50 ms instead.
         let watch = (try? Processes.endDescriptor(of: pid)) ?? -1
-        defer { if watch >= 0 { close(watch) } }
-        var descriptors = [
-            pollfd(fd: spawned.channel, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: spawned.output, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: spawned.errorOutput, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: watch, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: spawned.fault, events: Int16(POLLIN), revents: 0),
-        ]
+        defer { if watch >= 0 { Descriptors.closeQuietly(watch) } }
+        // The channel, stdout, stderr, the end watch and the fault socket; -1 once at end-of-file.
+        var descriptors = [spawned.channel, spawned.output, spawned.errorOutput, watch, spawned.fault]
         var ended = false
         while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), watch >= 0 ? -1 : 50)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            for index in 1...2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
-                if !drain(descriptors[index].fd, into: &output, stream: index == 1 ? .stdout : .stderr, buffer: buffer) {
-                    descriptors[index].fd = -1  // end-of-file: the plugin closed it; the protocol goes on
+            guard let ready = try? Descriptors.waitReadable(any: descriptors, timeoutMilliseconds: watch >= 0 ? -1 : 50) else { break }
+            for index in 1...2 where ready[index] {
+                if !drain(descriptors[index], into: &output, stream: index == 1 ? .stdout : .stderr, buffer: buffer) {
+                    descriptors[index] = -1  // end-of-file: the plugin closed it; the protocol goes on
                 }
             }
-            if descriptors[4].fd >= 0 && descriptors[4].revents != 0 && !noteFault(buffer: buffer) {
-                descriptors[4].fd = -1  // end-of-file
+            if ready[4] && !noteFault(buffer: buffer) {
+                descriptors[4] = -1  // end-of-file
             }
-            if watch >= 0 ? descriptors[3].revents != 0 : (try? Processes.hasEnded(pid)) == true {
+            if watch >= 0 ? ready[3] : (try? Processes.hasEnded(pid)) == true {
                 ended = true
                 break
             }
-            guard descriptors[0].revents != 0 else { continue }
+            guard ready[0] else { continue }
             let count = readSome(spawned.channel, into: buffer)
             guard count > 0, receive(count, from: buffer, into: &assembler) else { break }
         }
@@ -86,8 +76,7 @@ extension RunningHelper {
     /// After the process ended: the frames it sent before (a completion, a last log line), as far as
     /// they are in the socket now. At most 4 MB: more is a forked child still writing, not the helper.
     private func readLastFrames(into assembler: inout FrameAssembler, buffer: UnsafeMutableRawBufferPointer) {
-        let flags = fcntl(spawned.channel, F_GETFL)
-        guard flags >= 0, fcntl(spawned.channel, F_SETFL, flags | O_NONBLOCK) == 0 else { return }
+        guard (try? Descriptors.setNonblocking(spawned.channel, true)) != nil else { return }
         var budget = 4 << 20
         while budget > 0 {
             let count = readSome(spawned.channel, into: buffer)
@@ -102,13 +91,15 @@ extension RunningHelper {
                        buffer: UnsafeMutableRawBufferPointer) -> Bool {
         var budget = 1 << 20
         while budget > 0 {
-            let count = readSome(descriptor, into: buffer)
-            if count > 0 {
-                output.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), from: stream)
-                budget -= count
-                continue
+            let count: Int
+            do {
+                count = try Descriptors.read(descriptor, into: buffer)
+            } catch {
+                return error.wouldBlock
             }
-            return count < 0 && errno == EAGAIN
+            guard count > 0 else { return false }
+            output.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), from: stream)
+            budget -= count
         }
         return true
     }

@@ -3,7 +3,6 @@ internal import AutofillABI
 internal import AutofillCore
 internal import AutofillSystem
 internal import Dispatch
-internal import Glibc
 internal import Logging
 internal import Synchronization
 
@@ -67,15 +66,19 @@ final class RunningHelper: Sendable {
         /// The helper's address space when its fault reporter last sent a note, as the host read it from /proc.
         var addressSpaceAtFault: UInt64?
         /// In namespaces: the helper that serves (the child of the one executed outside), found at its hello.
-        var namespacedHelper: pid_t?
+        var namespacedHelper: Int32?
         /// The reader is ending it: it takes no more requests.
         var reaping = false
         /// Its pid is released (reaped): nothing may signal it any more.
         var reaped = false
         var ending: Ending?
+        /// A `replace_file` whose contents are arriving in pieces (one at a time per helper).
+        var replacing = ReplaceAssembly()
+        /// The request after which the helper is ended (``retire(after:)``).
+        var retireAfter: UInt64?
     }
 
-    let pid: pid_t
+    let pid: Int32
     let channel: FrameChannel
     let spawned: SpawnedHelper
     let manifest: PluginManifest
@@ -252,13 +255,18 @@ final class RunningHelper: Sendable {
 
     /// Forgets request `id` (it was answered or failed on the host's side).
     func untrack(_ id: UInt64) {
-        _ = state.withLock { $0.inFlight.removeValue(forKey: id) }
+        state.withLock { state in
+            state.inFlight.removeValue(forKey: id)
+            // Pieces of a replace for a request that ended are dropped, not kept until the helper ends.
+            state.replacing.drop(request: id)
+        }
+        if state.withLock({ $0.retireAfter == id }) { stop(.released) }
     }
 
     /// The process that runs the provider: in namespaces the one `pid` forked there (found at its
     /// hello; `pid` only waits for it), else `pid`. What `autofill agent status` reports: stopping it
     /// stops the provider's answers.
-    var servingPID: pid_t {
+    var servingPID: Int32 {
         state.withLock { $0.namespacedHelper } ?? pid
     }
 
@@ -276,7 +284,7 @@ final class RunningHelper: Sendable {
             guard !state.reaped, state.ending == nil else { return }
             if state.stopReason == nil && (try? Processes.hasEnded(pid)) != true { state.stopReason = reason }
             // Under the lock: the reader reaps (releases the pid) only while holding it, so this pid is still the helper's.
-            kill(pid, SIGKILL)
+            try? Signals.send(.kill, to: pid)
         }
     }
 

@@ -1,10 +1,10 @@
 import AutofillCore
 import Testing
-import VaultCore
 
-/// The Vault's generator against Apple's passwordrules: many generations per rule set, each checked
-/// rule by rule (property style), and impossible rules ending in an error, never a loop.
-struct PasswordGeneratorTests {
+/// `PasswordRules.generatePassword()` (what the Vault and KeePassXC providers answer with, through the
+/// SDK) against Apple's passwordrules: many generations per rule set, each checked rule by rule
+/// (property style), and impossible rules ending in an error, never a loop.
+struct PasswordGenerationTests {
     static let ruleSets = [
         "",
         "minlength: 20; required: lower; required: upper; required: digit; required: special",
@@ -22,7 +22,7 @@ struct PasswordGeneratorTests {
         let rules = try PasswordRules.parse(text)
         var seen = Set<String>()
         for _ in 0..<300 {
-            let password = try PasswordGenerator.generate(honouring: rules).revealed
+            let password = try rules.generatePassword().revealed
             #expect(rules.violation(of: password) == nil, "\(rules): \(rules.violation(of: password) ?? "")")
             #expect(password.unicodeScalars.count == rules.generationLength)
             #expect(!password.contains(" "))
@@ -34,7 +34,7 @@ struct PasswordGeneratorTests {
     @Test func everyRequiredClassAppearsInShortPasswords() throws {
         let rules = try PasswordRules.parse("maxlength: 4; required: upper; required: lower; required: digit; required: [-]")
         for _ in 0..<300 {
-            let password = try PasswordGenerator.generate(honouring: rules).revealed
+            let password = try rules.generatePassword().revealed
             #expect(password.count == 4)
             #expect(password.contains(where: \.isUppercase) && password.contains(where: \.isLowercase))
             #expect(password.contains(where: \.isNumber) && password.contains("-"))
@@ -44,7 +44,7 @@ struct PasswordGeneratorTests {
     @Test func aRequirementMetByAnotherNeedsNoCharacterOfItsOwn() throws {
         let rules = try PasswordRules.parse("maxlength: 2; allowed: [ab]; required: [a]; required: [a], digit; max-consecutive: 1")
         for _ in 0..<100 {
-            #expect(rules.violation(of: try PasswordGenerator.generate(honouring: rules).revealed) == nil)
+            #expect(rules.violation(of: try rules.generatePassword().revealed) == nil)
         }
     }
 
@@ -52,7 +52,7 @@ struct PasswordGeneratorTests {
         // parse refuses these; a caller that builds rules itself gets an error, never a loop.
         let impossible = PasswordRules(minimumLength: 2, maximumLength: 2, maximumConsecutive: 1, allowed: [.custom(["a"])])
         #expect {
-            try PasswordGenerator.generate(honouring: impossible)
+            try impossible.generatePassword()
         } throws: { error in
             "\(error)".contains("no password of 2 characters honours the rules")
         }

@@ -1,0 +1,53 @@
+import AutofillTestSupport
+import Foundation
+import Testing
+
+/// The host's passkey messages (docs/BROWSER.md, "Passkeys"), spoken to as the extension does: the
+/// relying party id is checked against the origin the background reports before anything is listed
+/// or signed, under `autofill passkey`'s rules. BrowserHostTests' home and helpers (the Vault unlocked
+/// in the agent, policy none), with a passkey for example.com made by `autofill passkey create`.
+@Suite(.serialized, .enabled(if: CLI.usesAgent))
+struct BrowserHostPasskeyTests {
+    let base: BrowserHostTests
+
+    init() throws {
+        base = try BrowserHostTests()
+        try base.unlockedVault()
+        let options = try base.home.file("create.json", """
+            {"rp":{"id":"example.com","name":"Example"},"user":{"id":"dXNlci1pZA","name":"erin","displayName":"Erin"},
+             "challenge":"Y2hhbGxlbmdlLWNoYWxsZW5nZS0xMjM0","pubKeyCredParams":[{"type":"public-key","alg":-7}]}
+            """)
+        let created = try CLI.run(["passkey", "create", "--origin", "https://example.com", "--options", options, "--ui-script",
+                                   try base.home.file("yes.txt", "confirm yes\n")], home: base.home.path, environment: ["AUTOFILL_AGENT": "on"])
+        #expect(created.status == 0, "\(created.stderr)")
+    }
+
+    /// The host's one answer to a passkey request for `origin` with `options`.
+    func ask(_ type: String, origin: String, options: String, extra: [String: Any] = [:]) throws -> String {
+        let message = try base.request(["type": type, "origin": origin, "options": options, "ceremony": "get"].merging(extra) { $1 })
+        let talked = try base.talk([BrowserHostTests.extensionOrigin], message)
+        try #require(talked.status == 0 && talked.answers.count == 1, "\(talked)")
+        return talked.answers[0]
+    }
+
+    @Test func aPasskeyRequestWhoseRelyingPartyIsNotTheOriginsGetsNothingWhileTheOriginsOwnIsListedAndSigned() throws {
+        defer { _ = try? CLI.run(["agent", "stop"], home: base.home.path) }
+        let get = #"{"challenge":"Y2hhbGxlbmdlLWNoYWxsZW5nZS0xMjM0","rpId":"example.com"}"#
+        // The control: example.com's own page, and a subdomain's (a parent domain's rpId is allowed).
+        for origin in ["https://example.com", "https://login.example.com"] {
+            let listed = try ask("passkey-suggest", origin: origin, options: get)
+            #expect(listed.contains(#""ok":true"#) && listed.contains(#""user":"erin""#), "\(origin): \(listed)")
+        }
+        let signed = try ask("passkey-get", origin: "https://login.example.com", options: get, extra: ["user": "erin"])
+        #expect(signed.contains(#""ok":true"#) && signed.contains("clientDataJSON"), "\(signed)")
+        // Another site naming example.com, a look-alike, http for a non-local host, a public suffix.
+        for (origin, options) in [("https://evil.com", get), ("https://example.com.evil.com", get), ("http://example.com", get),
+                                  ("https://example.com", #"{"challenge":"Y2hhbGxlbmdlLWNoYWxsZW5nZS0xMjM0","rpId":"com"}"#)] {
+            for type in ["passkey-suggest", "passkey-get"] {
+                let refused = try ask(type, origin: origin, options: options, extra: ["user": "erin"])
+                #expect(refused.contains(#""ok":false"#) && !refused.contains("erin") && !refused.contains("credential\""),
+                        "\(type) from \(origin): \(refused)")
+            }
+        }
+    }
+}

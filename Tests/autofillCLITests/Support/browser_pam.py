@@ -1,0 +1,112 @@
+"""autofill's own PAM question in the extension's prompt window (BrowserPAMTests.swift, docs/BROWSER.md
+"The prompt window"), with browser_driver.py's browser, pages and DevTools client.
+
+A pick in the list opens the prompt window asking PAM's password, framed as autofill's own; a wrong
+password (typed there with real input) fills nothing, the right one (AUTOFILL_TEST_PAM_PASSWORD) fills.
+With AUTOFILL_TEST_SCREENSHOT set, the window is saved there as a PNG first.
+
+    browser_pam.py pam EXTENSION_FOLDER USER_DATA_FOLDER
+"""
+import base64, http.server, json, os, sys, threading, time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import browser_driver as driver
+
+VIEW = """(() => { const o = document.getElementById('owner'), a = document.getElementById('answer'), n = document.getElementById('authentication');
+    return {owner: o.textContent, ownerClass: o.className, note: n ? n.textContent : null, site: document.getElementById('site').textContent,
+            field: !!a, fieldType: a ? a.type : null}; })()"""
+
+
+def open_prompt(browser, origin):
+    """Clicks the sign-in field and the list's first row until the prompt window opens; its target, or None."""
+    browser.go(origin + "/login")
+    browser.click("#user")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        rect = driver.list_rect(browser)
+        if rect:
+            browser.click_at(rect[0] + 60, rect[1] + 45)
+        time.sleep(0.4)
+        target = driver.prompt_target(browser)
+        if target:
+            return target
+    return None
+
+
+def answer(browser, target, password, screenshot=None):
+    """Types `password` and Enter in the prompt window (DevTools' real input); its view before."""
+    window = driver.DevTools(target["webSocketDebuggerUrl"])
+    try:
+        deadline = time.monotonic() + 60
+        view = None
+        while time.monotonic() < deadline:
+            view = window.js(VIEW)
+            if view and view["field"]:
+                break
+            time.sleep(0.2)
+        if screenshot:
+            # The size the extension asks for its popup (460 wide); headless windows ignore it.
+            window.call("Emulation.setDeviceMetricsOverride", width=460, height=236, deviceScaleFactor=1, mobile=False)
+            time.sleep(0.3)
+            shot = window.call("Page.captureScreenshot", format="png")
+            with open(screenshot, "wb") as file:
+                file.write(base64.b64decode(shot["data"]))
+        window.js("document.getElementById('answer').focus()")
+        window.call("Input.insertText", text=password)
+        try:
+            for kind in ("rawKeyDown", "char", "keyUp"):
+                window.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
+                            **({"text": "\r"} if kind == "char" else {}))
+        except RuntimeError:
+            pass  # the answer closed the window before the key came up
+        return view
+    finally:
+        window.close()
+
+
+def pam(browser, origin):
+    seen = {}
+    right = os.environ["AUTOFILL_TEST_PAM_PASSWORD"]
+    # A wrong password: PAM refuses, nothing is filled, the list says why.
+    target = open_prompt(browser, origin)
+    seen["wrong.opened"] = target is not None
+    if target:
+        seen["wrong.view"] = answer(browser, target, "not-the-password", os.environ.get("AUTOFILL_TEST_SCREENSHOT"))
+        deadline = time.monotonic() + 30
+        while driver.prompt_target(browser) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(3)
+    seen["wrong.password"] = browser.value("#password") or ""
+    # The right one: the pick fills.
+    target = open_prompt(browser, origin)
+    seen["right.opened"] = target is not None
+    if target:
+        seen["right.view"] = answer(browser, target, right)
+        deadline = time.monotonic() + 60
+        while not browser.value("#password") and time.monotonic() < deadline:
+            time.sleep(0.2)
+    seen["right.password"] = browser.value("#password") or ""
+    seen["right.user"] = browser.value("#user") or ""
+    return seen
+
+
+def main():
+    scenario, extension, user_data = sys.argv[1:4]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), driver.Pages)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    browser = None
+    try:
+        browser = driver.Browser(extension, user_data)
+        seen = {"pam": pam}[scenario](browser, origin)
+        seen["origin"] = origin
+        print(json.dumps(seen))
+    finally:
+        if browser:
+            browser.close()
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
