@@ -213,7 +213,7 @@ let package = Package(
             ],
             exclude: ["Fixtures", "Fuzz"]
         ),
-        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py", "Support/git_http_server.py", "Support/browser_driver.py", "Support/browser_passkeys.py", "Support/browser_pam.py"]),
+        .testTarget(name: "autofillCLITests", dependencies: ["AutofillCore", "AutofillStore", "AutofillHost", "AutofillTestSupport"], exclude: ["Snapshots", "Support/relying_party.py", "Support/git_http_server.py", "Support/browser_driver.py", "Support/browser_passkeys.py", "Support/browser_pam.py", "Support/firefox_driver.py"]),
     ]
 )
 

@@ -8,7 +8,8 @@ observations on stdout; the Swift test judges them. Ends everything it started.
     browser_driver.py SCENARIO EXTENSION_FOLDER USER_DATA_FOLDER
     SCENARIO: fills (sign-in, multi-step, one-time code) | hostile (cross-origin iframe, hidden field,
     a page script faking focus and clicks and messaging the extension) | prompt (a locked Vault's
-    master password in the extension's prompt window; AUTOFILL_TEST_MASTER holds it)
+    master password in the extension's prompt window; AUTOFILL_TEST_MASTER holds it) | manifest (the
+    manifest's warnings, as chrome://extensions lists them)
 """
 import base64, http.server, json, os, struct, signal, socket, subprocess, sys, threading, time, urllib.error, urllib.request
 from urllib.parse import urlparse, parse_qs
@@ -170,18 +171,38 @@ class Browser:
     def value(self, css):
         return self.js("const e = document.querySelector(arguments[0]); return e ? e.value : null;", css)
 
+    def list_global(self, name):
+        """A global of the extension's list frame (which the page cannot read), through Chromium's
+        DevTools endpoint (chromedriver does not reach it); or None."""
+        for target in devtools_targets(self):
+            if target.get("url", "").startswith("chrome-extension://codbobpodobdemdnekmelhkipidjofnm/picker.html") and "webSocketDebuggerUrl" in target:
+                frame = DevTools(target["webSocketDebuggerUrl"])
+                try:
+                    value = frame.js(f"globalThis.{name} ?? null")
+                except RuntimeError:
+                    value = None
+                finally:
+                    frame.close()
+                if value is not None:
+                    return value
+        return None
+
     def close(self):
         try:
             self.call("DELETE", self.session)
         except Exception:
             pass
-        # chromedriver and the Chromium it started lead and share one process group. SIGKILL: a test
-        # runner may start this script with SIGTERM blocked, which its children inherit.
-        try:
-            os.killpg(self.driver.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.driver.wait(timeout=60)
+        end_group(self.driver)  # chromedriver and the Chromium it started
+
+
+def end_group(process):
+    """Ends `process` and the process group it leads (it was started with start_new_session). SIGKILL:
+    a test runner may start this script with SIGTERM blocked, which its children inherit."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait(timeout=60)
 
 
 def list_rect(browser):
@@ -200,10 +221,17 @@ def pick_first(browser, field, watch, frame=None, seconds=60, linger=None):
         offset = browser.js("const r = document.querySelector(arguments[0]).getBoundingClientRect(); return [r.left, r.top];", frame)
         browser.frame(frame)
     browser.click(field)
-    deadline = time.monotonic() + seconds
+    clicked = time.monotonic()
+    deadline = clicked + seconds
     browser.list_seen = False
     while time.monotonic() < deadline:
         rect = list_rect(browser)
+        if rect is None and not browser.list_seen and time.monotonic() - clicked > 10:
+            # No list 10 s after the click: the content script may have come after it (Firefox runs
+            # document_idle scripts after the load the driver waited for). The field again, anew.
+            browser.js("document.activeElement && document.activeElement.blur();")
+            browser.click(field)
+            clicked = time.monotonic()
         if rect is not None and not browser.list_seen and linger is not None:
             deadline = min(deadline, time.monotonic() + linger)
         browser.list_seen = browser.list_seen or rect is not None
@@ -262,17 +290,9 @@ def list_shown_after_focus(browser):
 
 def find_rows_shown(browser):
     focus_at = browser.js("return window.__focusAt ?? null")
-    for target in devtools_targets(browser):
-        if target.get("url", "").startswith("chrome-extension://codbobpodobdemdnekmelhkipidjofnm/picker.html") and "webSocketDebuggerUrl" in target:
-            frame = DevTools(target["webSocketDebuggerUrl"])
-            try:
-                shown_at = frame.js("globalThis.autofillRowsShownAt ?? null")
-            except RuntimeError:
-                shown_at = None
-            finally:
-                frame.close()
-            if focus_at and shown_at:
-                return round(shown_at - focus_at, 1)
+    shown_at = browser.list_global("autofillRowsShownAt")
+    if focus_at and shown_at:
+        return round(shown_at - focus_at, 1)
     return None
 
 
@@ -368,11 +388,7 @@ def hostile(browser, origin):
     seen["clickjack.password"] = pick_first(browser, "#user", "#password", linger=5)
     seen["clickjack.list"] = browser.list_seen
     seen["clickjack.opacity"] = browser.js("const h = document.querySelector('autofill-suggestions'); return h ? getComputedStyle(h).opacity : null;")
-    # What the page's scripts can see of a list showing alice: its element, of a fixed size, and nothing in it.
-    seen["page.view"] = browser.js("""const h = document.querySelector('autofill-suggestions');
-        return h ? {shadowRoot: h.shadowRoot === null ? 'none' : 'open', text: h.innerText + h.textContent,
-                    frames: window.frames.length, html: document.documentElement.outerHTML.includes('alice'),
-                    size: [h.offsetWidth, h.offsetHeight]} : null;""")
+    seen["page.view"] = page_view(browser)
     # A page that fills and submits its form by itself gets no save prompt.
     browser.go(origin + "/scripted-submit")
     deadline = time.monotonic() + 30
@@ -392,6 +408,14 @@ def hostile(browser, origin):
     seen["synthetic.password"] = browser.value("#password")
     seen["synthetic.list"] = list_rect(browser) is not None
     return seen
+
+
+def page_view(browser):
+    """What the page's scripts can see of a list showing alice: its element, of a fixed size, and nothing in it."""
+    return browser.js("""const h = document.querySelector('autofill-suggestions');
+        return h ? {shadowRoot: h.shadowRoot === null ? 'none' : 'open', text: h.innerText + h.textContent,
+                    frames: window.frames.length, html: document.documentElement.outerHTML.includes('alice'),
+                    size: [h.offsetWidth, h.offsetHeight]} : null;""")
 
 
 class DevTools:
@@ -436,8 +460,8 @@ class DevTools:
                 length = struct.unpack(">Q", self._read(8))[0]
             message = json.loads(self._read(length)) if first & 0x0F == 1 else {}
             if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
+                if "error" in message:  # DevTools: {"error": {"message"}}; WebDriver BiDi: {"error", "message"}
+                    raise RuntimeError(f"{method}: {message['error']}" + (f": {message['message']}" if "message" in message else ""))
                 return message.get("result", {})
 
     def js(self, expression):
@@ -540,21 +564,45 @@ def prompt(browser, origin):
     return seen
 
 
-def main():
-    scenario, extension, user_data = sys.argv[1:4]
+def manifest(browser, origin):
+    """The extension's manifest warnings as chrome://extensions shows them in developer mode (which
+    collects them when the extension is loaded again)."""
+    def call(script):
+        return browser.call("POST", browser.session + "/execute/async", {"script": script, "args": []})
+    browser.go("chrome://extensions")
+    call("const done = arguments[0]; chrome.developerPrivate.updateProfileConfiguration({inDeveloperMode: true}, () => done(null));")
+    call("const done = arguments[0]; chrome.developerPrivate.reload('codbobpodobdemdnekmelhkipidjofnm', {failQuietly: false}, () => done(null));")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        info = call("const done = arguments[0]; chrome.developerPrivate.getExtensionInfo('codbobpodobdemdnekmelhkipidjofnm', (info) => done(info ?? null));")
+        if info and info.get("state") == "ENABLED":
+            break
+        time.sleep(0.2)
+    return {"state": info and info.get("state"), "warnings": [error["message"] for error in (info or {}).get("manifestErrors", [])]
+            + (info or {}).get("installWarnings", [])}
+
+
+def serve(start, scenario):
+    """Serves PAGES on 127.0.0.1, runs `scenario(browser, origin)` in the browser `start()` gives, and
+    prints its observations; ends both."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Pages)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     origin = f"http://127.0.0.1:{server.server_address[1]}"
     browser = None
     try:
-        browser = Browser(extension, user_data)
-        seen = {"fills": fills, "hostile": hostile, "prompt": prompt}[scenario](browser, origin)
+        browser = start()
+        seen = scenario(browser, origin)
         seen["origin"] = origin
         print(json.dumps(seen))
     finally:
         if browser:
             browser.close()
         server.shutdown()
+
+
+def main():
+    scenario, extension, user_data = sys.argv[1:4]
+    serve(lambda: Browser(extension, user_data), {"fills": fills, "hostile": hostile, "prompt": prompt, "manifest": manifest}[scenario])
 
 
 if __name__ == "__main__":
