@@ -91,8 +91,14 @@ public enum PluginPermissions {
         /// What the folders above are above, for messages ("the plugin bundle", "the configuration").
         let subject: String
         var problems: [PluginProblem] = []
-        var checked: Set<String> = []
+        var checked: Set<Checked> = []
         var strictlyChecked: Set<String> = []
+
+        /// A path checked under a role (a struct, not text: interpolating the role took reflection).
+        struct Checked: Hashable {
+            let role: Role
+            let path: String
+        }
 
         init(owner: uid_t, subject: String) {
             self.owner = owner
@@ -143,29 +149,28 @@ public enum PluginPermissions {
         mutating func check(_ path: String, role: Role) {
             // A folder checked by a strict rule needs no second, laxer look (nor a second message).
             if role == .ancestor && strictlyChecked.contains(path) { return }
-            guard checked.insert("\(role)|\(path)").inserted else { return }
+            guard checked.insert(Checked(role: role, path: path)).inserted else { return }
             if role != .ancestor { strictlyChecked.insert(path) }
-            var info = stat()
-            guard stat(path, &info) == 0 else { return }
-            if info.st_uid != owner && info.st_uid != 0 {
+            guard let info = RealPath.status(of: path) else { return }  // a folder's once per request in the agent
+            if info.owner != owner && info.owner != 0 {
                 let chown = "run `chown \(Self.userName(owner, bare: true)) \(shellQuoted(path))` as root"
                 problems.append(PluginProblem(
                     .unsafePermissions, file: path,
-                    message: "\(what(role)) belongs to \(Self.userName(info.st_uid)), not to you or root: that user could change \(isPlugin ? "the plugin" : subject)",
+                    message: "\(what(role)) belongs to \(Self.userName(info.owner)), not to you or root: that user could change \(isPlugin ? "the plugin" : subject)",
                     fix: isPlugin
                         ? "install the plugin in a folder of your own (and add it to PluginSearchPaths), or, if you trust it, \(chown)"
                         : "use a file or folder of your own, or, if you trust that user, \(chown)"))
             }
             // A sticky folder above is fine whoever may write it (/tmp): decided before the group's
             // members are looked up (which reads /etc/passwd and /etc/group).
-            let sticky = info.st_mode & S_ISVTX != 0
+            let sticky = info.mode & S_ISVTX != 0
             guard !(role == .ancestor && sticky) else { return }
-            var writable = info.st_mode & (S_IWGRP | S_IWOTH)
-            if writable & S_IWGRP != 0 && Self.isPrivateGroup(info.st_gid, of: info.st_uid) { writable &= ~S_IWGRP }
+            var writable = info.mode & (S_IWGRP | S_IWOTH)
+            if writable & S_IWGRP != 0 && Self.isPrivateGroup(info.group, of: info.owner) { writable &= ~S_IWGRP }
             guard writable != 0 else { return }
-            let group = "the group \(Self.groupName(info.st_gid))"
+            let group = "the group \(Self.groupName(info.group))"
             let who = writable == S_IWGRP ? group : writable == S_IWOTH ? "every user" : "\(group) and every user"
-            let mode = "0" + String(info.st_mode & 0o7777, radix: 8)
+            let mode = "0" + String(info.mode & 0o7777, radix: 8)
             let consequence: String =
                 switch role {
                 case .searchFolder: "users other than you could add or replace plugins in it"
