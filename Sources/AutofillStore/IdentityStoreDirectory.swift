@@ -26,11 +26,14 @@ public struct IdentityStoreDirectory: Hashable, Sendable {
 
     /// Creates the folder and its parents, mode 0700.
     func create() throws(IdentityStoreError) {
-        var prefix = ""
-        for component in path.split(separator: "/") {
-            prefix += "/\(component)"
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw IdentityStoreError(.internalError, "cannot create the identity store folder \(prefix): \(String(cString: strerror(errno)))")
+        // Almost always it exists (every open makes sure) or only it is missing: one mkdir. Else each parent.
+        if !path.hasPrefix("/") || (mkdir(path, 0o700) != 0 && errno != EEXIST) {
+            var prefix = ""
+            for component in path.split(separator: "/") {
+                prefix += "/\(component)"
+                if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                    throw IdentityStoreError(.internalError, "cannot create the identity store folder \(prefix): \(String(cString: strerror(errno)))")
+                }
             }
         }
         chmod(path, 0o700)

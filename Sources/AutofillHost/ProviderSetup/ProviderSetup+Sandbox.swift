@@ -267,11 +267,14 @@ struct SandboxContext {
 
     /// Creates `folder` and missing parents 0700, and refuses one that is a symbolic link, another user's, or open to others.
     static func makePrivateFolder(_ folder: String, for named: String) throws(AutofillError) {
-        var path = ""
-        for component in folder.split(separator: "/") {
-            path += "/\(component)"
-            if mkdir(path, 0o700) != 0 && errno != EEXIST {
-                throw AutofillError(.io, "cannot create \(path), the private folder of \(named) (\(String(cString: strerror(errno))))")
+        // Almost always it exists (every request makes sure) or only it is missing: one mkdir. Else each parent.
+        if !folder.hasPrefix("/") || (mkdir(folder, 0o700) != 0 && errno != EEXIST) {
+            var path = ""
+            for component in folder.split(separator: "/") {
+                path += "/\(component)"
+                if mkdir(path, 0o700) != 0 && errno != EEXIST {
+                    throw AutofillError(.io, "cannot create \(path), the private folder of \(named) (\(String(cString: strerror(errno))))")
+                }
             }
         }
         var info = stat()
