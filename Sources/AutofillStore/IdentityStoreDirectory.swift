@@ -25,14 +25,10 @@ public struct IdentityStoreDirectory: Hashable, Sendable {
 
     /// Creates the folder and its parents, mode 0700.
     func create() throws(IdentityStoreError) {
-        var prefix = ""
-        for component in path.split(separator: "/") {
-            prefix += "/\(component)"
-            do {
-                try Paths.makeFolder(prefix, mode: 0o700)
-            } catch where !error.alreadyExists {
-                throw IdentityStoreError(.internalError, "cannot create the identity store folder \(prefix): \(error.reason)")
-            } catch {}
+        do {
+            try Paths.makeFolders(path, mode: 0o700)
+        } catch {
+            throw IdentityStoreError(.internalError, "cannot create the identity store folder \(path): \(error)")
         }
         try? Paths.setMode(path, 0o700)
     }

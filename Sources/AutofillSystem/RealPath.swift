@@ -1,13 +1,15 @@
 internal import Glibc
 internal import Synchronization
 
-/// `realpath(3)`, each path resolved at most once per request.
+/// `realpath(3)`, each path resolved at most once per request, and from its resolved folder.
 ///
 /// The permission and sandbox checks of one fill resolve the same few paths again and again (the
 /// home, the state folder, the plugin folders: ≈ 36 resolutions and 220 `readlink`s per fill before
 /// this). Within one request (``memo`` set: the agent sets it around each command it runs) a path
-/// resolved is remembered; the next request starts with nothing remembered, so a link or folder
-/// changed between two requests is seen by the second, as without the agent.
+/// resolved is remembered, and a path whose folder was resolved is resolved from it: one `lstat` of
+/// its last component (a link there is resolved in full), where `realpath` reads every component
+/// again. The next request starts with nothing remembered, so a link or folder changed between two
+/// requests is seen by the second, as without the agent.
 ///
 /// Why not across requests, kept while stat stamps hold still, as ``StampedCache`` keeps parsed
 /// files: what a path resolves to depends on every folder along it (a link is replaced by a rename
@@ -16,10 +18,14 @@ internal import Synchronization
 ///
 /// Only resolutions that succeed are remembered: a request that creates a folder it resolved before
 /// resolves it again.
+///
+/// The permission checks' `stat`s of folders are remembered the same way, for one request
+/// (``status(of:)``).
 package enum RealPath {
     /// What one request resolved.
     package final class Memo: Sendable {
         private let resolved = Mutex<[String: String]>([:])
+        private let folders = Mutex<[String: FileStatus]>([:])
 
         package init() {}
 
@@ -30,6 +36,14 @@ package enum RealPath {
         fileprivate func remember(_ path: String, _ real: String) {
             resolved.withLock { $0[path] = real }
         }
+
+        fileprivate func folder(_ path: String) -> FileStatus? {
+            folders.withLock { $0[path] }
+        }
+
+        fileprivate func remember(folder path: String, _ status: FileStatus) {
+            folders.withLock { $0[path] = status }
+        }
     }
 
     /// The current request's memo; nil: every call resolves.
@@ -37,12 +51,52 @@ package enum RealPath {
 
     /// `path` with every symbolic link resolved (`realpath`), or nil when it cannot be.
     package static func resolve(_ path: String) -> String? {
-        let memo = Self.memo
-        if let known = memo?.lookup(path) { return known }
+        guard let memo = Self.memo else { return realPath(path) }
+        return resolve(path, memo: memo)
+    }
+
+    /// `path` resolved with `memo`: remembered, or from its resolved folder when `path` is absolute
+    /// and standardized (``LexicalPath/isStandardized(_:)``), else by `realpath`.
+    ///
+    /// The same answer as `realpath`: with the folder resolved to `real`, `path` is `real/name` unless
+    /// `name` is a link there (then `realpath` of `real/name`), and there is none when `real/name`
+    /// does not exist or `real` is not a folder (`lstat` fails as `realpath` would).
+    private static func resolve(_ path: String, memo: Memo) -> String? {
+        if let known = memo.lookup(path) { return known }
+        let real: String
+        if path != "/", LexicalPath.isStandardized(path) {
+            guard let folder = resolve(LexicalPath.folder(of: path), memo: memo) else { return nil }
+            let candidate = (folder == "/" ? "" : folder) + "/" + LexicalPath.name(of: path)
+            guard let info = try? FileStatus(path: candidate, followingLinks: false) else { return nil }
+            if info.kind == .symbolicLink {
+                guard let linked = realPath(candidate) else { return nil }
+                real = linked
+            } else {
+                real = candidate
+            }
+        } else {
+            guard let resolved = realPath(path) else { return nil }
+            real = resolved
+        }
+        memo.remember(path, real)
+        return real
+    }
+
+    private static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
-        let real = String(cString: resolved)
-        memo?.remember(path, real)
-        return real
+        return String(cString: resolved)
+    }
+
+    /// `stat(2)` of `path` (links followed), or nil when it fails. Within a request (``memo`` set)
+    /// the status of a folder is remembered: the permission checks look at the same folders above
+    /// every file they check (the home, `/tmp`, `/`) once per file. A file's is never remembered (the
+    /// host rewrites its own files within a request), nor a failure.
+    package static func status(of path: String) -> FileStatus? {
+        let memo = Self.memo
+        if let known = memo?.folder(path) { return known }
+        guard let status = try? FileStatus(path: path) else { return nil }
+        if status.kind == .directory { memo?.remember(folder: path, status) }
+        return status
     }
 }

@@ -150,8 +150,8 @@ package struct FrameReader {
         return values
     }
 
-    /// Checks every byte was read.
-    package func finish(_ message: String) throws(FrameError) {
-        guard remaining == 0 else { throw FrameError("\(message): \(remaining) bytes left over") }
+    /// Checks every byte was read (`message`, which names the frame, is made only for the error).
+    package func finish(_ message: @autoclosure () -> String) throws(FrameError) {
+        guard remaining == 0 else { throw FrameError("\(message()): \(remaining) bytes left over") }
     }
 }

@@ -138,3 +138,18 @@ struct Autofill: AsyncParsableCommand {
         }
     }
 }
+
+extension CommandConfiguration {
+    /// This configuration of a leaf subcommand the agent runs, for ``Autofill/parse(_:)``'s parse of
+    /// it alone: with `autofill` as its super command, ArgumentParser does not parse the command line
+    /// twice more as `--generate-completion-script` (two sets of argument definitions made by
+    /// reflection, ≈ 4 % of the agent's CPU for a fill). Nothing a user sees changes: help, usage
+    /// errors and completions come from the full parse from the root, whose own configuration alone
+    /// names the tool in them; and `--generate-completion-script` after a leaf's name is no option
+    /// of the leaf, so its parse alone fails and the full parse answers it.
+    var parsedAlone: CommandConfiguration {
+        var configuration = self
+        configuration._superCommandName = "autofill"
+        return configuration
+    }
+}

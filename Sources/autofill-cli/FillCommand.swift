@@ -31,7 +31,7 @@ struct FillCommand: AsyncParsableCommand {
               eval "$(autofill fill example.com --pick 1 --format env)"
               autofill fill example.com --list --provider org.autofill.vault
               autofill fill fastmail --pick 1
-            """)
+            """).parsedAlone
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
         case password, otp
@@ -94,7 +94,7 @@ struct TextCommand: AsyncParsableCommand {
             Examples:
               autofill text
               autofill text --provider org.autofill.vault --clip
-            """)
+            """).parsedAlone
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var session: SessionOptions

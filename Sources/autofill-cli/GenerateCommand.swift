@@ -29,7 +29,7 @@ struct GenerateCommand: AsyncParsableCommand {
 
             Exit status: 0 printed; 1 no provider generates passwords; 64 invalid rules (the message names \
             the rule) or bad argument; 69 the provider failed or broke the rules.
-            """)
+            """).parsedAlone
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var session: SessionOptions

@@ -18,7 +18,7 @@ struct LockCommand: ParsableCommand {
             Examples:
               autofill lock
               autofill lock org.autofill.vault
-            """)
+            """).parsedAlone
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("The provider to lock (default: all).", valueName: "id")) var provider: String?
@@ -90,7 +90,7 @@ struct UnlockCommand: AsyncParsableCommand {
             Examples:
               autofill unlock org.autofill.vault
               autofill unlock org.autofill.vault --ui-script answers.ui
-            """)
+            """).parsedAlone
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var session: SessionOptions

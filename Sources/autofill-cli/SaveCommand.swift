@@ -30,7 +30,7 @@ struct SaveCommand: AsyncParsableCommand {
             saves passwords (nothing was asked); 20 cancelled; 21 a UI was needed (a locked vault) and there is no terminal or UI \
             script; 22 you were not authenticated; 64 bad argument; 65 empty or unreadable password, or \
             the two differ; 69 the provider failed.
-            """)
+            """).parsedAlone
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var session: SessionOptions

@@ -29,7 +29,7 @@ struct SuggestCommand: ParsableCommand {
               autofill suggest fastmail
               autofill suggest --name example.com
               autofill suggest example.com --json | jq '.suggestions[].user'
-            """)
+            """).parsedAlone
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
         case password, passkey, otp

@@ -5,6 +5,9 @@ struct LexicalPathTests {
     @Test(arguments: [
         ("/a/b/c", "/a/b/c"), ("/a//b/", "/a/b"), ("/a/./b/.", "/a/b"), ("/a/b/../c", "/a/c"),
         ("/../..", "/"), ("/", "/"), ("", "/"), ("a/b", "/a/b"), ("/a/b/../../../c", "/c"),
+        // What the one-pass check takes as standardized already, and what it must not.
+        ("/a/.b/c.", "/a/.b/c."), ("/a/.../b", "/a/.../b"), ("/..a/b..", "/..a/b.."), ("/a/.", "/a"), ("/a/..", "/"),
+        ("//a", "/a"), ("/a/", "/a"), ("/.", "/"), ("/..", "/"), ("/é/ü", "/é/ü"),
     ])
     func standardizingRemovesDotsAndDoubledSlashesWithoutTheFileSystem(path: String, expected: String) {
         #expect(LexicalPath.standardized(path) == expected)

@@ -128,6 +128,65 @@ struct AgentCacheTests {
         #expect(!refused.stdout.contains("pw-"))
     }
 
+    /// A copy of the configuration at `path`, naming the plugin folder by its absolute path.
+    func absoluteCopy(to path: String) throws {
+        var plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: config)), format: nil) as? [String: Any])
+        plist["PluginSearchPaths"] = ["\(home.path)/plugins"]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// A copy of the configuration in `home/cfg/sub` (both 0700), and `autofill fill` naming it.
+    func privateConfiguration() throws -> (cfg: String, fill: () throws -> CLI.Result) {
+        let files = FileManager.default
+        let cfg = "\(home.path)/cfg"
+        try files.createDirectory(atPath: "\(cfg)/sub", withIntermediateDirectories: true)
+        for folder in [cfg, "\(cfg)/sub"] { try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder) }
+        try absoluteCopy(to: "\(cfg)/sub/config.plist")
+        return (cfg, { try CLI.run(["fill", "fast.test", "--user", "ok", "--config", "\(cfg)/sub/config.plist"], home: self.home.path) })
+    }
+
+    /// The permission checks look at every folder above at every request (a folder's status is kept
+    /// within one request only: RealPath.status(of:)).
+    @Test func aFolderAboveTheConfigurationMadeWritableByOthersBetweenTwoWarmFillsIsRefused() throws {
+        let (cfg, fill) = try privateConfiguration()
+        for _ in 0..<2 {
+            let served = try fill()
+            #expect(served.status == 0 && served.stdout.contains("pw-fast"), "\(served.stderr)")
+        }
+        #expect(chmod(cfg, 0o777) == 0)
+        let refused = try fill()
+        #expect(refused.status != 0 && refused.stderr.contains(cfg) && refused.stderr.contains("writable"), "\(refused.stderr)")
+        #expect(!refused.stdout.contains("pw-"))
+        // The control: private again, served again.
+        #expect(chmod(cfg, 0o700) == 0)
+        let again = try fill()
+        #expect(again.status == 0 && again.stdout.contains("pw-fast"), "\(again.stderr)")
+    }
+
+    /// A path is resolved from its resolved folder within a request (RealPath), afresh at every request.
+    @Test func aLinkPlantedInPlaceOfAFolderAlongTheConfigurationsPathBetweenTwoWarmFillsIsRefused() throws {
+        let (cfg, fill) = try privateConfiguration()
+        let files = FileManager.default, open = "\(home.path)/open"
+        try files.createDirectory(atPath: open, withIntermediateDirectories: false)
+        try files.setAttributes([.posixPermissions: 0o777], ofItemAtPath: open)
+        try absoluteCopy(to: "\(open)/config.plist")
+        for _ in 0..<2 {
+            let served = try fill()
+            #expect(served.status == 0 && served.stdout.contains("pw-fast"), "\(served.stderr)")
+        }
+        // cfg/sub becomes a link to a folder anyone can write (the folder moved aside, the link renamed in).
+        #expect(rename("\(cfg)/sub", "\(cfg)/sub-old") == 0)
+        #expect(symlink(open, "\(cfg)/sub") == 0)
+        let refused = try fill()
+        #expect(refused.status != 0 && refused.stderr.contains(open), "\(refused.stderr)")
+        #expect(!refused.stdout.contains("pw-"))
+        // The control: the link to a private folder is followed and served.
+        #expect(unlink("\(cfg)/sub") == 0)
+        #expect(symlink("\(cfg)/sub-old", "\(cfg)/sub") == 0)
+        let linked = try fill()
+        #expect(linked.status == 0 && linked.stdout.contains("pw-fast"), "\(linked.stderr)")
+    }
+
     @Test func theIdleTimeIsTheUsersConfigurationsNeverARequests() throws {
         // The request's configuration says 1 s, by --config and by $AUTOFILL_CONFIG; the user's says nothing (900 s).
         #expect(try fill().status == 0)

@@ -266,14 +266,10 @@ struct SandboxContext {
 
     /// Creates `folder` and missing parents 0700, and refuses one that is a symbolic link, another user's, or open to others.
     static func makePrivateFolder(_ folder: String, for named: String) throws(AutofillError) {
-        var path = ""
-        for component in folder.split(separator: "/") {
-            path += "/\(component)"
-            do {
-                try Paths.makeFolder(path, mode: 0o700)
-            } catch where !error.alreadyExists {
-                throw AutofillError(.io, "cannot create \(path), the private folder of \(named) (\(error.reason))")
-            } catch {}
+        do {
+            try Paths.makeFolders(folder, mode: 0o700)
+        } catch {
+            throw AutofillError(.io, "cannot create \(folder), the private folder of \(named): \(error)")
         }
         let info: FileStatus
         do {

@@ -88,8 +88,14 @@ public enum PluginPermissions {
         /// What the folders above are above, for messages ("the plugin bundle", "the configuration").
         let subject: String
         var problems: [PluginProblem] = []
-        var checked: Set<String> = []
+        var checked: Set<Checked> = []
         var strictlyChecked: Set<String> = []
+
+        /// A path checked under a role (a struct, not text: interpolating the role took reflection).
+        struct Checked: Hashable {
+            let role: Role
+            let path: String
+        }
 
         init(owner: UInt32, subject: String) {
             self.owner = owner
@@ -132,9 +138,9 @@ public enum PluginPermissions {
         mutating func check(_ path: String, role: Role) {
             // A folder checked by a strict rule needs no second, laxer look (nor a second message).
             if role == .ancestor && strictlyChecked.contains(path) { return }
-            guard checked.insert("\(role)|\(path)").inserted else { return }
+            guard checked.insert(Checked(role: role, path: path)).inserted else { return }
             if role != .ancestor { strictlyChecked.insert(path) }
-            guard let info = try? FileStatus(path: path) else { return }
+            guard let info = RealPath.status(of: path) else { return }  // a folder's once per request in the agent
             if info.owner != owner && info.owner != 0 {
                 let chown = "run `chown \(Self.userName(owner, bare: true)) \(shellQuoted(path))` as root"
                 problems.append(PluginProblem(

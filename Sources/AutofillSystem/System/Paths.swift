@@ -45,6 +45,26 @@ public enum Paths {
         guard mkdir(path, mode_t(mode)) == 0 else { throw .current("mkdir \(path)") }
     }
 
+    /// Makes the folder at the absolute `path` and any missing parents, each with `mode` (`mkdir -p`);
+    /// nothing when it exists. Almost always it exists or only it is missing: one `mkdir`; else each
+    /// parent in turn. The error names the folder that could not be made.
+    public static func makeFolders(_ path: String, mode: UInt32 = 0o700) throws(SystemError) {
+        do {
+            return try makeFolder(path, mode: mode)
+        } catch where error.alreadyExists {
+            return
+        } catch {}
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/\(component)"
+            do {
+                try makeFolder(prefix, mode: mode)
+            } catch where !error.alreadyExists {
+                throw error
+            } catch {}
+        }
+    }
+
     /// Makes a new folder, mode 0700, named `prefix` followed by six random characters (`mkdtemp`);
     /// its path.
     public static func makeTemporaryFolder(_ prefix: String) throws(SystemError) -> String {
