@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The kernel enforcement itself (Sources/CAutofillSandbox), where the CLI path cannot reach: a probe
-/// program (Fixtures/sandbox_probe.c) built with autofill_sandbox.c enters the sandbox, then tries
+/// program (Fixtures/sandbox_probe.c) built with autofill_sandbox.c and seccomp_filter.c enters the sandbox, then tries
 /// one thing; the same check without the sandbox is the control. The sandbox cannot be undone, so it
 /// is never entered in the test process itself.
 struct SandboxEnforcementTests {
@@ -14,7 +14,7 @@ struct SandboxEnforcementTests {
         let root = FixturePlugin.repositoryRoot
         guard let compiled = try? ChildProcess.run("/usr/bin/cc", [
             "-std=c11", "-Wall", "-Wextra", "-Werror", "-pthread", "-I", "\(root)/Sources/CAutofillSandbox/include",
-            "\(root)/Tests/AutofillHostTests/Fixtures/sandbox_probe.c", "\(root)/Sources/CAutofillSandbox/autofill_sandbox.c",
+            "\(root)/Tests/AutofillHostTests/Fixtures/sandbox_probe.c", "\(root)/Sources/CAutofillSandbox/autofill_sandbox.c", "\(root)/Sources/CAutofillSandbox/seccomp_filter.c",
             "-lseccomp", "-o", output,
         ]), compiled.status == 0 else { return .failure(ChildProcessError("the probe did not compile")) }
         return .success(output)

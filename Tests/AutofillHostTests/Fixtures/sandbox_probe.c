@@ -1,5 +1,5 @@
 /*
- * sandbox_probe.c — applies the sandbox (autofill_sandbox.c, compiled in) with a small policy and
+ * sandbox_probe.c — applies the sandbox (autofill_sandbox.c and seccomp_filter.c, compiled in) with a small policy and
  * runs one check, for what the CLI path cannot reach (Tests/AutofillHostTests/SandboxEnforcementTests.swift):
  *   tiocsti      TIOCSTI on a pseudo-terminal opened before the sandbox
  *   threads      a thread started after the sandbox (clone3 is ENOSYS, glibc falls back to clone)
