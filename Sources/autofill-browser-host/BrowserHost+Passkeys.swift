@@ -1,5 +1,5 @@
+internal import AutofillSystem
 import FoundationEssentials
-internal import Glibc
 
 /// Passkeys for the extension (docs/BROWSER.md, "Passkeys"): `autofill suggest … --type passkey`
 /// for the list, `autofill passkey get` and `create` after the user's pick, with the origin the
@@ -70,7 +70,7 @@ extension BrowserHost {
     /// PublicKeyCredential JSON as the answer's `credential`.
     private func passkeyCommand(_ arguments: [String], options: String) -> Answer {
         guard let file = temporaryFile(options) else { return .refused("autofill-browser-host: cannot write the options to a file") }
-        defer { unlink(file) }
+        defer { try? Paths.remove(file) }
         let run = CommandRun.run(arguments + ["--options", file] + uiOption, environment: environment, ui: prompt)
         guard run.status == 0 else { return .refused(Self.failure(run)) }
         var printed = String(decoding: run.output, as: UTF8.self)
@@ -86,19 +86,6 @@ extension BrowserHost {
     /// A new file of the user's own (0600) in TMPDIR (else /tmp) holding `text`; its path, or nil.
     private func temporaryFile(_ text: String) -> String? {
         let folder = environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-        var template = Array((folder + "/autofill-passkey-XXXXXX").utf8CString)
-        // mkstemp (mkostemp is _GNU_SOURCE only); nothing is spawned while a request is handled here.
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { return nil }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        guard written == bytes.count else {
-            unlink(path)
-            return nil
-        }
-        return path
+        return try? Paths.makeTemporaryFile(folder + "/autofill-passkey-", holding: Array(text.utf8))
     }
 }

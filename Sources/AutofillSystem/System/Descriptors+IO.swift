@@ -136,6 +136,10 @@ extension Descriptors {
         }
     }
 
+    /// Ends both directions of socket `descriptor` (`shutdown(SHUT_RDWR)`): the peer reads its end;
+    /// the descriptor stays open until closed.
+    public static func shutDown(_ descriptor: Int32) { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+
     /// Whether `descriptor` is open on a terminal (`isatty`).
     public static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 }

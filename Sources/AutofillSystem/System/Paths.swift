@@ -73,6 +73,25 @@ public enum Paths {
         return String(cString: made)
     }
 
+    /// Makes a new file, mode 0600, named `prefix` followed by six random characters (`mkstemp`),
+    /// holding `bytes`; its path. Nothing is left behind when writing fails.
+    public static func makeTemporaryFile(_ prefix: String, holding bytes: [UInt8]) throws(SystemError) -> String {
+        var template = Array("\(prefix)XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw .current("mkstemp") }
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        do {
+            try Descriptors.setCloseOnExec(descriptor)
+            try Descriptors.write(descriptor, bytes)
+            try Descriptors.close(descriptor)
+        } catch {
+            Descriptors.closeQuietly(descriptor)
+            try? remove(path)
+            throw error
+        }
+        return path
+    }
+
     /// Makes the folder `name` in the folder open as `folder` with `mode` (`mkdirat`; EEXIST when it exists).
     public static func makeFolder(_ name: String, in folder: Int32, mode: UInt32 = 0o700) throws(SystemError) {
         guard mkdirat(folder, name, mode_t(mode)) == 0 else { throw .current("mkdirat \(name)") }
