@@ -1,5 +1,6 @@
 internal import AutofillCore
 internal import AutofillABI
+internal import AutofillSystem
 internal import Dispatch
 
 /// The plugin's host-service calls, served on the reader thread (UI on another).
@@ -69,7 +70,7 @@ extension RunningHelper {
                     let (status, reason) = replace.contents.withUnsafeBytes { contents in
                         handler.replaceFile(request: replace.request, path: replace.path, contents: contents, expectedSHA256: replace.expectedSHA256)
                     }
-                    self.retireIfItsViewIsStale(after: replace.request, status: status)
+                    self.retireIfItsViewIsStale(after: replace.request, path: replace.path, status: status)
                     _ = try? channel.send(.reply(id, .added(status.rawValue, reason)))
                 }
                 return
@@ -100,7 +101,15 @@ extension RunningHelper {
     /// stays the version it was at the launch, so only a new helper reads the new one: reload, then
     /// apply), or it was replaced under Landlock alone (whose rule holds the old file, not the new one).
     /// The next request starts it again; what it held in memory goes with it.
-    func retireIfItsViewIsStale(after request: UInt64, status: ABIStatus) {
+    func retireIfItsViewIsStale(after request: UInt64, path: String, status: ABIStatus) {
+        if status == .ok && options.namespaces {
+            // The host replaced it with what the provider handed over: the provider knows that version,
+            // so the new inode does not make its view stale (``GrantedFiles``).
+            let standardized = LexicalPath.standardized(path)
+            if let file = options.singleFiles.first(where: { [$0.written, $0.path].contains(standardized) }) {
+                state.withLock { $0.files.adopt(file.path) }
+            }
+        }
         guard options.sandbox != nil, status == .changedOnDisk || (status == .ok && !options.namespaces) else { return }
         logger.debug("\(manifest.identifier)'s view of the file it replaces is stale: its helper ends after this request")
         state.withLock { $0.retireAfter = request }
