@@ -46,6 +46,17 @@ struct GrantedFiles: Sendable, Equatable {
         identities[path] = Self.identity(of: path)
     }
 
+    /// Whether `path` is watched: one of the files, not opened through the host since.
+    func watches(_ path: String) -> Bool {
+        identities.keys.contains(path)
+    }
+
+    /// Stops watching `path`: the provider opens it through the host (`open_file`), so it reads the
+    /// current file whatever its sandbox holds.
+    mutating func follow(_ path: String) {
+        identities.removeValue(forKey: path)
+    }
+
     private static func identity(of path: String) -> Identity? {
         StatStamp(path: path).map { Identity(device: $0.device, inode: $0.inode) }
     }
