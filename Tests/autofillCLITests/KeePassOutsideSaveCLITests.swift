@@ -48,10 +48,7 @@ struct KeePassOutsideSaveCLITests {
 
     /// The pid of the KeePassXC provider's helper, from `agent status --json`.
     func helperPID() throws -> Int? {
-        let status = try CLI.run(["agent", "status", "--json"], home: home.path)
-        let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
-        let providers = json?["providers"] as? [[String: Any]] ?? []
-        return providers.first { $0["id"] as? String == "org.autofill.keepassxc" }?["helperPID"] as? Int
+        try FileOpenTests.helperPID(of: "org.autofill.keepassxc", home: home.path)
     }
 
     func inode() throws -> Int {
