@@ -69,6 +69,7 @@ struct HelperProtocolTests {
         .addFile(request: 9, folder: "/s", name: "a.gpg", contents: [1, 2]),
         .replaceFile(request: 9, path: "/home/u/Passwords.kdbx", expectedSHA256: Array(repeating: 7, count: 32), length: 3 << 20),
         .replaceFileChunk(request: 9, bytes: Array(repeating: 0xAB, count: 2 << 20)),
+        .openFile(path: "/home/u/Passwords.kdbx"),
     ]
 
     static let replies: [HostReply] = [

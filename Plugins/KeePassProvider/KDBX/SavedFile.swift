@@ -37,17 +37,23 @@ public struct SavedFile: Sendable {
     /// Reads the file at `path`; a symbolic link is followed, and the file it names is the one
     /// replaced (a save must not turn the link into a file of its own).
     public init(reading path: String) throws(KDBXError) {
+        var named = path
         if let resolved = realpath(path, nil) {
-            self.path = String(cString: resolved)
+            named = String(cString: resolved)
             free(resolved)
-        } else {
-            self.path = path
         }
-        let fd = open(self.path, O_RDONLY | O_CLOEXEC)
+        let fd = open(named, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw KDBXError(.unreadable, "the database \(path) cannot be read for saving: \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
+        try self.init(descriptor: fd, path: named)
+    }
+
+    /// Reads the file open at `descriptor` from its start (the host opened it: `open_file`), named
+    /// `path` (as the host replaces it); the caller keeps and closes the descriptor.
+    public init(descriptor fd: Int32, path: String) throws(KDBXError) {
+        self.path = path
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             throw KDBXError(.unreadable, "the database \(path) is not a regular file: nothing saved")
@@ -60,7 +66,7 @@ public struct SavedFile: Sendable {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + offset, $0.count - offset, off_t(offset)) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw KDBXError(.unreadable, "the database \(path) changed while it was read: nothing saved; save again") }
             offset += count

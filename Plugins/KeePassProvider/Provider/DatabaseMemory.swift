@@ -33,18 +33,19 @@ final class DatabaseMemory: Sendable {
         self.keyDerivationLimit = keyDerivationLimit
     }
 
-    /// The unlocked index of the database at `path`, read again with the held key if the file
+    /// The unlocked index of the database `file`, read again with the held key if the file
     /// changed; nil when locked. A changed file the held key no longer opens locks the memory.
-    func index(at path: String) throws(KDBXError) -> KeePassIndex? {
+    func index(of file: @autoclosure () -> DatabaseFile) throws(KDBXError) -> KeePassIndex? {
         let current = held.withLock { held -> Held? in
             if let found = held, found.until <= .now { held = nil }
             return held
         }
         guard let current else { return nil }
-        let stamp = FileStamp(path)
+        let file = file()
+        let stamp = file.stamp
         if stamp == current.stamp { return current.index }
         do {
-            let index = KeePassIndex(try KDBXReader.open(at: path, key: current.key, kdfLimit: keyDerivationLimit))
+            let index = KeePassIndex(try file.open(key: current.key, kdfLimit: keyDerivationLimit))
             held.withLock { $0 = Held(index: index, key: current.key, stamp: stamp, until: current.until) }
             return index
         } catch {
@@ -53,11 +54,11 @@ final class DatabaseMemory: Sendable {
         }
     }
 
-    /// Holds `index`, opened with `key` from the file at `path`, for ``timeout`` seconds.
-    func hold(_ index: KeePassIndex, key: CompositeKey, path: String) {
+    /// Holds `index`, opened with `key` from the version `stamp` of the file, for ``timeout`` seconds.
+    func hold(_ index: KeePassIndex, key: CompositeKey, stamp: FileStamp) {
         guard timeout > 0 else { return }
         let mine = generation.add(1, ordering: .relaxed).newValue
-        held.withLock { $0 = Held(index: index, key: key, stamp: FileStamp(path), until: .now + .seconds(timeout)) }
+        held.withLock { $0 = Held(index: index, key: key, stamp: stamp, until: .now + .seconds(timeout)) }
         DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(timeout)) { [self] in
             if generation.load(ordering: .relaxed) == mine { lock() }
         }
@@ -71,12 +72,12 @@ final class DatabaseMemory: Sendable {
         }
     }
 
-    /// Holds `index`, the database as just saved to `path`, in place of the one held (the unlock's
-    /// time is not extended); nothing when locked.
-    func adopt(_ index: KeePassIndex, path: String) {
+    /// Holds `index`, the database as just saved (the version `stamp`), in place of the one held (the
+    /// unlock's time is not extended); nothing when locked.
+    func adopt(_ index: KeePassIndex, stamp: FileStamp) {
         held.withLock { held in
             guard let current = held else { return }
-            held = Held(index: index, key: current.key, stamp: FileStamp(path), until: current.until)
+            held = Held(index: index, key: current.key, stamp: stamp, until: current.until)
         }
     }
 
@@ -99,10 +100,15 @@ struct FileStamp: Equatable, Sendable {
     let size: UInt64
     let modified: Double
 
+    init(_ info: stat) {
+        inode = UInt64(info.st_ino)
+        size = UInt64(info.st_size)
+        modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+    }
+
     init(_ path: String) {
-        let attributes = (try? FileManager.default.attributesOfItem(atPath: path)) ?? [:]
-        inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
-        size = (attributes[.size] as? NSNumber)?.uint64Value ?? 0
-        modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        var info = stat()
+        if stat(path, &info) != 0 { info = stat() }
+        self.init(info)
     }
 }

@@ -60,7 +60,7 @@ extension KeePassProvider: SavePasswordProviding, GeneratePasswordProviding, Cre
                 return .add(title: title, userName: credential.user, password: credential.password, url: Self.url(of: service))
             }
             let index = KeePassIndex(saved)
-            memory.adopt(index, path: databasePath)
+            memory.adopt(index, stamp: DatabaseFile(databasePath, host: host).stamp)
             host.log(.info, "\(summary) in \(Self.milliseconds(since: start)) ms")
             publish(index)
             context.completeSavePasswordRequest()
@@ -71,10 +71,15 @@ extension KeePassProvider: SavePasswordProviding, GeneratePasswordProviding, Cre
         }
     }
 
-    /// The database as the next save is based on: what the last save handed the host while the
-    /// sandbox's view of the file is unchanged since (it still shows the version read before), else the
-    /// file as read now.
+    /// The database as the next save is based on: the file as it is now, opened by the host
+    /// (``DatabaseFile``); without that, what the last save handed the host while the sandbox's view of
+    /// the file is unchanged since (it still shows the version read before), else the file as read now.
     private func currentFile(_ path: String) throws(KDBXError) -> SavedFile {
+        let file = DatabaseFile(path, host: host)
+        if file.isCurrent {
+            lastSave.withLock { $0 = nil }
+            return try file.saved()
+        }
         if let last = lastSave.withLock({ $0 }), last.path == path || last.path == realPath(path), last.isUnchangedOrUnlinked { return last }
         lastSave.withLock { $0 = nil }
         return try SavedFile(reading: path)
@@ -89,8 +94,7 @@ extension KeePassProvider: SavePasswordProviding, GeneratePasswordProviding, Cre
             lastSave.withLock { $0 = nil }
             throw KDBXError(.changedOnDisk, """
                 the database changed on disk since it was read: \(saved.path) is no longer the version this save was based on \
-                (another program saved it); nothing was written; save again to apply the change to the new version (autofill \
-                starts the provider afresh to read it, so it may ask to unlock again)
+                (another program saved it); nothing was written; save again to apply the change to the new version
                 """)
         case .notPending:
             throw KDBXError(.unwritable, "the save request ended before autofill could replace the database; nothing was written")

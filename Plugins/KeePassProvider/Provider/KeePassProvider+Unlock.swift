@@ -13,7 +13,7 @@ extension KeePassProvider {
             throw .failed(ExtensionError(.failed, failureReason: "no database is configured: set DatabaseFile in the KeePassXC provider's settings (docs/CONFIGURATION.md)"))
         }
         do {
-            guard let index = try memory.index(at: databasePath) else { throw Access.locked }
+            guard let index = try memory.index(of: DatabaseFile(databasePath, host: host)) else { throw Access.locked }
             return index
         } catch let error as Access {
             throw error
@@ -73,9 +73,10 @@ extension KeePassProvider {
             let key = Self.compositeKey(password, keyFile)
             do {
                 let start = ContinuousClock.now
-                let index = KeePassIndex(try KDBXReader.open(at: databasePath, key: key, kdfLimit: memory.keyDerivationLimit))
+                let file = DatabaseFile(databasePath, host: host)
+                let index = KeePassIndex(try file.open(key: key, kdfLimit: memory.keyDerivationLimit))
                 host.log(.info, "read \(index.ordered.count) entries in \(Self.milliseconds(since: start)) ms")
-                memory.hold(index, key: key, path: databasePath)
+                memory.hold(index, key: key, stamp: file.stamp)
                 host.log(.info, memory.timeout > 0 ? "database unlocked for \(memory.timeout) s" : "database unlocked for this request (UnlockTimeoutSeconds is 0)")
                 publish(index)
                 return (index, key)

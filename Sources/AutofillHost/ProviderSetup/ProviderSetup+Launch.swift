@@ -100,6 +100,7 @@ extension ProviderSetup {
                 "this kernel has no Landlock, so autofill cannot sandbox \(named), and it never runs a provider unsandboxed on its own; enable Landlock (a kernel built with CONFIG_SECURITY_LANDLOCK and lsm=landlock,…), or, if you trust this provider with everything you can reach, set ProviderIsolation.Providers.\(manifest.identifier) to unsandboxed in the configuration (docs/SANDBOX.md)")
         }
         options.sandbox = try sandboxPolicy(for: manifest)
+        options.singleFiles = SandboxContext(setup: self).singleFiles(manifest)
         try Self.confine(&options, for: manifest)
         return options
     }

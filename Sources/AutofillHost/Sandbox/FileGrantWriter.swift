@@ -65,6 +65,9 @@ public struct FileGrantWriter: Sendable {
     public var files: [File]
     /// The variables git runs with (HOME, USER, LOGNAME, GNUPGHOME of the user; nothing else).
     public var environment: [String: String]
+    /// The provider's declared single files (`read` of a file, `replace-file`): the files the host opens
+    /// for it (``open(path:provider:)``).
+    public var singleFiles: [File] = []
 
     /// A writer with no folder and no file: every write is refused.
     public static let none = FileGrantWriter(folders: [], environment: [:])
@@ -173,7 +176,7 @@ public struct FileGrantWriter: Sendable {
 
     /// The folder `path` (resolved when the provider was launched) opened for writing beneath it, with no
     /// link on the way: a link there now was put there since, and is refused.
-    func openGrantFolder(_ path: String) throws(Failure) -> Int32 {
+    func openGrantFolder(_ path: String, undone: String = "nothing was written") throws(Failure) -> Int32 {
         let grant = afs_open_grant(path)
         let opened: Result<Int32, SystemError> = grant >= 0
             ? Result { () throws(SystemError) in try Descriptors.open(".", in: grant, .directory) }
@@ -183,8 +186,8 @@ public struct FileGrantWriter: Sendable {
         case .success(let folder): return folder
         case .failure(let error):
             throw error.isALink
-                ? refusal("\(path) now leads through a symbolic link; autofill writes only into the folder it resolved when it started the provider; nothing was written")
-                : ioFailure("cannot open the folder \(path) (\(error.reason)); nothing was written")
+                ? refusal("\(path) now leads through a symbolic link; autofill uses only the folder it resolved when it started the provider; \(undone)")
+                : ioFailure("cannot open the folder \(path) (\(error.reason)); \(undone)")
         }
     }
 
@@ -204,6 +207,8 @@ extension ProviderSetup {
         let files = grants.filter(\.replaceFile).map { FileGrantWriter.File(written: $0.written, path: $0.path) }
         var environment: [String: String] = ["HOME": context.home]
         for name in ["USER", "LOGNAME", "GNUPGHOME"] { environment[name] = context.environment[name] }
-        return FileGrantWriter(folders: folders, files: files, environment: environment)
+        var writer = FileGrantWriter(folders: folders, files: files, environment: environment)
+        writer.singleFiles = context.singleFiles(manifest)
+        return writer
     }
 }

@@ -76,6 +76,15 @@ extension SandboxContext {
         return grants
     }
 
+    /// `manifest`'s declared single files, which a sandbox holds by their inode: `read` of what is not a
+    /// folder, and `replace-file` (``GrantedFiles``). None when its settings name each other in a cycle
+    /// (the policy is refused then).
+    func singleFiles(_ manifest: PluginManifest) -> [FileGrantWriter.File] {
+        let grants = (try? declaredFiles(manifest)) ?? []
+        return grants.filter { $0.replaceFile || ($0.access == .read && $0.addFiles == nil && !Self.isDirectory($0.path)) }
+            .map { FileGrantWriter.File(written: $0.written, path: $0.path) }
+    }
+
     /// The first of `file`'s defaults that resolves, expanded; nil when none does.
     func resolveDefault(of file: SandboxDeclaration.File, in manifest: PluginManifest, settings: [String: String]) throws(AutofillError) -> String? {
         for candidate in file.defaults {

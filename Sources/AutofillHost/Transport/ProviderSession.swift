@@ -377,6 +377,16 @@ public final class ProviderSession: HostServicesHandler {
         }
     }
 
+    public func openFile(path: String) -> (status: ABIStatus, reason: String, descriptor: Int32) {
+        do {
+            let descriptor = try services.fileWriter.open(path: path, provider: "\(displayName) (\(providerID))")
+            return (.ok, "", descriptor)
+        } catch {
+            services.logger.warning("\(displayName) asked to open a file: \(error.message)")
+            return (error.status, error.message, -1)
+        }
+    }
+
     public func reportMalformedCall(_ service: String, _ problem: String) {
         services.logger.warning("malformed call to \(DisplayText.line(service)): \(DisplayText.line(problem))")
     }

@@ -10,11 +10,20 @@ final class ForwardingHostServices: HostServicesHandler {
     private final class Waiter: Sendable {
         let ready = DispatchSemaphore(value: 0)
         let reply = Mutex<HostReply?>(nil)
+        /// An `open_file` call: its ok reply comes with a descriptor.
+        let wantsDescriptor: Bool
+        let descriptor = Mutex<Int32>(-1)
+
+        init(wantsDescriptor: Bool) {
+            self.wantsDescriptor = wantsDescriptor
+        }
     }
 
     private let channel: FrameChannel
     private let nextID = Atomic<UInt64>(1)
     private let waiters = Mutex<[UInt64: Waiter]>([:])
+    /// Descriptors the host attached to its replies, not yet handed to the call they answer.
+    private let descriptors = Mutex<[Int32]>([])
 
     init(channel: FrameChannel) {
         self.channel = channel
@@ -23,22 +32,38 @@ final class ForwardingHostServices: HostServicesHandler {
     /// Sends `call` and waits for the host's reply; nil when the call could not be sent (too large)
     /// or the host is gone (the helper is about to exit).
     package func call(_ call: HostCall) -> HostReply? {
+        exchange(call, wantsDescriptor: false).reply
+    }
+
+    /// ``call(_:)``, and the descriptor its ok reply brought when `wantsDescriptor` (else -1).
+    private func exchange(_ call: HostCall, wantsDescriptor: Bool) -> (reply: HostReply?, descriptor: Int32) {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let waiter = Waiter()
+        let waiter = Waiter(wantsDescriptor: wantsDescriptor)
         waiters.withLock { $0[id] = waiter }
         let sent = (try? channel.send(.call(id, call))) ?? false
         guard sent else {
             _ = waiters.withLock { $0.removeValue(forKey: id) }
-            return nil
+            return (nil, -1)
         }
         waiter.ready.wait()
-        return waiter.reply.withLock { $0 }
+        return (waiter.reply.withLock { $0 }, waiter.descriptor.withLock { $0 })
+    }
+
+    /// Keeps descriptors that arrived with the host's frames (the reader thread calls this).
+    func received(_ new: [Int32]) {
+        guard !new.isEmpty else { return }
+        descriptors.withLock { $0 += new }
     }
 
     /// Hands the host's reply to the call waiting for it (the reader thread calls this).
     /// False for a reply nobody waits for (a protocol violation by the host).
     func deliver(_ reply: HostReply, to id: UInt64) -> Bool {
         guard let waiter = waiters.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        if waiter.wantsDescriptor, case .added(let status, _) = reply, status == ABIStatus.ok.rawValue {
+            // The reply's frame brought it: the first one not yet handed over.
+            guard let descriptor = descriptors.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return false }
+            waiter.descriptor.withLock { $0 = descriptor }
+        }
         waiter.reply.withLock { $0 = reply }
         waiter.ready.signal()
         return true
@@ -100,6 +125,12 @@ final class ForwardingHostServices: HostServicesHandler {
             offset = end
         }
         return outcome
+    }
+
+    func openFile(path: String) -> (status: ABIStatus, reason: String, descriptor: Int32) {
+        let (reply, descriptor) = exchange(.openFile(path: path), wantsDescriptor: true)
+        guard case .added(let status, let reason)? = reply else { return (.ioError, "the host could not be reached", -1) }
+        return (ABIStatus(status), reason, ABIStatus(status) == .ok ? descriptor : -1)
     }
 
     func reportMalformedCall(_ service: String, _ problem: String) {

@@ -15,10 +15,11 @@ package final class FrameChannel: Sendable {
         self.descriptor = descriptor
     }
 
-    /// Sends `message`; false when the peer is gone or the channel is closed.
+    /// Sends `message`, with `attached` (a descriptor) attached to its first byte (SCM_RIGHTS) when given; false when
+    /// the peer is gone or the channel is closed.
     /// - Throws: when the message is over ``HelperProtocol/maximumFrameBytes`` (nothing is sent).
     @discardableResult
-    package func send(_ message: HelperMessage) throws(FrameError) -> Bool {
+    package func send(_ message: HelperMessage, attaching attached: Int32? = nil) throws(FrameError) -> Bool {
         let frame = message.frame
         guard frame.count - 4 <= HelperProtocol.maximumFrameBytes else {
             throw FrameError("a \(frame.count >> 20) MB message is over the helper protocol's limit of \(HelperProtocol.maximumFrameBytes >> 20) MB")
@@ -26,6 +27,10 @@ package final class FrameChannel: Sendable {
         return writing.withLock { closed in
             guard !closed else { return false }
             return frame.withUnsafeBytes { raw in
+                if let attached {
+                    // Every byte, the descriptor with the first (a frame is never empty).
+                    return (try? UnixSocket.send(descriptor, raw, descriptors: [attached])) != nil
+                }
                 var offset = 0
                 while offset < raw.count {
                     do throws(SystemError) {

@@ -143,6 +143,7 @@ extension FrameWriter {
         case .addFile(let request, let folder, let name, let contents): u8(9); u64(request); string(folder); string(name); bytes(contents)
         case .replaceFile(let request, let path, let expected, let length): u8(10); u64(request); string(path); bytes(expected); u64(length)
         case .replaceFileChunk(let request, let piece): u8(11); u64(request); bytes(piece)
+        case .openFile(let path): u8(12); string(path)
         }
     }
 
@@ -183,6 +184,8 @@ extension FrameReader {
                                 expectedSHA256: try bytes("replace_file.expected", limit: 32), length: try u64("replace_file.length"))
         case 11:
             return .replaceFileChunk(request: try u64("replace_file.request"), bytes: try bytes("replace_file.chunk", limit: HelperProtocol.replaceChunkBytes))
+        case 12:
+            return .openFile(path: try text("open_file.path"))
         default: throw FrameError("call.kind: unknown kind \(tag)")
         }
     }

@@ -11,10 +11,11 @@ internal import AutofillWire
 /// Afterwards the host sends `request`s; the helper sends the plugin's host-service calls (`call`,
 /// answered by `reply` where the C call returns something; `log` and `malformedCall` are one-way),
 /// and `returned` when a UI entry point returned (the host's UI watchdog starts from there).
-/// Version 2 added `returned`; version 5 the `addFile` call; version 6 `replaceFile` and its chunks.
+/// Version 2 added `returned`; version 5 the `addFile` call; version 6 `replaceFile` and its chunks; version 7 `openFile` (its
+/// reply `added`, the descriptor attached to it with SCM_RIGHTS when the status is ok).
 public enum HelperProtocol {
     /// The version this build speaks; both sides refuse any other.
-    public static let version: UInt32 = 6
+    public static let version: UInt32 = 7
     /// The largest frame either side accepts (a `store_replace` of many identities is the big one).
     public static let maximumFrameBytes = Wire.maximumFrameBytes
     /// The largest string or byte field (the C ABI's own limit for byte buffers, `AF_MAX_BYTES_LENGTH`).
@@ -68,6 +69,8 @@ package enum HostCall: Sendable, Equatable {
     /// The next piece of the announced contents (at most ``HelperProtocol/replaceChunkBytes``), answered
     /// `added`: `ok` for more, and after the last piece, the outcome of the replace (``FileGrantWriter``).
     case replaceFileChunk(request: UInt64, bytes: [UInt8])
+    /// `open_file`: answered with `added`, and when ok the descriptor attached to that reply's frame.
+    case openFile(path: String)
 }
 
 /// The host's answer to a ``HostCall``.

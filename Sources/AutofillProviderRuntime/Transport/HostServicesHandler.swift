@@ -49,6 +49,9 @@ public protocol HostServicesHandler: Sendable {
     /// (``FileGrantWriter``); the status and, when refused or failed, the reason (never the contents).
     /// `contents` is valid during the call only.
     func replaceFile(request: UInt64, path: String, contents: UnsafeRawBufferPointer, expectedSHA256: [UInt8]) -> (status: ABIStatus, reason: String)
+    /// `open_file`: the declared single file `path` opened read-only as it is now (``FileGrantWriter``):
+    /// the status, the reason when refused or failed, and the descriptor (the caller owns it; -1 unless ok).
+    func openFile(path: String) -> (status: ABIStatus, reason: String, descriptor: Int32)
 }
 
 extension HostServicesHandler {
@@ -56,4 +59,8 @@ extension HostServicesHandler {
     public func entryPointReturned(_ request: UInt64) {}
     /// Nothing to do by default: only the host's ``ProviderSession`` shows a helper's output.
     public func printed(_ line: String, level: ProviderLogLevel) {}
+    /// Refused by default: only the host's ``ProviderSession`` opens files.
+    public func openFile(path: String) -> (status: ABIStatus, reason: String, descriptor: Int32) {
+        (.refused, "this host opens no files for providers", -1)
+    }
 }

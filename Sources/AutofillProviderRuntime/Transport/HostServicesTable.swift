@@ -164,6 +164,27 @@ package final class HostServicesTable: @unchecked Sendable {
             Self.copy(reason, to: out, capacity: capacity, length: length)
             return status.wide
         }
+        table.pointee.open_file = try bind(I, [P, S, P, P, S, P]) { a in
+            let out: UnsafeMutablePointer<CChar>? = a.pointer(3), capacity = a.size(4)
+            let length: UnsafeMutablePointer<Int>? = a.pointer(5)
+            let path: String
+            guard let descriptor: UnsafeMutablePointer<Int32> = a.pointer(2) else {
+                h.reportMalformedCall("open_file", "descriptor: NULL")
+                return ABIStatus.invalidArgument.wide
+            }
+            descriptor.pointee = -1
+            do {
+                guard capacity >= 0, out != nil || capacity == 0 else { throw ABIDecodingError("reason: NULL with a capacity") }
+                path = try CDecode.string(a.pointer(0), a.size(1), field: "path")
+            } catch {
+                h.reportMalformedCall("open_file", describe(error))
+                return ABIStatus.invalidArgument.wide
+            }
+            let (status, reason, opened) = h.openFile(path: path)
+            if status == .ok { descriptor.pointee = opened }
+            Self.copy(reason, to: out, capacity: capacity, length: length)
+            return status.wide
+        }
         table.pointee.cancel_request = try bind(I, [U64, I, P, S]) { a in
             let answer: ProviderAnswer
             do {

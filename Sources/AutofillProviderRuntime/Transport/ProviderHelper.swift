@@ -130,7 +130,17 @@ public enum ProviderHelper {
             var assembler = assembler
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
             while true {
-                let count = readSome(Spawn.channelDescriptor, into: buffer)
+                // Descriptors come only with the host's replies to open_file, in the order of those replies.
+                var descriptors: [Int32] = [], count = -1
+                while true {
+                    do throws(SystemError) {
+                        count = try UnixSocket.receive(Spawn.channelDescriptor, into: buffer, descriptors: &descriptors)
+                    } catch {
+                        if error.interrupted { continue }
+                    }
+                    break
+                }
+                services.received(descriptors)
                 guard count > 0 else { break }  // the host closed the channel, or died
                 assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 do {

@@ -28,7 +28,7 @@
  *   Appended so far: Apple's iOS 26 save, generate and credential-update
  *   entry points (three af_provider entries after
  *   prepare_interface_for_text_to_insert, three host services after
- *   ui_message), then the add_file and replace_file host services. A provider built before
+ *   ui_message), then the add_file, replace_file and open_file host services. A provider built before
  *   them loads and works unchanged; the
  *   host sends such a request only to a provider whose plist declares the
  *   capability and whose table holds the entry point.
@@ -636,6 +636,30 @@ typedef struct af_host_services {
                               const uint8_t *contents, size_t contents_length,
                               const uint8_t *expected_sha256,
                               char *reason, size_t reason_capacity, size_t *reason_length);
+
+    /* -- Appended to ABI 1: a declared file as it is now.
+     * Check with AF_TABLE_HAS(af_host_services, host, open_file). -- */
+
+    /** Open, read-only, the file `path` as it is on disk now: one of the
+     *  files the plist declares with Access `read` (a file, not a folder) or
+     *  `replace-file`, as the provider was given it (its setting's value, or
+     *  the declared path). A sandbox holds such a file by the inode it had
+     *  when the provider started: after another program replaced it by a
+     *  rename (KeePassXC's safe save), only this reads the new version
+     *  (docs/SANDBOX.md, "What the provider sees after a rename"). The host
+     *  opens it (its folder with no link on the way, the file without
+     *  following a link, a plain file only) and hands over the descriptor,
+     *  close-on-exec, read-only; the provider owns it and closes it. Any
+     *  time, not only during a request.
+     *  AF_OK: `*descriptor` is set. AF_STATUS_REFUSED (not a declared file, a
+     *  link, not a plain file, gone) or AF_STATUS_IO_ERROR: `*descriptor` is
+     *  -1 and the reason, when `reason` is not NULL, is copied as add_file
+     *  does. AF_STATUS_INVALID_ARGUMENT: not UTF-8, or `descriptor` NULL.
+     *  A provider that opens a file this way is no longer restarted when
+     *  that file is replaced (the host ends a helper whose sandbox holds a
+     *  replaced file it never opened through open_file). */
+    af_status (*open_file)(const char *path, size_t path_length, int32_t *descriptor,
+                           char *reason, size_t reason_capacity, size_t *reason_length);
 } af_host_services;
 
 /* ------------------------------------------------------------------ */
@@ -778,7 +802,8 @@ _Static_assert(sizeof(af_credential_update) == 8 + 10 * AF__P, "af_credential_up
 _Static_assert(offsetof(af_host_services, complete_save_password) == 8 + 18 * AF__P, "af_host_services: 18 entries before the iOS 26 ones");
 _Static_assert(offsetof(af_host_services, add_file) == 8 + 21 * AF__P, "af_host_services: 21 entries before add_file");
 _Static_assert(offsetof(af_host_services, replace_file) == 8 + 22 * AF__P, "af_host_services: 22 entries before replace_file");
-_Static_assert(sizeof(af_host_services) == 8 + 23 * AF__P, "af_host_services has 23 entries");
+_Static_assert(offsetof(af_host_services, open_file) == 8 + 23 * AF__P, "af_host_services: 23 entries before open_file");
+_Static_assert(sizeof(af_host_services) == 8 + 24 * AF__P, "af_host_services has 24 entries");
 _Static_assert(offsetof(af_provider, prepare_interface_for_save_password) == 8 + 10 * AF__P, "af_provider: a context and 9 entries before the iOS 26 ones");
 _Static_assert(sizeof(af_provider) == 8 + 13 * AF__P, "af_provider has a context and 12 entries");
 #undef AF__P

@@ -15,6 +15,10 @@
  *   wait     writes "waiting" to its working folder, waits (up to 60 s) for a file "go" there (the test
  *            changes the file system meanwhile, after the launch), then replace_file as above
  *   direct   creates the file named by "Beside" itself (O_CREAT|O_WRONLY|O_EXCL): what its sandbox must refuse
+ * With the setting "Open" (any value), after the wait of "wait", it asks the host to open "Target" instead
+ * (open_file) and cancels with "opened <what it read> read-only|WRITABLE [cloexec]", or "denied <status>
+ * <the host's reason>". With the setting "Read", it reads "Target" itself, as its sandbox shows it, and
+ * cancels with "read <what it read> pid <its pid>".
  * Its password entry points only cancel (ProvidesPasswords needs them).
  */
 #define _GNU_SOURCE
@@ -65,6 +69,28 @@ static af_status replace(af_request_id request, const char *path, const uint8_t 
     return status;
 }
 
+static void open_and_report(af_request_id request, const char *path) {
+    if (!AF_TABLE_HAS(af_host_services, host, open_file)) {
+        deny(request, "no-open_file", "");
+        return;
+    }
+    char reason[1024], text[128], line[320];
+    size_t reason_length = 0;
+    int32_t fd = -1;
+    af_status status = host->open_file(path, strlen(path), &fd, reason, sizeof reason - 1, &reason_length);
+    reason[reason_length] = '\0';
+    if (status != AF_OK) {
+        deny_status(request, status, reason);
+        return;
+    }
+    ssize_t count = read(fd, text, sizeof text - 1);
+    int access_mode = fcntl(fd, F_GETFL) & O_ACCMODE, close_on_exec = fcntl(fd, F_GETFD) & FD_CLOEXEC;
+    close(fd);
+    text[count > 0 ? count : 0] = '\0';
+    snprintf(line, sizeof line, "opened %s %s%s", text, access_mode == O_RDONLY ? "read-only" : "WRITABLE", close_on_exec ? " cloexec" : "");
+    host->cancel_request(request, AF_ERROR_FAILED, line, strlen(line));
+}
+
 static void save(void *context, af_request_id request, const af_save_password_request *save) {
     (void)context;
     char file[1024], target[1024], expected_hex[128], mode[32], reason[1024];
@@ -100,6 +126,24 @@ static void save(void *context, af_request_id request, const af_save_password_re
             struct timespec pause = {0, 10 * 1000 * 1000};
             nanosleep(&pause, NULL);
         }
+    }
+    char read_setting[8];
+    setting("Read", read_setting, sizeof read_setting);
+    if (read_setting[0] != '\0') {
+        char text[128], line[320];
+        int fd = open(target, O_RDONLY | O_CLOEXEC);
+        ssize_t count = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+        if (fd >= 0) close(fd);
+        text[count > 0 ? count : 0] = '\0';
+        snprintf(line, sizeof line, "read %s pid %d", text, (int)getpid());
+        host->cancel_request(request, AF_ERROR_FAILED, line, strlen(line));
+        return;
+    }
+    char open_setting[8];
+    setting("Open", open_setting, sizeof open_setting);
+    if (open_setting[0] != '\0') {
+        open_and_report(request, target);
+        return;
     }
     if (strcmp(mode, "big") == 0) {
         size_t big = (size_t)AF_MAX_REPLACE_FILE_LENGTH + 1;

@@ -222,7 +222,12 @@ public final class HelperConnection: ProviderConnection {
 
     /// The running helper, or a fresh one (started on the lifecycle queue, one start at a time).
     private func runningHelper() async -> Result<RunningHelper, ProviderFailure> {
-        if let helper = current.withLock({ $0 }), helper.isRunning { return .success(helper) }
+        if let helper = current.withLock({ $0 }), helper.isRunning {
+            guard let file = helper.replacedFile else { return .success(helper) }
+            // Its sandbox holds the old file by its inode (docs/SANDBOX.md, "What the provider sees after a rename").
+            logger.notice("\(DisplayText.line(file, limit: 300)) was replaced since the helper of \(manifest.displayName) (pid \(helper.pid)) started, and its sandbox still holds the old file: that helper ends, and a new one takes the request")
+            helper.retireWhenIdle()
+        }
         return await withCheckedContinuation { continuation in
             lifecycle.async { continuation.resume(returning: self.restart()) }
         }

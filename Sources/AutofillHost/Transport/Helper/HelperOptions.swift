@@ -19,6 +19,10 @@ public struct HelperOptions: Sendable, Equatable {
     public var namespaces = false
     /// The session bus through a filter (with `namespaces`): nil gives the helper no bus.
     public var sessionBus: SessionBusFilter?
+    /// The declared single files of `sandbox` (`read` of a file, `replace-file`), as resolved at the
+    /// launch: a running helper whose sandbox holds one that was replaced since is ended before the next
+    /// request (``GrantedFiles``).
+    public var singleFiles: [FileGrantWriter.File] = []
 
     /// Creates options.
     public init(memoryLimitMegabytes: Int = HelperOptions.defaultMemoryLimitMegabytes,

@@ -30,7 +30,8 @@ public enum HelperPrestart {
     static func start(options: HelperOptions, namespaces: HelperNamespaces?) {
         guard slot.withLock({ $0 == nil }),
               let executable = try? HelperSpawn.executable(options),
-              let spawned = try? HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes, namespaces: namespaces)
+              let spawned = try? HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes, namespaces: namespaces,
+                                                  files: options.singleFiles.map(\.path))
         else { return }
         let previous = slot.withLock { slot -> Started? in
             defer { slot = Started(spawned: spawned, executable: executable, memoryLimit: options.memoryLimitBytes, namespaces: namespaces) }

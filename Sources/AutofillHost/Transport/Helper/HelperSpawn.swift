@@ -20,6 +20,8 @@ struct SpawnedHelper {
     var lifeline: Int32 = -1
     /// The session bus filter that ends with the helper, if it has a bus.
     var busProxy: DBusProxy?
+    /// In namespaces: the identities of the single files bound into them, taken before bubblewrap bound them.
+    var files = GrantedFiles.none
 
     /// Ends what the helper ran in: the holder and the bus filter; `reap`: and closes the lifeline and
     /// waits for the holder (once: the last thing done with this helper).
@@ -82,8 +84,10 @@ enum HelperSpawn {
     }
 
     /// Spawns `executable` as the helper of this process, with `memoryLimit` (bytes, 0 for none); with
-    /// `namespaces`, through bubblewrap (and the session bus's filter, started first).
-    static func spawn(_ executable: String, memoryLimit: UInt64, namespaces: HelperNamespaces? = nil) throws(AutofillError) -> SpawnedHelper {
+    /// `namespaces`, through bubblewrap (and the session bus's filter, started first), taking the
+    /// identities of `files` (resolved paths) before bubblewrap binds them.
+    static func spawn(_ executable: String, memoryLimit: UInt64, namespaces: HelperNamespaces? = nil,
+                      files: [String] = []) throws(AutofillError) -> SpawnedHelper {
         var opened: [Int32] = []
         func fail(_ error: SystemError) -> AutofillError {
             for descriptor in opened { Descriptors.closeQuietly(descriptor) }
@@ -107,6 +111,7 @@ enum HelperSpawn {
         var arguments = [executable, "--parent", "\(Users.processID)", "--memory-limit", "\(memoryLimit)"]
         var proxy: DBusProxy?
         var holder: (pid: Int32, lifeline: Int32)?
+        let identities = namespaces == nil ? GrantedFiles.none : GrantedFiles(taking: files)
         var ready: Int32 = -1
         // Only what starting the helper's runtime needs: the kernel keeps a process's first environment
         // in its memory for life (clearenv only forgets the pointers), so anything passed here would be
@@ -148,6 +153,7 @@ enum HelperSpawn {
         var spawned = SpawnedHelper(pid: (try? started.get()) ?? 0, channel: socket.0, fault: fault.0, output: output.read,
                                     errorOutput: errorOutput.read, namespaced: namespaces != nil, busProxy: proxy)
         if let holder { (spawned.holder, spawned.lifeline) = holder }
+        spawned.files = identities
         if case .failure(let error) = started {
             for descriptor in [socket.0, fault.0, output.read, errorOutput.read] { Descriptors.closeQuietly(descriptor) }
             spawned.endSandbox(reap: true)

@@ -1,6 +1,8 @@
 internal import AutofillCore
 internal import AutofillABI
+internal import AutofillSystem
 internal import Dispatch
+internal import Glibc
 
 /// The plugin's host-service calls, served on the reader thread (UI on another).
 extension RunningHelper {
@@ -53,6 +55,21 @@ extension RunningHelper {
                 _ = try? channel.send(.reply(id, .added(status.rawValue, reason)))
             }
             return
+        case .openFile(let path):
+            let (status, reason, descriptor) = handler.openFile(path: path)
+            guard status == .ok else {
+                reply = .added(status.rawValue, reason)
+                break
+            }
+            defer { close(descriptor) }
+            // It reads the file as it is now: a replace of that file no longer makes its view stale.
+            if let file = singleFile(named: path) { state.withLock { $0.files.follow(file) } }
+            do {
+                try channel.send(.reply(id, .added(ABIStatus.ok.rawValue, "")), attaching: descriptor)
+            } catch {
+                stop(.violation(error.message))
+            }
+            return
         case .replaceFile(let request, let path, let expected, let length):
             let refusal = state.withLock { $0.replacing.start(request: request, path: path, expectedSHA256: expected, length: length) }
             reply = .added(refusal == nil ? ABIStatus.ok.rawValue : ABIStatus.refused.rawValue, refusal ?? "")
@@ -69,7 +86,7 @@ extension RunningHelper {
                     let (status, reason) = replace.contents.withUnsafeBytes { contents in
                         handler.replaceFile(request: replace.request, path: replace.path, contents: contents, expectedSHA256: replace.expectedSHA256)
                     }
-                    self.retireIfItsViewIsStale(after: replace.request, status: status)
+                    self.retireIfItsViewIsStale(after: replace.request, path: replace.path, status: status)
                     _ = try? channel.send(.reply(id, .added(status.rawValue, reason)))
                 }
                 return
@@ -100,7 +117,21 @@ extension RunningHelper {
     /// stays the version it was at the launch, so only a new helper reads the new one: reload, then
     /// apply), or it was replaced under Landlock alone (whose rule holds the old file, not the new one).
     /// The next request starts it again; what it held in memory goes with it.
-    func retireIfItsViewIsStale(after request: UInt64, status: ABIStatus) {
+    /// The resolved path of the declared single file `path` names (as written or resolved), or nil.
+    func singleFile(named path: String) -> String? {
+        let standardized = LexicalPath.standardized(path)
+        return options.singleFiles.first { [$0.written, $0.path].contains(standardized) }?.path
+    }
+
+    func retireIfItsViewIsStale(after request: UInt64, path: String, status: ABIStatus) {
+        let file = singleFile(named: path)
+        // A file it opens through the host (`open_file`) it reads as it is now: never stale.
+        if let file, !state.withLock({ $0.files.watches(file) }) { return }
+        if status == .ok && options.namespaces {
+            // The host replaced it with what the provider handed over: the provider knows that version,
+            // so the new inode does not make its view stale (``GrantedFiles``).
+            if let file { state.withLock { $0.files.adopt(file) } }
+        }
         guard options.sandbox != nil, status == .changedOnDisk || (status == .ok && !options.namespaces) else { return }
         logger.debug("\(manifest.identifier)'s view of the file it replaces is stale: its helper ends after this request")
         state.withLock { $0.retireAfter = request }

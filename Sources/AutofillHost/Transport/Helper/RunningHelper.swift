@@ -76,6 +76,10 @@ final class RunningHelper: Sendable {
         var replacing = ReplaceAssembly()
         /// The request after which the helper is ended (``retire(after:)``).
         var retireAfter: UInt64?
+        /// It takes no new request and ends once those it holds are answered (``retireWhenIdle()``).
+        var retiring = false
+        /// The single files its sandbox holds by their inode, as they were when it started.
+        var files = GrantedFiles.none
     }
 
     let pid: Int32
@@ -136,7 +140,8 @@ final class RunningHelper: Sendable {
             if let waiting = HelperPrestart.take(executable: executable, memoryLimit: options.memoryLimitBytes, namespaces: namespaces) {
                 spawned = waiting
             } else {
-                spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes, namespaces: namespaces)
+                spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes, namespaces: namespaces,
+                                                files: options.singleFiles.map(\.path))
             }
         } else if let waiting = HelperPrestart.take(executable: executable, memoryLimit: options.memoryLimitBytes) {
             spawned = waiting
@@ -144,6 +149,9 @@ final class RunningHelper: Sendable {
             spawned = try HelperSpawn.spawn(executable, memoryLimit: options.memoryLimitBytes)
         }
         let helper = RunningHelper(spawned: spawned, manifest: manifest, options: options, handler: handler, logger: logger, onEnd: onEnd)
+        // Without namespaces the helper opens its files (Landlock) once told to load: their identities now are no later.
+        let files = spawned.namespaced ? spawned.files : GrantedFiles(taking: options.sandbox == nil ? [] : options.singleFiles.map(\.path))
+        helper.state.withLock { $0.files = files }
         LiveHelpers.add(helper)
         guard startDetachedThread({ helper.readLoop() }) else {
             LiveHelpers.remove(helper)
@@ -247,7 +255,7 @@ final class RunningHelper: Sendable {
     /// Notes that request `id` was sent to this helper; false if the helper is ending.
     func track(_ id: UInt64, _ entryPoint: EntryPoint) -> Bool {
         state.withLock { state in
-            guard state.stopReason == nil, state.ending == nil, !state.reaping else { return false }
+            guard state.stopReason == nil, state.ending == nil, !state.reaping, !state.retiring else { return false }
             state.inFlight[id] = entryPoint
             return true
         }
@@ -260,7 +268,20 @@ final class RunningHelper: Sendable {
             // Pieces of a replace for a request that ended are dropped, not kept until the helper ends.
             state.replacing.drop(request: id)
         }
-        if state.withLock({ $0.retireAfter == id }) { stop(.released) }
+        if state.withLock({ $0.retireAfter == id || ($0.retiring && $0.inFlight.isEmpty) }) { stop(.released) }
+    }
+
+    /// Takes no new request, and ends once the requests it holds are answered (at once when it holds none).
+    func retireWhenIdle() {
+        if state.withLock({ state in
+            state.retiring = true
+            return state.inFlight.isEmpty
+        }) { stop(.released) }
+    }
+
+    /// A single file its sandbox holds that was replaced (another inode) since it started, or nil.
+    var replacedFile: String? {
+        state.withLock { $0.files }.replaced()
     }
 
     /// The process that runs the provider: in namespaces the one `pid` forked there (found at its
@@ -272,7 +293,7 @@ final class RunningHelper: Sendable {
 
     /// Whether the helper can take requests.
     var isRunning: Bool {
-        state.withLock { $0.stopReason == nil && $0.ending == nil && !$0.reaping }
+        state.withLock { $0.stopReason == nil && $0.ending == nil && !$0.reaping && !$0.retiring }
     }
 
     /// Ends the helper with SIGKILL for `reason` (the first reason given wins); `id` is a request the
