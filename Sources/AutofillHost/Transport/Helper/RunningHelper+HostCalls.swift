@@ -2,7 +2,6 @@ internal import AutofillCore
 internal import AutofillABI
 internal import AutofillSystem
 internal import Dispatch
-internal import Glibc
 
 /// The plugin's host-service calls, served on the reader thread (UI on another).
 extension RunningHelper {
@@ -61,7 +60,7 @@ extension RunningHelper {
                 reply = .added(status.rawValue, reason)
                 break
             }
-            defer { close(descriptor) }
+            defer { Descriptors.closeQuietly(descriptor) }
             // It reads the file as it is now: a replace of that file no longer makes its view stale.
             if let file = singleFile(named: path) { state.withLock { $0.files.follow(file) } }
             do {
