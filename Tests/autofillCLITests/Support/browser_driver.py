@@ -197,11 +197,15 @@ class Browser:
 
 def end_group(process):
     """Ends `process` and the process group it leads (it was started with start_new_session). SIGKILL:
-    a test runner may start this script with SIGTERM blocked, which its children inherit."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    a test runner may start this script with SIGTERM blocked, which its children inherit. Only while
+    `process` is not reaped yet: its pid (the group's id) is then still its own; once reaped, the
+    number may already lead another group (a provider helper of another test, say), which a kill by
+    that number would end."""
+    if process.returncode is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     process.wait(timeout=60)
 
 
