@@ -22,24 +22,32 @@ extension FileGrantWriter {
         }
         let folder = try openGrantFolder(LexicalPath.folder(of: file.path), undone: "nothing was opened")
         defer { close(folder) }
-        let name = LexicalPath.name(of: file.path)
+        let (opened, _) = try openPlainFile(LexicalPath.name(of: file.path), in: folder, path: file.path, verb: "opens", undone: "nothing was opened")
+        // Reads of a plain file never block; the flag only kept a FIFO from holding the open.
+        _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
+        return opened
+    }
+
+    /// The declared file `name` beneath the open `folder` (`path`, for messages), opened read-only and
+    /// close-on-exec without following a link there (`afs_open_beneath`), a plain file only (`O_NONBLOCK`
+    /// while opening: a FIFO put in its place cannot hold the host); its descriptor, which the caller
+    /// owns, and status. `verb` says what autofill does with the file, `undone` what did not happen.
+    func openPlainFile(_ name: String, in folder: Int32, path: String, verb: String, undone: String) throws(Failure) -> (Int32, stat) {
         let opened = afs_open_beneath(folder, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
         guard opened >= 0 else {
             var code = errno
             var info = stat()
             if fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFLNK { code = ELOOP }
             throw code == ELOOP || code == EXDEV
-                ? refusal("\(file.path) is now a symbolic link; autofill opens only the plain file it resolved when it started the provider; nothing was opened")
-                : code == ENOENT ? refusal("\(file.path) is gone (moved or deleted); nothing was opened")
-                : ioFailure("cannot open \(file.path) (\(String(cString: strerror(code)))); nothing was opened")
+                ? refusal("\(path) is now a symbolic link; autofill \(verb) only the plain file it resolved when it started the provider; \(undone)")
+                : code == ENOENT ? refusal("\(path) is gone (moved or deleted); \(undone)")
+                : ioFailure("cannot open \(path) (\(String(cString: strerror(code)))); \(undone)")
         }
         var info = stat()
         guard fstat(opened, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             close(opened)
-            throw refusal("\(file.path) is not a plain file; autofill opens only plain files; nothing was opened")
+            throw refusal("\(path) is not a plain file; autofill \(verb) only plain files; \(undone)")
         }
-        // Reads of a plain file never block; the flag only kept a FIFO from holding the open.
-        _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
-        return opened
+        return (opened, info)
     }
 }

@@ -41,22 +41,8 @@ extension FileGrantWriter {
         let folderPath = LexicalPath.folder(of: file.path), name = LexicalPath.name(of: file.path)
         let folder = try openGrantFolder(folderPath)
         defer { close(folder) }
-        // O_NONBLOCK: a FIFO put in place of the file must not hold the host; it is refused below.
-        let current = afs_open_beneath(folder, name, O_RDONLY | O_NONBLOCK, 0)
-        guard current >= 0 else {
-            var code = errno
-            var info = stat()
-            if fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFLNK { code = ELOOP }
-            throw code == ELOOP || code == EXDEV
-                ? refusal("\(file.path) is now a symbolic link; autofill replaces only the plain file it resolved when it started the provider; nothing was written")
-                : code == ENOENT ? refusal("\(file.path) is gone (moved or deleted since the provider read it); nothing was written")
-                : ioFailure("cannot open \(file.path) (\(String(cString: strerror(code)))); nothing was written")
-        }
+        let (current, info) = try openPlainFile(name, in: folder, path: file.path, verb: "replaces", undone: "nothing was written")
         defer { close(current) }
-        var info = stat()
-        guard fstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw refusal("\(file.path) is not a plain file; autofill replaces only plain files; nothing was written")
-        }
         let stamp = StatStamp(info)
         let expected = PinnedLibrary.hex(expectedSHA256)
         let digest: String
