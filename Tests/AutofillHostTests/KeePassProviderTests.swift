@@ -35,7 +35,9 @@ struct KeePassProviderTests {
         try KeePassXC.importXML(try folder.file("import.xml", xml.text), to: database, key: KeePassXC.Key(password: Self.masterPassword))
     }
 
-    var settings: [String: String] { ["DatabaseFile": database] }
+    /// The database, unlocked for a day: a test's task may wait minutes for a thread of a busy run's
+    /// shared pool between two requests, and the default 300 s must not run out in between.
+    var settings: [String: String] { ["DatabaseFile": database, "UnlockTimeoutSeconds": "86400"] }
 
     /// A fresh copy of the built provider in `isolation`; in a helper, sandboxed by its Info.plist.
     func load(_ isolation: ProviderIsolation, store: InMemoryIdentityStore = InMemoryIdentityStore(),

@@ -85,7 +85,7 @@ struct KeyDerivationTests {
         try write(file, to: path)
         let started = Date()
         let error = try #require(throws: VaultError.self) { try Vault.open(at: path, password: Fixture.password) }
-        #expect(Date().timeIntervalSince(started) < 1, "refused before deriving")
+        #expect(Date().timeIntervalSince(started) < 30, "refused before deriving (deriving would take minutes or more; 30 s leaves room for a loaded machine)")
         #expect(error.code == .corrupt)
         #expect(error.message.contains("is out of range: at most 4 GiB of memory, 32 passes, 16 lanes and 16 GiB of memory × passes"), "\(error.message)")
         #expect(error.message.contains("the file is damaged, was changed, or was made by a test build"))

@@ -70,7 +70,7 @@ struct HelperFaultCommandTests {
     }
 
     @Test func aForkThenCrashEndsTheFillAtOnceAsACrash() throws {
-        // The forked child sleeps 60 s holding the helper's socket; the fill does not wait for it.
+        // The forked child sleeps an hour holding the helper's socket; the fill does not wait for it.
         let (config, _) = try fixture(fault: "fork-crash", extra: ["NoUIDeadlineSeconds": 30])
         #expect(try autofill(["providers", "enable", "org.t.fixture"], config: config).status == 0)
         let start = ContinuousClock.now

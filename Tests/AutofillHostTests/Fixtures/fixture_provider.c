@@ -422,7 +422,7 @@ AF_EXPORT const af_provider *fixture_provider_entry(uint32_t host_abi_version, c
 /* ==== Host integrity fixtures (issue 10: faults, process groups, the UI watchdog) ====
  * Compile-time switches:
  *   FIXTURE_FORK_THEN_CRASH_AT_LOAD  while the library loads (a constructor): fork a child that keeps
- *                                    every descriptor (the helper's socket too) and sleeps 300 s, then crash
+ *                                    every descriptor (the helper's socket too) and sleeps an hour, then crash
  *   FIXTURE_FORGE_LOADED             while the library loads: write a forged `loaded` frame (no problems,
  *                                    every entry point) straight onto the helper's protocol socket (fd 3)
  * Entry function fixture_faults_entry (name it in AFProviderEntrySymbol): fixture_provider_entry, then
@@ -446,13 +446,13 @@ static char fault_mode[64] = "";
 
 static int fault_mode_is(const char *mode) { return strcmp(fault_mode, mode) == 0; }
 
-/* Forks a child that keeps every descriptor open and sleeps 300 s; returns its pid in the parent.
- * Long enough that a test whose task waited a minute for a thread of a busy run still finds it
- * alive; it ends with its helper's process group, as the tests check. */
+/* Forks a child that keeps every descriptor open and sleeps an hour; returns its pid in the parent.
+ * Long enough that a test whose task waited minutes for a thread of a busy run's shared pool (over
+ * 300 s was seen) still finds it alive; it ends with its helper's process group, as the tests check. */
 static pid_t fork_sleeping_child(void) {
     pid_t child = fork();
     if (child == 0) {
-        sleep(300);
+        sleep(3600);
         _exit(0);
     }
     return child;
