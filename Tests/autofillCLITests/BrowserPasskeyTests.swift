@@ -103,7 +103,7 @@ struct BrowserPasskeyTests {
         #expect(seen["forge.local.picked"] as? String == "public-key", "the control: the user's own pick signs")
     }
 
-    @Test func aSameOriginFrameAndACrossOriginFrameWithThePermissionGetAutofillsPasskeysAndOtherFramesGetNothing() throws {
+    @Test func aSameOriginFrameAndACrossOriginFrameWithThePermissionGetAutofillsPasskeysOtherFramesGetNothingAndCapabilitiesAndSignalsTellNothingOfTheStores() throws {
         defer { _ = try? CLI.run(["agent", "stop"], home: browser.home.path) }
         let seen = try drive("passkey-frames")
         let origin = try #require(seen["origin"] as? String), sub = try #require(seen["sub"] as? String)
@@ -127,6 +127,14 @@ struct BrowserPasskeyTests {
         let createdData = shape(seen["allowed.create"])["clientData"] as? [String: Any] ?? [:]
         #expect(createdData["type"] as? String == "webauthn.create" && createdData["crossOrigin"] as? Bool == true
                     && createdData["topOrigin"] as? String == origin, "\(createdData)")
+        #expect(accepted(seen["allowed.conditional"]), "a cross-origin frame's conditional get: \(seen["allowed.conditional"] ?? "none") \(seen["allowed.conditional.rows"] ?? "no list")")
+        let conditionalData = shape(seen["allowed.conditional"])["clientData"] as? [String: Any] ?? [:]
+        #expect(conditionalData["crossOrigin"] as? Bool == true && conditionalData["topOrigin"] as? String == origin, "\(conditionalData)")
+        // A frame of the top page's origin inside a frame of another: cross-origin (an ancestor is), both allowed.
+        #expect(accepted(seen["nested.get"]), "the nested frame signs in: \(seen["nested.get"] ?? "none") \(seen["nested.get.rows"] ?? "no list")")
+        let nestedData = shape(seen["nested.get"])["clientData"] as? [String: Any] ?? [:]
+        #expect(nestedData["origin"] as? String == origin && nestedData["crossOrigin"] as? Bool == true && nestedData["topOrigin"] as? String == origin,
+                "\(nestedData)")
         // Without the permission, sandboxed, or with the permission faked by the page: no list, the browser's own refusal.
         for name in ["plain", "sandboxed", "late", "lying"] {
             let probe = seen[name] as? [String: Any] ?? [:]

@@ -90,6 +90,11 @@ PAGES = {
     "/pk-late": """<p>top</p><iframe id="inner" src="http://sub.localhost:{port}/pk-probe" style="width:600px;height:320px;border:0"></iframe>
         <script>document.getElementById("inner").addEventListener("load", (event) =>
           event.target.setAttribute("allow", "publickey-credentials-get; publickey-credentials-create"));</script>""",
+    "/pk-nested": """<p>top</p><iframe id="middle" allow="publickey-credentials-get"
+        src="http://sub.localhost:{port}/pk-middle" style="width:640px;height:360px;border:0"></iframe>""",
+    "/pk-middle": """<iframe id="inner" allow="publickey-credentials-get" src="http://localhost:{port}/pk" style="width:600px;height:320px;border:0"></iframe>""",
+    "/pk-allowed-conditional": """<p>top</p><iframe id="inner" allow="publickey-credentials-get"
+        src="http://sub.localhost:{port}/pk-conditional" style="width:600px;height:320px;border:0"></iframe>""",
     "/pk-plain": """<p>top</p><iframe id="inner" src="http://sub.localhost:{port}/pk-probe" style="width:600px;height:320px;border:0"></iframe>""",
     "/pk-lying": """<p>top</p><iframe id="inner" src="http://sub.localhost:{port}/pk-liar" style="width:600px;height:320px;border:0"></iframe>""",
     "/pk": SCRIPT + "<p>relying party</p>",
@@ -223,13 +228,15 @@ def picker_rows(browser):
 def pick_row(browser, which, seconds=60, frame=None):
     """Waits for the list and its rows, then clicks a row with real input (past the list's 300 ms):
     row number `which`, or the first whose text starts with `which`; the rows' texts, or None when
-    no list showed. With `frame` (an iframe's selector in the top page), the list is that frame's,
-    and the driver is left in that frame."""
-    offset = (0, 0)
-    if frame:
-        browser.frame()
-        offset = browser.js("const r = document.querySelector(arguments[0]).getBoundingClientRect(); return [r.left, r.top];", frame)
-        browser.frame(frame)
+    no list showed. With `frame` (an iframe's selector in the top page, or a list of them, each in
+    the one before), the list is that frame's, and the driver is left in that frame."""
+    frames = [frame] if isinstance(frame, str) else list(frame or [])
+    offset = [0, 0]
+    browser.frame()
+    for css in frames:
+        left, top = browser.js("const r = document.querySelector(arguments[0]).getBoundingClientRect(); return [r.left, r.top];", css)
+        offset = [offset[0] + left, offset[1] + top]
+        browser.frame(css)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         rect = driver.list_rect(browser)
@@ -237,12 +244,11 @@ def pick_row(browser, which, seconds=60, frame=None):
         index = which if isinstance(which, int) else next((i for i, row in enumerate(rows or []) if row[0].startswith(which)), 99)
         if rect and rows and len(rows) > index:
             time.sleep(0.4)
-            if frame:
-                browser.frame()
+            browser.frame()
             browser.last_click = time.time() * 1000
             browser.click_at(offset[0] + rect[0] + rows[index][1], offset[1] + rect[1] + rows[index][2])
-            if frame:
-                browser.frame(frame)
+            for css in frames:
+                browser.frame(css)
             return [row[0] for row in rows]
         time.sleep(0.2)
     return None
@@ -389,16 +395,21 @@ def passkey_hostile(browser, origin):
     return seen
 
 
-def enter_frame(browser, ready="typeof ceremony === 'function'"):
-    """Waits until the top page's #inner frame has loaded its script; the driver is then in it."""
+def enter_frame(browser, ready="typeof ceremony === 'function'", frames=("#inner",)):
+    """Waits until the top page's #inner frame (or the nested `frames`) has loaded its script; the
+    driver is then in it."""
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        browser.frame("#inner")
-        if browser.js("return " + ready):
-            return
+    while True:
         browser.frame()
+        try:
+            for css in frames:
+                browser.frame(css)
+            if browser.js("return " + ready) or time.monotonic() > deadline:
+                return
+        except RuntimeError:
+            if time.monotonic() > deadline:
+                raise
         time.sleep(0.1)
-    browser.frame("#inner")
 
 
 def probe_frame(browser, url):
@@ -475,6 +486,22 @@ def passkey_frames(browser, origin):
     start(browser, 'ceremony("create", "user=cora&rp=localhost")')
     seen["allowed.create.rows"] = pick_row(browser, 0, frame="#inner")
     seen["allowed.create"] = wait_result(browser, 2)
+    browser.frame()
+    # The same with conditional mediation: paula's passkey in the frame's webauthn field's list.
+    browser.go(origin + "/pk-allowed-conditional")
+    enter_frame(browser, "document.getElementById('user') !== null")
+    time.sleep(1)
+    browser.click("#user")
+    seen["allowed.conditional.rows"] = pick_row(browser, "paula", frame="#inner")
+    seen["allowed.conditional"] = wait_result(browser, 1)
+    browser.frame()
+    # A localhost frame inside a sub.localhost frame of a localhost page, both allowed: same-origin with
+    # the top page but not with its parent, so cross-origin (the ancestors are the browser's frame tree).
+    browser.go(origin + "/pk-nested")
+    enter_frame(browser, frames=("#middle", "#inner"))
+    start(browser, 'ceremony("get", "user=paula")')
+    seen["nested.get.rows"] = pick_row(browser, "paula", frame=["#middle", "#inner"])
+    seen["nested.get"] = wait_result(browser, 1)
     browser.frame()
     # Without the permission (the control's page without allow), sandboxed, the permission faked by the
     # page (set on the iframe after its load; claimed through an overridden featurePolicy): nothing.
