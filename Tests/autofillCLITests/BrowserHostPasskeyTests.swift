@@ -64,10 +64,12 @@ struct BrowserHostPasskeyTests {
         let clientData = String(decoding: try #require(Data(base64Encoded: base64)), as: UTF8.self)
         #expect(clientData.hasSuffix(#","origin":"https://login.example.com","crossOrigin":true,"topOrigin":"https://portal.example.net"}"#),
                 "the frame's origin, then crossOrigin and the top page's origin: \(clientData)")
-        // A top origin that is no origin is refused before anything is signed.
-        let refused = try ask("passkey-get", origin: "https://login.example.com", options: get,
-                              extra: ["user": "erin", "topOrigin": "https://portal.example.net/path --x"])
-        #expect(refused.contains(#""ok":false"#) && !refused.contains("credential\""), "\(refused)")
+        // A top origin that is no origin (refused by the host), or no WebAuthn origin (http for a host
+        // that is not localhost: refused by `autofill passkey`), is refused before anything is signed.
+        for top in ["https://portal.example.net/path --x", "http://portal.example.net"] {
+            let refused = try ask("passkey-get", origin: "https://login.example.com", options: get, extra: ["user": "erin", "topOrigin": top])
+            #expect(refused.contains(#""ok":false"#) && !refused.contains("credential\""), "\(top): \(refused)")
+        }
         // A signal: the page's own relying party id (or a parent's) is accepted, whether or not a
         // passkey is held for it; another site's, a public suffix, or none is refused.
         for rpId in ["example.com", "login.example.com"] {
