@@ -33,7 +33,7 @@ function frameOrigin(sender) {
 
 function ask(request) {
   return api.runtime.sendNativeMessage(HOST, request).catch((error) => ({
-    ok: false,
+    ok: false, unreachable: true,
     error: "autofill's native host did not answer (" + (error?.message ?? error) + "); run `autofill browser install`",
   }));
 }
@@ -274,6 +274,8 @@ api.runtime.onMessage.addListener((message, sender, sendResponse) => {
     case "prompt-request": reply = Promise.resolve(promptRequest(message, sender)); break;
     case "prompt-answer": reply = Promise.resolve(promptAnswer(message, sender)); break;
     case "passkey-open": reply = passkeyOpen(message, sender); break;
+    case "passkey-capabilities": reply = passkeyCapabilities(message, sender); break;
+    case "passkey-signal": reply = passkeySignal(message, sender); break;
     default: return false;
   }
   reply.then(sendResponse, () => sendResponse({ ok: false }));

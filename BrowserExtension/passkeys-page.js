@@ -6,6 +6,7 @@
 // host with the origin the browser reported for this frame after the user picked in the extension's
 // own list; or "fallback", when the user declined or no provider holds a passkey for the site: the
 // browser's own WebAuthn then runs (the saved originals), as if the extension were not there.
+// It also wraps PublicKeyCredential.getClientCapabilities and the signal methods (below).
 "use strict";
 (() => {
   const container = globalThis.CredentialsContainer?.prototype;
@@ -121,4 +122,45 @@
   const wrappedGet = wrap("get", originalGet), wrappedCreate = wrap("create", originalCreate);
   Object.defineProperty(container, "get", { value: function get(options) { return wrappedGet.apply(this, arguments); }, writable: true, configurable: true });
   Object.defineProperty(container, "create", { value: function create(options) { return wrappedCreate.apply(this, arguments); }, writable: true, configurable: true });
+
+  // PublicKeyCredential.getClientCapabilities(): the browser's answer, and, in a frame autofill
+  // serves, autofill's: conditional get and create, and a passkey platform authenticator.
+  const Credential = globalThis.PublicKeyCredential;
+  const originalCapabilities = Credential.getClientCapabilities;
+  if (typeof originalCapabilities === "function") {
+    Object.defineProperty(Credential, "getClientCapabilities", { writable: true, configurable: true,
+      value: async function getClientCapabilities() {
+        const own = await originalCapabilities.call(Credential);
+        const answer = await askExtension("capabilities", "{}", "optional");
+        if (!answer.served) return own;
+        return { ...own, conditionalGet: true, conditionalCreate: true, passkeyPlatformAuthenticator: true };
+      } });
+  }
+
+  // The signal methods: the arguments checked as browsers do (TypeError), the relying party id checked
+  // by the host against the origin the browser reports for this frame (SecurityError), then handed
+  // to the browser's own. autofill's stores are not asked: the page learns nothing of what they hold.
+  const BASE64URL = /^[A-Za-z0-9_-]*$/;
+  const SIGNALS = {
+    signalUnknownCredential: (o) => typeof o.credentialId === "string" && BASE64URL.test(o.credentialId),
+    signalAllAcceptedCredentials: (o) => typeof o.userId === "string" && BASE64URL.test(o.userId) && Array.isArray(o.allAcceptedCredentialIds)
+      && o.allAcceptedCredentialIds.every((id) => typeof id === "string" && BASE64URL.test(id)),
+    signalCurrentUserDetails: (o) => typeof o.userId === "string" && BASE64URL.test(o.userId) && typeof o.name === "string"
+      && typeof o.displayName === "string",
+  };
+  for (const [name, valid] of Object.entries(SIGNALS)) {
+    const original = Credential[name];
+    if (typeof original !== "function") continue;
+    Object.defineProperty(Credential, name, { writable: true, configurable: true, value: {
+      async [name](options) {
+        if (!options || typeof options !== "object" || typeof options.rpId !== "string" || !valid(options)) {
+          throw new TypeError("Failed to execute '" + name + "' on 'PublicKeyCredential': invalid options.");
+        }
+        const answer = await askExtension("signal", JSON.stringify({ rpId: options.rpId }), "optional");
+        if (answer.security) {
+          throw new DOMException("The relying party ID is not a registrable domain suffix of, nor equal to the current domain.", "SecurityError");
+        }
+        return original.apply(Credential, arguments);
+      } }[name] });
+  }
 })();

@@ -5,6 +5,8 @@
 // it gives the page back the credential, or "fallback" (the browser's own WebAuthn then runs).
 // A conditional get waits here until the user focuses an `autocomplete="… webauthn"` field: its
 // passkeys then appear in that field's list among the passwords (content.js asks `conditional()`).
+// Each request carries what the browser's permissions policy says for this frame, read here, out of
+// the page's reach; the background decides with the browser's frame tree whether the frame is served.
 "use strict";
 (() => {
   const api = globalThis.browser ?? globalThis.chrome;
@@ -27,6 +29,19 @@
     document.dispatchEvent(new CustomEvent(ANSWER, { detail: JSON.stringify({ id, ...answer }) }));
   }
 
+  // What the browser's permissions policy says for this document, read in this isolated world (a
+  // page's script that overrides document.featurePolicy does so in its own world only): true, false,
+  // or undefined where the browser has no such API (Firefox). And whether this frame's origin is opaque.
+  function allows(feature) {
+    const policy = document.permissionsPolicy ?? document.featurePolicy;
+    try { return typeof policy?.allowsFeature === "function" ? policy.allowsFeature(feature) === true : undefined; } catch { return undefined; }
+  }
+
+  function frame() {
+    return { policy: { get: allows("publickey-credentials-get"), create: allows("publickey-credentials-create") },
+      opaque: globalThis.origin === "null" || location.origin === "null" };
+  }
+
   // The list (content.js's frame and picker) for a modal request, once content.js has loaded.
   function showList(opened, token) {
     const show = () => globalThis.autofillShowList(opened, () => answerPage(token, { fallback: true }));
@@ -42,6 +57,15 @@
       for (const [token, id] of requests) if (id === request.id) { requests.delete(token); if (conditional?.token === token) conditional = null; }
       return;
     }
+    if (request.op === "capabilities" || request.op === "signal") {
+      const token = randomToken();
+      requests.set(token, request.id);
+      let rpId;
+      try { rpId = request.op === "signal" ? JSON.parse(request.options).rpId : undefined; } catch { rpId = undefined; }
+      const answer = await api.runtime.sendMessage({ type: "passkey-" + request.op, rpId, ...frame() }).catch(() => null);
+      return answerPage(token, request.op === "signal" ? { accepted: answer?.ok === true, security: answer?.security === true }
+        : { served: answer?.served === true });
+    }
     if (!["get", "create"].includes(request.op) || typeof request.options !== "string" || request.options.length > 1 << 20) return;
     const token = randomToken();
     requests.set(token, request.id);
@@ -52,12 +76,13 @@
       // browser's own conditional get runs (its own passkeys and security keys).
       if (conditional) answerPage(conditional.token, { fallback: true });
       conditional = { token, options: request.options };
-      const held = await api.runtime.sendMessage({ type: "passkey-open", op: "get", options: request.options, mediation, request: token })
+      const held = await api.runtime.sendMessage({ type: "passkey-open", op: "get", options: request.options, mediation, request: token, ...frame() })
         .catch(() => null);
       if (!held?.waits) answerPage(token, { fallback: true });
       return;
     }
-    const opened = await api.runtime.sendMessage({ type: "passkey-open", op: request.op, options: request.options, mediation, request: token })
+    const opened = await api.runtime.sendMessage({ type: "passkey-open", op: request.op, options: request.options, mediation, request: token,
+      ...frame() })
       .catch(() => null);
     if (opened?.credential) return answerPage(token, { credential: opened.credential });
     if (!opened?.ok) return answerPage(token, { fallback: true });

@@ -33,11 +33,20 @@ extension BrowserHost {
         case .suggest:
             return passkeySuggestions(relyingParty: relyingParty, allowed: request.creates ? [] : request.allowedCredentials)
         case .get:
-            return passkeyCommand(["passkey", "get", "--origin", request.origin, "--json", "--user=\(request.user ?? "")"], options: request.options)
-        case .create:
-            return passkeyCommand(["passkey", "create", "--origin", request.origin, "--json"] + (request.conditional == true ? ["--conditional"] : []),
+            return passkeyCommand(["passkey", "get", "--origin", request.origin, "--json", "--user=\(request.user ?? "")"] + topOrigin(request),
                                   options: request.options)
+        case .create:
+            return passkeyCommand(["passkey", "create", "--origin", request.origin, "--json"] + topOrigin(request)
+                                      + (request.conditional == true ? ["--conditional"] : []),
+                                  options: request.options)
+        case .signal:
+            return Answer(ok: true)
         }
+    }
+
+    /// `--top-origin=ORIGIN` for a cross-origin frame's request (checked a web origin), else nothing.
+    private func topOrigin(_ request: PasskeyRequest) -> [String] {
+        request.topOrigin.map { ["--top-origin=\($0)"] } ?? []
     }
 
     /// The passkeys for exactly `relyingParty` (a passkey signs for its own relying party id only),

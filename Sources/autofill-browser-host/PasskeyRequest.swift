@@ -18,6 +18,10 @@ struct PasskeyRequest: Decodable {
         /// A new passkey (`autofill passkey create`); `conditional` is the automatic upgrade after a
         /// password sign-in (`--conditional`: no UI, no prompt; a provider declines on its own rules).
         case create = "passkey-create"
+        /// A page's WebAuthn signal (`signalUnknownCredential`, `signalAllAcceptedCredentials`,
+        /// `signalCurrentUserDetails`): only its relying party id is checked against the origin; the
+        /// stores are not asked, so the answer is the same whatever they hold.
+        case signal = "passkey-signal"
     }
 
     let type: Action
@@ -28,6 +32,9 @@ struct PasskeyRequest: Decodable {
     let ceremony: String?
     let user: String?
     let conditional: Bool?
+    /// The top-level page's origin, for a frame not same-origin with its ancestors (the background
+    /// takes it from the browser's frame tree): clientDataJSON then says crossOrigin and topOrigin.
+    let topOrigin: String?
 
     /// The largest options the host takes (the CLI's own limit).
     static let maximumOptionsBytes = 1 << 20
@@ -51,6 +58,12 @@ struct PasskeyRequest: Decodable {
         }
         guard options.utf8.count <= Self.maximumOptionsBytes, let parsed = try? JSONDecoder().decode(Options.self, from: Data(options.utf8)) else {
             return .failure(PasskeyRefusal("the passkey options are not the relying party's JSON (at most 1 MiB)"))
+        }
+        if let topOrigin, !BrowserRequest.isWebOrigin(topOrigin) {
+            return .failure(PasskeyRefusal("the top origin must be a web origin (http or https, a host, an optional port, nothing else)"))
+        }
+        if type == .signal, parsed.rpId == nil {
+            return .failure(PasskeyRefusal("a passkey signal names its relying party id (rpId)"))
         }
         if type == .get, !(user.map { !$0.isEmpty && $0.utf8.count <= 1_000 && !$0.contains(where: \.isNewline) } ?? false) {
             return .failure(PasskeyRefusal("passkey-get needs the user name the list showed"))

@@ -36,6 +36,11 @@ struct PasskeyInput: ParsableArguments {
         valueName: "hash"))
     var clientDataHash: String?
 
+    @Option(help: ArgumentHelp(
+        "The top-level page's origin, for a request of a frame not same-origin with its ancestors: clientDataJSON then says crossOrigin true and this topOrigin.",
+        valueName: "origin"))
+    var topOrigin: String?
+
     @Flag(help: "Print the PublicKeyCredential as JSON (toJSON(): base64url members) on stdout.")
     var json = false
 
@@ -70,9 +75,17 @@ struct PasskeyInput: ParsableArguments {
     func ceremony(_ kind: PasskeyCeremony.Kind, relyingPartyID: String?, challenge: [UInt8]) throws(AutofillError) -> PasskeyCeremony {
         let origin = try checkedOrigin()
         let clientDataHash = try givenClientDataHash()
+        var top: WebAuthnOrigin?
+        if let topOrigin {
+            do {
+                top = try WebAuthnOrigin(topOrigin)
+            } catch {
+                throw AutofillError(.invalidData, "--top-origin: \(error.message)")
+            }
+        }
         return try invalidInput { () throws(WebAuthnRequestError) in
             try PasskeyCeremony(kind: kind, origin: origin, requestedRelyingParty: relyingPartyID, challenge: challenge,
-                                clientDataHash: clientDataHash)
+                                clientDataHash: clientDataHash, topOrigin: top)
         }
     }
 

@@ -50,4 +50,37 @@ struct BrowserHostPasskeyTests {
             }
         }
     }
+
+    @Test func aCrossOriginFramesSignatureSaysCrossOriginAndTheTopOriginAndASignalIsCheckedAgainstTheOriginOnly() throws {
+        defer { _ = try? CLI.run(["agent", "stop"], home: base.home.path) }
+        let get = #"{"challenge":"Y2hhbGxlbmdlLWNoYWxsZW5nZS0xMjM0","rpId":"example.com"}"#
+        let signed = try ask("passkey-get", origin: "https://login.example.com", options: get,
+                             extra: ["user": "erin", "topOrigin": "https://portal.example.net"])
+        let answer = try JSONSerialization.jsonObject(with: Data(signed.utf8)) as? [String: Any]
+        let credential = (answer?["credential"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let encoded = try #require((credential?["response"] as? [String: Any])?["clientDataJSON"] as? String, "\(signed)")
+        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        let clientData = String(decoding: try #require(Data(base64Encoded: base64)), as: UTF8.self)
+        #expect(clientData.hasSuffix(#","origin":"https://login.example.com","crossOrigin":true,"topOrigin":"https://portal.example.net"}"#),
+                "the frame's origin, then crossOrigin and the top page's origin: \(clientData)")
+        // A top origin that is no origin (refused by the host), or no WebAuthn origin (http for a host
+        // that is not localhost: refused by `autofill passkey`), is refused before anything is signed.
+        for top in ["https://portal.example.net/path --x", "http://portal.example.net"] {
+            let refused = try ask("passkey-get", origin: "https://login.example.com", options: get, extra: ["user": "erin", "topOrigin": top])
+            #expect(refused.contains(#""ok":false"#) && !refused.contains("credential\""), "\(top): \(refused)")
+        }
+        // A signal: the page's own relying party id (or a parent's) is accepted, whether or not a
+        // passkey is held for it; another site's, a public suffix, or none is refused.
+        for rpId in ["example.com", "login.example.com"] {
+            let accepted = try ask("passkey-signal", origin: "https://login.example.com", options: #"{"rpId":"\#(rpId)"}"#)
+            #expect(accepted == #"{"ok":true}"#, "\(rpId): \(accepted)")
+        }
+        let unheld = try ask("passkey-signal", origin: "https://nobody.example.org", options: #"{"rpId":"example.org"}"#)
+        #expect(unheld == #"{"ok":true}"#, "a relying party no store holds a passkey for gets the same answer: \(unheld)")
+        for options in [#"{"rpId":"evil.com"}"#, #"{"rpId":"com"}"#, #"{}"#] {
+            let refusedSignal = try ask("passkey-signal", origin: "https://login.example.com", options: options)
+            #expect(refusedSignal.contains(#""ok":false"#), "\(options): \(refusedSignal)")
+        }
+    }
 }

@@ -102,4 +102,63 @@ struct BrowserPasskeyTests {
         #expect(!localAnswers.contains { $0["credential"] != nil }, "the page's fake pick signs nothing: \(localAnswers)")
         #expect(seen["forge.local.picked"] as? String == "public-key", "the control: the user's own pick signs")
     }
+
+    @Test func aSameOriginFrameAndACrossOriginFrameWithThePermissionGetAutofillsPasskeysOtherFramesGetNothingAndCapabilitiesAndSignalsTellNothingOfTheStores() throws {
+        defer { _ = try? CLI.run(["agent", "stop"], home: browser.home.path) }
+        let seen = try drive("passkey-frames")
+        let origin = try #require(seen["origin"] as? String), sub = try #require(seen["sub"] as? String)
+        #expect(accepted(seen["control.create"]), "the control: a pick at the top level registers paula's passkey: \(seen["control.create"] ?? "none")")
+        // A same-origin frame registers and signs in as the top frame does; its client data is not cross-origin.
+        #expect((seen["same.create.rows"] as? [String])?.first?.contains("Create a passkey for sam") == true, "\(seen["same.create.rows"] ?? "no list")")
+        #expect(accepted(seen["same.create"]), "a same-origin frame registers: \(seen["same.create"] ?? "none")")
+        #expect((seen["same.get.rows"] as? [String])?.contains { $0.hasPrefix("sam") } == true, "\(seen["same.get.rows"] ?? "no list")")
+        #expect(accepted(seen["same.get"]), "a same-origin frame signs in: \(seen["same.get"] ?? "none")")
+        let sameData = shape(seen["same.get"])["clientData"] as? [String: Any] ?? [:]
+        #expect(sameData["origin"] as? String == origin && sameData["crossOrigin"] as? Bool == false && sameData["topOrigin"] == nil, "\(sameData)")
+        // A cross-origin frame with allow="publickey-credentials-get": the relying party verifies its
+        // own origin; the client data says crossOrigin and the top page's origin.
+        #expect((seen["allowed.get.rows"] as? [String])?.first?.contains("paula") == true, "\(seen["allowed.get.rows"] ?? "no list")")
+        #expect(accepted(seen["allowed.get"]), "a cross-origin frame with the permission signs in: \(seen["allowed.get"] ?? "none")")
+        let crossData = shape(seen["allowed.get"])["clientData"] as? [String: Any] ?? [:]
+        #expect(crossData["origin"] as? String == sub && crossData["crossOrigin"] as? Bool == true && crossData["topOrigin"] as? String == origin,
+                "\(crossData)")
+        #expect((seen["allowed.create.rows"] as? [String])?.first?.contains("Create a passkey for cora") == true, "\(seen["allowed.create.rows"] ?? "no list")")
+        #expect(accepted(seen["allowed.create"]), "a cross-origin frame with the create permission registers: \(seen["allowed.create"] ?? "none")")
+        let createdData = shape(seen["allowed.create"])["clientData"] as? [String: Any] ?? [:]
+        #expect(createdData["type"] as? String == "webauthn.create" && createdData["crossOrigin"] as? Bool == true
+                    && createdData["topOrigin"] as? String == origin, "\(createdData)")
+        #expect(accepted(seen["allowed.conditional"]), "a cross-origin frame's conditional get: \(seen["allowed.conditional"] ?? "none") \(seen["allowed.conditional.rows"] ?? "no list")")
+        let conditionalData = shape(seen["allowed.conditional"])["clientData"] as? [String: Any] ?? [:]
+        #expect(conditionalData["crossOrigin"] as? Bool == true && conditionalData["topOrigin"] as? String == origin, "\(conditionalData)")
+        // A frame of the top page's origin inside a frame of another: cross-origin (an ancestor is), both allowed.
+        #expect(accepted(seen["nested.get"]), "the nested frame signs in: \(seen["nested.get"] ?? "none") \(seen["nested.get.rows"] ?? "no list")")
+        let nestedData = shape(seen["nested.get"])["clientData"] as? [String: Any] ?? [:]
+        #expect(nestedData["origin"] as? String == origin && nestedData["crossOrigin"] as? Bool == true && nestedData["topOrigin"] as? String == origin,
+                "\(nestedData)")
+        // Without the permission, sandboxed, or with the permission faked by the page: no list, the browser's own refusal.
+        for name in ["plain", "sandboxed", "late", "lying"] {
+            let probe = seen[name] as? [String: Any] ?? [:]
+            let result = probe["result"] as? String ?? ""
+            #expect(probe["list"] as? Bool == false && probe["topList"] as? Bool == false, "\(name): no list in the frame or its page: \(probe)")
+            #expect(!result.isEmpty && result != "credential", "\(name): the browser's own WebAuthn refused: \(probe)")
+        }
+        // getClientCapabilities: autofill's where it serves, the browser's elsewhere.
+        for name in ["capabilities.top", "allowed.capabilities"] {
+            let capabilities = seen[name] as? [String: Any] ?? [:]
+            #expect(capabilities["conditionalGet"] as? Bool == true && capabilities["conditionalCreate"] as? Bool == true
+                        && capabilities["passkeyPlatformAuthenticator"] as? Bool == true, "\(name): \(capabilities)")
+        }
+        let plain = seen["plain.capabilities"] as? [String: Any] ?? [:]
+        #expect(plain["passkeyPlatformAuthenticator"] as? Bool == false && plain["conditionalGet"] != nil,
+                "a frame autofill does not serve gets the browser's own answer (headless Chromium: no platform authenticator): \(plain)")
+        // The signals: the same answer for a credential autofill holds and one nobody holds; another site's rpId is refused.
+        #expect(accepted(seen["signals.get"]), "the signals' setup: paula signed in: \(seen["signals.get"] ?? "none")")
+        let signals = seen["signals"] as? [String: Any] ?? [:]
+        for name in ["signalUnknownCredential", "signalAllAcceptedCredentials", "signalCurrentUserDetails"] {
+            let held = signals["held.\(name)"] as? String, unheld = signals["unheld.\(name)"] as? String
+            #expect(held != nil && held == unheld, "\(name): held \(held ?? "none"), not held \(unheld ?? "none")")
+            #expect(held?.hasPrefix("resolved") == true, "\(name) for the page's own rpId resolves: \(held ?? "none")")
+            #expect(signals["foreign.\(name)"] as? String == "SecurityError", "\(name) for example.com: \(signals["foreign.\(name)"] ?? "none")")
+        }
+    }
 }

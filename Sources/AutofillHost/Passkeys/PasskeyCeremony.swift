@@ -25,9 +25,10 @@ public struct PasskeyCeremony: Sendable {
     public let clientDataHash: [UInt8]
 
     /// Checks `requestedRelyingParty` against `origin` and builds the client data for `challenge`;
-    /// with `clientDataHash`, uses that hash instead (the caller built the client data).
+    /// with `clientDataHash`, uses that hash instead (the caller built the client data). `topOrigin`
+    /// is the top-level page's origin when `origin` is a frame not same-origin with its ancestors.
     public init(kind: Kind, origin: WebAuthnOrigin, requestedRelyingParty: String?, challenge: [UInt8],
-                clientDataHash: [UInt8]? = nil) throws(WebAuthnRequestError) {
+                clientDataHash: [UInt8]? = nil, topOrigin: WebAuthnOrigin? = nil) throws(WebAuthnRequestError) {
         self.kind = kind
         self.origin = origin
         relyingParty = try origin.relyingParty(requestedRelyingParty)
@@ -38,21 +39,24 @@ public struct PasskeyCeremony: Sendable {
             self.clientDataJSON = nil
             self.clientDataHash = clientDataHash
         } else {
-            let json = Self.clientDataJSON(kind: kind, challenge: challenge, origin: origin)
+            let json = Self.clientDataJSON(kind: kind, challenge: challenge, origin: origin, topOrigin: topOrigin)
             self.clientDataJSON = json
             self.clientDataHash = Self.sha256(json)
         }
     }
 
     /// `{"type":…,"challenge":…,"origin":…,"crossOrigin":false}`: the members in the order
-    /// WebAuthn's "limited verification algorithm" expects, serialized as browsers do.
-    public static func clientDataJSON(kind: Kind, challenge: [UInt8], origin: WebAuthnOrigin) -> [UInt8] {
-        let value = JSONElement.members([
-            "type": .text(kind.rawValue),
-            "challenge": .text(Base64URL.encode(challenge)),
-            "origin": .text(origin.serialized),
-            "crossOrigin": .bool(false),
-        ])
+    /// WebAuthn's "limited verification algorithm" expects, serialized as browsers do; for a request
+    /// of a cross-origin frame, `"crossOrigin":true,"topOrigin":…` (WebAuthn L3 §5.8.1.1).
+    public static func clientDataJSON(kind: Kind, challenge: [UInt8], origin: WebAuthnOrigin, topOrigin: WebAuthnOrigin? = nil) -> [UInt8] {
+        var members: [(key: String, value: JSONNode)] = [
+            ("type", JSONNode(.text(kind.rawValue))),
+            ("challenge", JSONNode(.text(Base64URL.encode(challenge)))),
+            ("origin", JSONNode(.text(origin.serialized))),
+            ("crossOrigin", JSONNode(.bool(topOrigin != nil))),
+        ]
+        if let topOrigin { members.append(("topOrigin", JSONNode(.text(topOrigin.serialized)))) }
+        let value = JSONElement.object(members)
         return Array(value.serialized.utf8)
     }
 

@@ -11,6 +11,8 @@ chromedriver's real input. Prints one JSON object of observations; the Swift tes
     SCENARIO: passkeys (registration, sign-in, conditional mediation, the browser's own WebAuthn after
     "Other ways" and when no provider has one, the automatic upgrade) | passkey-hostile (a cross-origin
     frame, a page overriding navigator.credentials, a page faking the extension's messages and a pick)
+    | passkey-frames (a same-origin frame, a cross-origin frame with and without the permission, a
+    sandboxed frame, a page faking the permission; getClientCapabilities and the signal methods)
 """
 import http.server, json, os, statistics, subprocess, sys, tempfile, threading, time
 from urllib.parse import urlparse, parse_qs
@@ -53,6 +55,7 @@ async function ceremony(op, query, extra) {
                                    : PublicKeyCredential.parseCreationOptionsFromJSON(options);
     const credential = await navigator.credentials[op]({publicKey, ...(extra || {})});
     const resolvedAt = Date.now();
+    window.__last = credential.toJSON();
     const verdict = await post("/rp/" + (op === "get" ? "authentication" : "registration") + "-verify?" + query, credential.toJSON());
     window.__results.push({op, query, shape: shape(credential, op), verdict, resolvedAt, started});
   } catch (error) {
@@ -61,7 +64,39 @@ async function ceremony(op, query, extra) {
 }
 </script>"""
 
+# A bare get in a frame the relying party's endpoints may not serve (a sandboxed frame's fetch has an
+# opaque origin): window.__probe becomes "credential" or the error's name and message.
+PROBE = """<script>
+window.__probe = null;
+function probe() {
+  const rpId = location.hostname.endsWith(".localhost") ? "localhost" : location.hostname;
+  navigator.credentials.get({publicKey: {challenge: new Uint8Array(32), rpId}, signal: AbortSignal.timeout(20000)})
+    .then(() => { window.__probe = "credential"; }, (error) => { window.__probe = error.name + ": " + error.message; });
+}
+</script><p>probe</p>"""
+
 PAGES = {
+    "/pk-probe": PROBE,
+    # The page lies through document.featurePolicy and permissionsPolicy: every feature allowed.
+    "/pk-liar": """<script>
+        const liar = {allowsFeature: () => true, allowedFeatures: () => ["publickey-credentials-get", "publickey-credentials-create"],
+                      features: () => ["publickey-credentials-get", "publickey-credentials-create"], getAllowlistForFeature: () => ["*"]};
+        for (const name of ["featurePolicy", "permissionsPolicy"]) Object.defineProperty(Document.prototype, name, {get: () => liar, configurable: true});
+        </script>""" + PROBE,
+    "/pk-same": """<p>top</p><iframe id="inner" src="/pk" style="width:600px;height:320px;border:0"></iframe>""",
+    "/pk-allowed": """<p>top</p><iframe id="inner" allow="publickey-credentials-get; publickey-credentials-create"
+        src="http://sub.localhost:{port}/pk" style="width:600px;height:320px;border:0"></iframe>""",
+    "/pk-sandboxed": """<p>top</p><iframe id="inner" sandbox="allow-scripts" src="/pk-probe" style="width:600px;height:320px;border:0"></iframe>""",
+    "/pk-late": """<p>top</p><iframe id="inner" src="http://sub.localhost:{port}/pk-probe" style="width:600px;height:320px;border:0"></iframe>
+        <script>document.getElementById("inner").addEventListener("load", (event) =>
+          event.target.setAttribute("allow", "publickey-credentials-get; publickey-credentials-create"));</script>""",
+    "/pk-nested": """<p>top</p><iframe id="middle" allow="publickey-credentials-get"
+        src="http://sub.localhost:{port}/pk-middle" style="width:640px;height:360px;border:0"></iframe>""",
+    "/pk-middle": """<iframe id="inner" allow="publickey-credentials-get" src="http://localhost:{port}/pk" style="width:600px;height:320px;border:0"></iframe>""",
+    "/pk-allowed-conditional": """<p>top</p><iframe id="inner" allow="publickey-credentials-get"
+        src="http://sub.localhost:{port}/pk-conditional" style="width:600px;height:320px;border:0"></iframe>""",
+    "/pk-plain": """<p>top</p><iframe id="inner" src="http://sub.localhost:{port}/pk-probe" style="width:600px;height:320px;border:0"></iframe>""",
+    "/pk-lying": """<p>top</p><iframe id="inner" src="http://sub.localhost:{port}/pk-liar" style="width:600px;height:320px;border:0"></iframe>""",
     "/pk": SCRIPT + "<p>relying party</p>",
     "/pk-conditional": SCRIPT + """<form><input id="user" autocomplete="username webauthn">
         <input id="password" type="password" autocomplete="current-password"></form>
@@ -190,10 +225,18 @@ def picker_rows(browser):
     return None
 
 
-def pick_row(browser, which, seconds=60):
+def pick_row(browser, which, seconds=60, frame=None):
     """Waits for the list and its rows, then clicks a row with real input (past the list's 300 ms):
     row number `which`, or the first whose text starts with `which`; the rows' texts, or None when
-    no list showed."""
+    no list showed. With `frame` (an iframe's selector in the top page, or a list of them, each in
+    the one before), the list is that frame's, and the driver is left in that frame."""
+    frames = [frame] if isinstance(frame, str) else list(frame or [])
+    offset = [0, 0]
+    browser.frame()
+    for css in frames:
+        left, top = browser.js("const r = document.querySelector(arguments[0]).getBoundingClientRect(); return [r.left, r.top];", css)
+        offset = [offset[0] + left, offset[1] + top]
+        browser.frame(css)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         rect = driver.list_rect(browser)
@@ -201,8 +244,11 @@ def pick_row(browser, which, seconds=60):
         index = which if isinstance(which, int) else next((i for i, row in enumerate(rows or []) if row[0].startswith(which)), 99)
         if rect and rows and len(rows) > index:
             time.sleep(0.4)
+            browser.frame()
             browser.last_click = time.time() * 1000
-            browser.click_at(rect[0] + rows[index][1], rect[1] + rows[index][2])
+            browser.click_at(offset[0] + rect[0] + rows[index][1], offset[1] + rect[1] + rows[index][2])
+            for css in frames:
+                browser.frame(css)
             return [row[0] for row in rows]
         time.sleep(0.2)
     return None
@@ -349,6 +395,128 @@ def passkey_hostile(browser, origin):
     return seen
 
 
+def enter_frame(browser, ready="typeof ceremony === 'function'", frames=("#inner",)):
+    """Waits until the top page's #inner frame (or the nested `frames`) has loaded its script; the
+    driver is then in it."""
+    deadline = time.monotonic() + 30
+    while True:
+        browser.frame()
+        try:
+            for css in frames:
+                browser.frame(css)
+            if browser.js("return " + ready) or time.monotonic() > deadline:
+                return
+        except RuntimeError:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.1)
+
+
+def probe_frame(browser, url):
+    """A bare get in the #inner frame of `url`: {result, list (in the frame), topList}."""
+    browser.go(url)
+    enter_frame(browser, "typeof probe === 'function'")
+    time.sleep(0.5)
+    start(browser, "probe()")
+    deadline = time.monotonic() + 40
+    while time.monotonic() < deadline and browser.js("return window.__probe") is None:
+        time.sleep(0.2)
+    seen = {"result": browser.js("return window.__probe"), "list": driver.list_rect(browser) is not None}
+    browser.frame()
+    seen["topList"] = driver.list_rect(browser) is not None
+    return seen
+
+
+# The three signal methods, each with `credential`'s ids (held by autofill) or made-up ones (held by
+# no one), and with another site's rpId: what the page sees ("resolved" or the error's name) and how long.
+SIGNALS = """
+const [held, rpId] = [arguments[0], arguments[1]];
+const other = "bm8tc3VjaC1jcmVkZW50aWFsLWlkLTEyMzQ1Njc4";
+const calls = (id, user, rp) => ({
+  signalUnknownCredential: {rpId: rp, credentialId: id},
+  signalAllAcceptedCredentials: {rpId: rp, userId: user, allAcceptedCredentialIds: [id]},
+  signalCurrentUserDetails: {rpId: rp, userId: user, name: "paula", displayName: "Paula"},
+});
+const out = {};
+for (const [label, id, user, rp] of [["held", held.id, held.response.userHandle, rpId], ["unheld", other, other, rpId],
+                                     ["foreign", held.id, held.response.userHandle, "example.com"]]) {
+  for (const [name, options] of Object.entries(calls(id, user, rp))) {
+    const started = performance.now();
+    try { out[label + "." + name] = "resolved:" + String(await PublicKeyCredential[name](options)); }
+    catch (error) { out[label + "." + name] = error.name; }
+    out[label + "." + name + ".ms"] = performance.now() - started;
+  }
+}
+return out;
+"""
+
+
+def passkey_frames(browser, origin):
+    seen = {}
+    port = urlparse(origin).port
+    # The setup and the control: paula's passkey for localhost, made at the top level with a pick.
+    browser.go(origin + "/pk")
+    start(browser, 'ceremony("create", "user=paula")')
+    pick_row(browser, 0)
+    seen["control.create"] = wait_result(browser, 1)
+    # getClientCapabilities at the top level (autofill's and the browser's), and the signals.
+    seen["capabilities.top"] = browser.js("return PublicKeyCredential.getClientCapabilities()")
+    start(browser, 'ceremony("get", "user=paula")')
+    pick_row(browser, "paula")
+    seen["signals.get"] = wait_result(browser, 2)
+    seen["signals"] = browser.js("return (async () => {" + SIGNALS + "})()", browser.js("return window.__last"), "localhost")
+    # A same-origin frame: registers sam's passkey and signs in with it, as the top frame does.
+    browser.go(origin + "/pk-same")
+    enter_frame(browser)
+    start(browser, 'ceremony("create", "user=sam")')
+    seen["same.create.rows"] = pick_row(browser, 0, frame="#inner")
+    seen["same.create"] = wait_result(browser, 1)
+    start(browser, 'ceremony("get", "user=sam")')
+    seen["same.get.rows"] = pick_row(browser, "sam", frame="#inner")
+    seen["same.get"] = wait_result(browser, 2)
+    browser.frame()
+    # A cross-origin frame (sub.localhost in a localhost page) with allow="publickey-credentials-get":
+    # paula signs in for localhost; clientDataJSON says crossOrigin and the top page's origin.
+    browser.go(origin + "/pk-allowed")
+    enter_frame(browser)
+    seen["allowed.capabilities"] = browser.js("return PublicKeyCredential.getClientCapabilities()")
+    start(browser, 'ceremony("get", "user=paula&rp=localhost")')
+    seen["allowed.get.rows"] = pick_row(browser, "paula", frame="#inner")
+    seen["allowed.get"] = wait_result(browser, 1)
+    start(browser, 'ceremony("create", "user=cora&rp=localhost")')
+    seen["allowed.create.rows"] = pick_row(browser, 0, frame="#inner")
+    seen["allowed.create"] = wait_result(browser, 2)
+    browser.frame()
+    # The same with conditional mediation: paula's passkey in the frame's webauthn field's list.
+    browser.go(origin + "/pk-allowed-conditional")
+    enter_frame(browser, "document.getElementById('user') !== null")
+    time.sleep(1)
+    browser.click("#user")
+    seen["allowed.conditional.rows"] = pick_row(browser, "paula", frame="#inner")
+    seen["allowed.conditional"] = wait_result(browser, 1)
+    browser.frame()
+    # A localhost frame inside a sub.localhost frame of a localhost page, both allowed: same-origin with
+    # the top page but not with its parent, so cross-origin (the ancestors are the browser's frame tree).
+    browser.go(origin + "/pk-nested")
+    enter_frame(browser, frames=("#middle", "#inner"))
+    start(browser, 'ceremony("get", "user=paula")')
+    seen["nested.get.rows"] = pick_row(browser, "paula", frame=["#middle", "#inner"])
+    seen["nested.get"] = wait_result(browser, 1)
+    browser.frame()
+    # Without the permission (the control's page without allow), sandboxed, the permission faked by the
+    # page (set on the iframe after its load; claimed through an overridden featurePolicy): nothing.
+    seen["plain"] = probe_frame(browser, origin + "/pk-plain")
+    seen["sandboxed"] = probe_frame(browser, origin + "/pk-sandboxed")
+    seen["late"] = probe_frame(browser, origin + "/pk-late")
+    seen["lying"] = probe_frame(browser, origin + "/pk-lying")
+    browser.go(origin + "/pk-framing")
+    enter_frame(browser)
+    seen["plain.capabilities"] = browser.js("return PublicKeyCredential.getClientCapabilities()")
+    browser.frame()
+    seen["sub"] = f"http://sub.localhost:{port}"
+    return seen
+
+
 def main():
     scenario, extension, user_data = sys.argv[1:4]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), RelyingParty)
@@ -358,7 +526,7 @@ def main():
     browser = None
     try:
         browser = driver.Browser(extension, user_data)
-        seen = {"passkeys": passkeys, "passkey-hostile": passkey_hostile}[scenario](browser, origin)
+        seen = {"passkeys": passkeys, "passkey-hostile": passkey_hostile, "passkey-frames": passkey_frames}[scenario](browser, origin)
         seen["origin"] = origin
         print(json.dumps(seen))
     finally:
