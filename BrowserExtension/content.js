@@ -7,6 +7,10 @@
 "use strict";
 (() => {
   const api = globalThis.browser ?? globalThis.chrome;
+  // A frame whose origin is opaque (a sandboxed frame, a data: document) gets nothing. The background
+  // refuses it by `sender.origin` in Chromium, but Firefox names a frame by its URL, which a sandboxed
+  // frame keeps; this world's own `origin` (the page cannot change it here) says what it is.
+  if (globalThis.origin === "null" || location.origin === "null") return;
   const WIDTH = 320, HEIGHT = 168;
   const EXTENSION_ORIGIN = new URL(api.runtime.getURL("")).origin;
   const PICKER = api.runtime.getURL("picker.html");

@@ -102,6 +102,8 @@ struct BrowserTests {
         #expect(seen["framed.list"] as? Bool == true, "the localhost frame showed its (empty) list, and the same clicks were made in it")
         #expect(seen["framed.password"] as? String == "", "a localhost frame in a 127.0.0.1 page gets none of 127.0.0.1's logins")
         #expect(seen["framed.user"] as? String == "")
+        #expect(seen["sandboxed.list"] as? Bool == false, "a sandboxed frame of a page whose logins exist shows no list")
+        #expect(seen["sandboxed.password"] as? String == "", "and nothing is filled in it")
         #expect(seen["hidden.user"] as? String == "alice", "the visible user name field is filled")
         #expect(seen["hidden.password"] as? String == "", "an off-screen password field is not")
         #expect(seen["hidden.trap"] as? String == "", "nor a transparent one")
