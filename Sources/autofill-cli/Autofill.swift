@@ -98,7 +98,10 @@ struct Autofill: AsyncParsableCommand {
     /// alone, with the same definitions; its value is taken only when that succeeds and is that
     /// subcommand (not help). Anything else (help, --version, completions, a usage error) is parsed
     /// again the full way, so what a user sees (usage, help, error text) is what `parseAsRoot` says.
+    /// Before all that, a plain `fill` or `suggest` command line is read without ArgumentParser
+    /// (``PlainCommandLine``), on the same terms.
     static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        if let plain = parsePlain(arguments) { return plain }
         if let name = arguments.first, let leaf = leafCommand(named: name),
             let command = try? leaf.parseAsRoot(Array(arguments.dropFirst())), type(of: command) == leaf
         {

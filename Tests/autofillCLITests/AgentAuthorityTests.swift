@@ -267,6 +267,40 @@ struct AgentAuthorityTests {
         #expect(try agent.autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
     }
 
+    @Test(.enabled(if: CLI.usesAgent)) func aClientStalledHalfwayThroughItsRequestDelaysNoOtherClient() throws {
+        // One thread accepts, reads and watches every connection: a client that sent half its request
+        // and waits must not hold up a whole one behind it, and is itself served once it sends the rest.
+        #expect(try agent.autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
+        let halfway = #"""
+            import json, os, socket, subprocess, sys
+            exec(os.environ["RAW_CLIENT_FUNCTIONS"])
+            request = frame(json.loads(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4])
+            stalled = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            stalled.connect(sys.argv[1])
+            socket.send_fds(stalled, [request[:len(request) // 2]], [0, 1, 2])
+            other = subprocess.run(json.loads(sys.argv[5]), env=json.loads(sys.argv[3]), capture_output=True, text=True)
+            print("other: %d %r %r" % (other.returncode, other.stdout, other.stderr), flush=True)
+            stalled.sendall(request[len(request) // 2:])
+            data = b""
+            while True:
+                chunk = stalled.recv(65536)
+                if not chunk: break
+                data += chunk
+            print("stalled: " + describe(data), flush=True)
+            """#
+        let functions = Self.rawClient.components(separatedBy: "mode = sys.argv[1]").first ?? ""
+        let encoded = { (value: Any) in String(decoding: try JSONSerialization.data(withJSONObject: value), as: UTF8.self) }
+        let suggest = ["suggest", "fast.test", "--config", config]
+        let result = try ChildProcess.run(
+            "/usr/bin/python3",
+            ["-c", halfway, agent.socket, try encoded(suggest), try encoded(CLI.environment(home: home.path)), Self.program,
+             try encoded([CLI.binary, "fill", "fast.test", "--user", "ok", "--config", config])],
+            environment: ["PATH": "/usr/bin:/bin", "RAW_CLIENT_FUNCTIONS": functions])
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix(#"other: 0 'pw-fast\n'"#) == true, "the whole request is served while the other waits halfway: \(result.stdout) \(result.stderr)")
+        #expect(lines.last == "stalled: exit 0", "the stalled one is served once whole: \(result.stdout) \(result.stderr)")
+    }
+
     @Test(.enabled(if: CLI.usesAgent)) func aFullAgentSaysItIsBusyAndServesAgainOnceRequestsEnd() throws {
         #expect(try agent.autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
         // 128 requests held open by one raw client: each `passkey get` waits for its options on a

@@ -142,9 +142,8 @@ public final class AgentServer: Sendable {
         let server = AgentServer(paths: paths, environment: environment, listener: listener, lockDescriptor: lock,
                                  socketIdentity: (device, inode), idleTimeout: idleTimeout, idleTimeoutIsFixed: idleTimeoutIsFixed,
                                  userPolicy: userPolicy, handler: handler, logger: logger)
-        guard let intake = ConnectionIntake(admit: { [server] in server.admit($0) },
-                                            deliver: { [server] in server.dispatch($0, message: $1, descriptors: $2) },
-                                            dropped: { [logger] count, why in logger.info("dropped \(count) connection\(count == 1 ? "" : "s"): \(why)") })
+        guard let intake = ConnectionIntake(listener: listener, admit: { [server] in server.admit($0) },
+                                            deliver: { [server] in server.dispatch($0) }, logger: logger)
         else {
             Descriptors.closeQuietly(listener)
             Descriptors.closeQuietly(lock)
@@ -154,7 +153,6 @@ public final class AgentServer: Sendable {
         running.withLock { $0 = server }
         server.watch()
         server.events.async { server.watchSession(environment) }  // asking logind may take a moment
-        DispatchQueue(label: "autofill.agent.accept").async { server.acceptLoop() }
         logger.info("the agent (pid \(Users.processID)) listens on \(paths.socket)")
         return .started(server)
     }
@@ -273,29 +271,6 @@ public final class AgentServer: Sendable {
 
     // MARK: Connections
 
-    /// Accepts connections as fast as they come: a peer of another uid is closed on at once; every
-    /// other goes to the intake, which reads requests without a thread per connection.
-    private func acceptLoop() {
-        let intake = self.intake.withLock { $0 }
-        while true {
-            let connection: Int32
-            do throws(SystemError) {
-                connection = try UnixSocket.accept(listener)
-            } catch {
-                if error.badDescriptor || error.invalidArgument { return }  // closed: stopping
-                if error.outOfDescriptors { SystemClock.sleep(milliseconds: 50) }
-                continue
-            }
-            let peer = try? UnixSocket.peerCredentials(connection)
-            guard let peer, peer.uid == Users.current else {
-                logger.warning("refused a connection from pid \(peer?.pid ?? 0) of uid \(peer?.uid ?? 0): the agent serves uid \(Users.current) only")
-                Descriptors.closeQuietly(connection)
-                continue
-            }
-            intake?.add(connection)
-        }
-    }
-
     /// What a peer that may not drive the agent is told (the same whatever the reason: the details
     /// go to the agent's own log).
     static let confinedRefusal = "the agent serves only a person's own commands, not a provider's helper nor anything running under one, nor a process that runs confined (no_new_privs and a seccomp filter); the command runs in this process"
@@ -315,47 +290,73 @@ public final class AgentServer: Sendable {
         }
     }
 
-    /// Takes a whole request from the intake: served on a thread of its own, unless ``maximumRequests``
-    /// are being served already (then the client is told the agent is busy).
-    private func dispatch(_ socket: Int32, message: AgentProtocol.Message, descriptors: [Int32]) {
-        let serving = state.withLock { state -> Int? in
-            guard state.serving < Self.maximumRequests else { return nil }
+    /// Takes a whole request from the intake (on its thread): served by a task on a
+    /// ``RequestExecutor`` of its own, unless ``maximumRequests`` are being served already (then the
+    /// client is told the agent is busy). A client that goes away mid-request is cancelled at once
+    /// (the intake watches its connection): its console is closed first (it gets nothing), its
+    /// terminal reads end, and what it started runs down without it.
+    private func dispatch(_ request: ConnectionIntake.Request) {
+        let admitted = state.withLock { state -> Bool in
+            guard state.serving < Self.maximumRequests else { return false }
             state.serving += 1
-            return state.serving
+            return true
         }
-        guard serving != nil else {
-            for descriptor in descriptors { Descriptors.closeQuietly(descriptor) }
-            _ = AgentProtocol.Message.busy(reason: "the agent is busy: \(Self.maximumRequests) requests are being served; try again").send(on: socket)
-            Descriptors.closeQuietly(socket)
+        guard admitted else {
+            for descriptor in request.descriptors { Descriptors.closeQuietly(descriptor) }
+            _ = AgentProtocol.Message.busy(reason: "the agent is busy: \(Self.maximumRequests) requests are being served; try again").send(on: request.socket)
+            request.finish()
             logger.warning("told a client the agent is busy (\(Self.maximumRequests) requests being served)")
             return
         }
-        DispatchQueue(label: "autofill.agent.connection").async { [self] in
-            serve(socket, message: message, descriptors: descriptors)
-            state.withLock { $0.serving -= 1 }
+        guard case .run(let version, let arguments, let clientEnvironment, let program) = request.message,
+              request.descriptors.count == 3 || request.descriptors.count == 4
+        else {
+            for descriptor in request.descriptors { Descriptors.closeQuietly(descriptor) }
+            logger.warning("pid \(Self.peerID(request.socket)) sent something other than a request with its standard descriptors; refused")
+            return end(request)
+        }
+        let console = Console(input: request.descriptors[0], output: request.descriptors[1], error: request.descriptors[2], owned: true)
+        let terminal = request.descriptors.count == 4 ? request.descriptors[3] : nil
+        let cancellation = RequestCancellation()
+        let task = Task(executorPreference: RequestExecutor(label: "autofill.agent.request")) { [self] in
+            defer {
+                console.close()
+                if let terminal { Descriptors.closeQuietly(terminal) }
+                end(request)
+            }
+            if let refusal = refusal(version: version, arguments: arguments, environment: clientEnvironment, program: program) {
+                logger.info("pid \(Self.peerID(request.socket)): \(refusal.log)")
+                _ = AgentProtocol.Message.runHere(reason: refusal.reason).send(on: request.socket)
+                return
+            }
+            let status = await run(arguments, environment: requestEnvironment(clientEnvironment), console: console, terminal: terminal,
+                                   cancellation: cancellation)
+            if request.clientLeft {
+                logger.info("a client left before its command \(arguments.first ?? "") ended; cancelled")
+            } else {
+                _ = AgentProtocol.Message.exit(status: status).send(on: request.socket)
+            }
+        }
+        request.whenClientLeaves {
+            // It gets nothing from here on, and what waits on its terminal stops waiting.
+            console.close()
+            cancellation.cancel()
+            task.cancel()
         }
     }
 
-    private func serve(_ socket: Int32, message: AgentProtocol.Message, descriptors: [Int32]) {
-        defer { Descriptors.closeQuietly(socket) }
-        let pid = (try? UnixSocket.peerCredentials(socket))?.pid ?? 0
-        guard case .run(let version, let arguments, let clientEnvironment, let program) = message, descriptors.count == 3 || descriptors.count == 4 else {
-            for descriptor in descriptors { Descriptors.closeQuietly(descriptor) }
-            logger.warning("pid \(pid) sent something other than a request with its standard descriptors; refused")
-            return
-        }
-        if let refusal = refusal(version: version, arguments: arguments, environment: clientEnvironment, program: program) {
-            for descriptor in descriptors { Descriptors.closeQuietly(descriptor) }
-            logger.info("pid \(pid): \(refusal.log)")
-            _ = AgentProtocol.Message.runHere(reason: refusal.reason).send(on: socket)
-            return
-        }
-        let status = run(arguments, environment: requestEnvironment(clientEnvironment), descriptors: descriptors, socket: socket)
-        if let status { _ = AgentProtocol.Message.exit(status: status).send(on: socket) }
+    /// A request no longer served: the intake closes its connection.
+    private func end(_ request: ConnectionIntake.Request) {
+        state.withLock { $0.serving -= 1 }
+        request.finish()
     }
 
-    /// Runs one command for a client; its status, or nil when the client went away first.
-    private func run(_ arguments: [String], environment clientEnvironment: [String: String], descriptors: [Int32], socket: Int32) -> Int32? {
+    /// The pid of the peer of `socket`, for the log (0 when unknown).
+    private static func peerID(_ socket: Int32) -> Int32 { (try? UnixSocket.peerCredentials(socket))?.pid ?? 0 }
+
+    /// Runs one command for a client in a ``ClientContext`` of its own; its exit status.
+    private func run(_ arguments: [String], environment clientEnvironment: [String: String], console: Console, terminal: Int32?,
+                     cancellation: RequestCancellation) async -> Int32 {
         state.withLock { state in
             state.active += 1
             state.lastActivity = .now
@@ -366,38 +367,12 @@ public final class AgentServer: Sendable {
                 state.lastActivity = .now
             }
         }
-        let console = Console(input: descriptors[0], output: descriptors[1], error: descriptors[2], owned: true)
-        let terminal = descriptors.count == 4 ? descriptors[3] : nil
-        defer {
-            console.close()
-            if let terminal { Descriptors.closeQuietly(terminal) }
-        }
         let verbose = arguments.prefix { $0 != "--" }.contains { $0 == "-v" || $0 == "--verbose" }
-        let cancellation = RequestCancellation()
         let context = ClientContext(environment: clientEnvironment, console: console, terminal: terminal,
                                     cancellation: cancellation, pool: pool, logLevel: verbose ? .debug : .warning)
-        let done = RequestCancellation()
-        let status = Mutex<Int32?>(nil)
-        let handler = self.handler
-        let task = Task(executorPreference: RequestExecutor(label: "autofill.agent.request")) {
-            // Each request resolves paths afresh (RealPath): a link changed since the last request is seen.
-            let result = await RealPath.$memo.withValue(RealPath.Memo()) {
-                await ClientContext.$current.withValue(context) { await handler(arguments) }
-            }
-            status.withLock { $0 = result }
-            done.cancel()
+        // Each request resolves paths afresh (RealPath): a link changed since the last request is seen.
+        return await RealPath.$memo.withValue(RealPath.Memo()) {
+            await ClientContext.$current.withValue(context) { await handler(arguments) }
         }
-        let ready = try? Descriptors.waitEither(socket, done.descriptor, timeoutMilliseconds: -1)
-        if ready?.second == false {
-            // The client closed the connection (or wrote more, which the protocol forbids): it gets
-            // nothing from here on, and what waits on its terminal stops waiting.
-            console.close()
-            cancellation.cancel()
-            task.cancel()
-            _ = try? Descriptors.waitReadable(done.descriptor, timeoutMilliseconds: -1)
-            logger.info("a client left before its command \(arguments.first ?? "") ended; cancelled")
-            return nil
-        }
-        return status.withLock { $0 }
     }
 }
