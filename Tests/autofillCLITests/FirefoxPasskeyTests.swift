@@ -34,28 +34,7 @@ struct FirefoxPasskeyTests {
     @Test func aPasskeyIsCreatedAndSignsInThroughNavigatorCredentialsAndConditionalMediationAndFirefoxsOwnWebAuthnAnswersADecline() throws {
         defer { _ = try? CLI.run(["agent", "stop"], home: home) }
         let seen = try drive("passkeys")
-        let origin = try #require(seen["origin"] as? String)
-        let createRows = seen["create.rows"] as? [String] ?? []
-        #expect(createRows.first?.contains("Create a passkey for paula") == true && createRows.last?.contains("Other ways") == true, "\(createRows)")
-        #expect(passkeys.accepted(seen["create.result"]), "the relying party verified the registration: \(seen["create.result"] ?? "none")")
-        let created = passkeys.shape(seen["create.result"])
-        #expect(created["instance"] as? Bool == true && created["same"] as? Bool == true && created["parts"] as? Bool == true,
-                "a PublicKeyCredential whose members match its toJSON(): \(created)")
-        #expect((created["clientData"] as? [String: Any])?["origin"] as? String == origin, "clientDataJSON holds the browser's origin: \(created)")
-        #expect((seen["get.rows"] as? [String] ?? []).first?.contains("paula") == true, "\(seen["get.rows"] ?? "none")")
-        #expect(passkeys.accepted(seen["get.result"]), "the relying party verified the sign-in: \(seen["get.result"] ?? "none")")
-        let signed = passkeys.shape(seen["get.result"])
-        #expect(signed["instance"] as? Bool == true && signed["same"] as? Bool == true && signed["parts"] as? Bool == true, "\(signed)")
-        #expect(seen["get.accepted"] as? [Bool] == [true, true, true, true, true], "five sign-ins in a row: \(seen["get.accepted"] ?? "none")")
-        let conditionalRows = seen["conditional.rows"] as? [String] ?? []
-        #expect(conditionalRows.first?.contains("paula") == true && conditionalRows.first?.contains("Passkey") == true
-                    && conditionalRows.contains { $0.contains("dave") }, "the passkey in the same list as dave's password: \(conditionalRows)")
-        #expect(passkeys.accepted(seen["conditional.result"]), "a pick resolves the page's conditional get: \(seen["conditional.result"] ?? "none")")
-        let abortError = (seen["abort.result"] as? [String: Any])?["error"] as? String ?? ""
-        #expect(abortError.hasPrefix("AbortError"), "the page's abort rejects its conditional get: \(seen["abort.result"] ?? "none")")
-        let abortRows = seen["abort.rows"] as? [String] ?? []
-        #expect(abortRows.contains { $0.contains("dave") } && !abortRows.contains { $0.contains("Passkey") },
-                "an aborted conditional get offers no passkey: \(abortRows)")
+        try passkeys.expectCreatedSignedInAndConditional(seen)
         // "Other ways…": Firefox's own create runs, finds no authenticator, and the page's promise
         // settles with Firefox's own refusal (autofill's wrapper has no error of its own but AbortError).
         #expect((seen["decline.rows"] as? [String])?.last?.hasPrefix("Other ways") == true, "\(seen["decline.rows"] ?? "no list")")
@@ -73,23 +52,7 @@ struct FirefoxPasskeyTests {
     @Test func aCrossOriginFrameAPageOverridingNavigatorCredentialsAndAPageFakingTheExtensionsMessagesGetNothing() throws {
         defer { _ = try? CLI.run(["agent", "stop"], home: home) }
         let seen = try drive("passkey-hostile")
-        #expect(passkeys.accepted(seen["control.create"]), "the control: a pick registers paula's passkey: \(seen["control.create"] ?? "none")")
-        let framedError = (seen["framed.result"] as? [String: Any])?["error"] as? String ?? ""
-        #expect(framedError.hasPrefix("NotAllowedError"), "Firefox's own refusal in a cross-origin frame: \(seen["framed.result"] ?? "none")")
-        #expect(seen["framed.list"] as? Bool == false && seen["framed.topList"] as? Bool == false, "no list in the frame or its page")
-        #expect((seen["subTop.rows"] as? [String] ?? []).first?.contains("paula") == true, "the control: the same page at the top level")
-        #expect(passkeys.accepted(seen["subTop.result"]), "and its pick signs for localhost: \(seen["subTop.result"] ?? "none")")
-        #expect(seen["override.wrappedFirst"] as? Bool == true, "the page's first script already sees the extension's wrapper")
-        #expect(seen["override.own"] as? String == "the page's own", "a page's replacement is its own")
-        #expect(seen["override.savedList"] as? Bool == true, "the wrapper the page kept still opens the extension's list")
-        let ipAnswers = seen["forge.ip.answers"] as? [[String: Any]] ?? []
-        #expect(ipAnswers.contains { $0["id"] as? String == "forged" && $0["fallback"] as? Bool == true }, "\(ipAnswers)")
-        #expect(!ipAnswers.contains { $0["credential"] != nil }, "another origin claimed by the page gets nothing: \(ipAnswers)")
-        #expect(seen["forge.ip.list"] as? Bool == false)
-        #expect(seen["forge.local.list"] as? Bool == true, "the page's own request shows the list, as a get would")
-        let localAnswers = seen["forge.local.answers"] as? [[String: Any]] ?? []
-        #expect(!localAnswers.contains { $0["credential"] != nil }, "the page's fake pick signs nothing: \(localAnswers)")
-        #expect(seen["forge.local.picked"] as? String == "public-key", "the control: the user's own pick signs")
+        passkeys.expectNothingForHostilePages(seen)
     }
 
     @Test func aSameOriginFrameGetsAutofillsPasskeysAndACrossOriginFrameEvenWithThePermissionGetsFirefoxsOwnWebAuthn() throws {

@@ -1,5 +1,8 @@
 """Passkeys through navigator.credentials in a real headless Chromium (BrowserPasskeyTests.swift,
-docs/BROWSER.md "Passkeys"), with browser_driver.py's browser and pages.
+docs/BROWSER.md "Passkeys"), with browser_driver.py's browser and pages; firefox_driver.py runs the
+same scenarios in Firefox (FirefoxPasskeyTests.swift) through serve(), the Chromium-only parts (its
+DevTools, the virtual authenticator, cross-origin frames its permissions policy lets autofill serve)
+guarded by isinstance(browser, driver.Browser).
 
 The relying party is this script's own server on localhost (a port of its own, also reached as
 sub.localhost), its pages calling navigator.credentials as a site does, and its verification done
