@@ -42,9 +42,9 @@ struct BrowserPasskeyTests {
         (result as? [String: Any])?["shape"] as? [String: Any] ?? [:]
     }
 
-    @Test func aPasskeyIsCreatedAndSignsInThroughNavigatorCredentialsAndConditionalMediationAndTheBrowsersOwnWebAuthnRunsWhenDeclined() throws {
-        defer { _ = try? CLI.run(["agent", "stop"], home: browser.home.path) }
-        let seen = try drive("passkeys")
+    /// What `passkeys` shows in any browser: a pick creates paula's passkey and five sign in with it,
+    /// each verified by the relying party; conditional mediation, and its abort.
+    func expectCreatedSignedInAndConditional(_ seen: [String: Any]) throws {
         let origin = try #require(seen["origin"] as? String)
         let createRows = seen["create.rows"] as? [String] ?? []
         #expect(createRows.first?.contains("Create a passkey for paula") == true && createRows.last?.contains("Other ways") == true, "\(createRows)")
@@ -68,21 +68,11 @@ struct BrowserPasskeyTests {
         let abortRows = seen["abort.rows"] as? [String] ?? []
         #expect(abortRows.contains { $0.contains("dave") } && !abortRows.contains { $0.contains("Passkey") },
                 "an aborted conditional get offers no passkey: \(abortRows)")
-        #expect(accepted(seen["decline.result"]), "after Other ways, the browser's own create ran: \(seen["decline.result"] ?? "none")")
-        #expect((seen["unknown.rows"] as? [String])?.count == 1 && (seen["unknown.rows"] as? [String])?.first?.hasPrefix("Other ways") == true,
-                "no provider holds the allowed passkey: the list still shows, its one row declining: \(seen["unknown.rows"] ?? "no list")")
-        #expect(accepted(seen["unknown.result"]), "no provider holds the allowed passkey: the browser's own get after the decline: \(seen["unknown.result"] ?? "none")")
-        #expect(seen["virtual.credentials"] as? Int == 1, "the browser's own authenticator made victor's passkey, not autofill")
-        #expect(seen["upgrade.password"] as? String == "dave-password")
-        #expect(accepted(seen["upgrade.result"]), "the automatic upgrade after the password sign-in: \(seen["upgrade.result"] ?? "none")")
-        #expect(seen["upgrade.list"] as? Bool == false, "a conditional registration shows no list")
-        let timings = seen["get.pickToResolveMs"] as? [Double] ?? []
-        #expect(timings.count == 5 && timings.allSatisfy { $0 > 0 && $0 < 60_000 }, "from the pick to the page's promise: \(timings) ms")
     }
 
-    @Test func aCrossOriginFrameAPageOverridingNavigatorCredentialsAndAPageFakingTheExtensionsMessagesGetNothing() throws {
-        defer { _ = try? CLI.run(["agent", "stop"], home: browser.home.path) }
-        let seen = try drive("passkey-hostile")
+    /// What `passkey-hostile` shows in any browser: a cross-origin frame, a page overriding
+    /// navigator.credentials and a page faking the extension's messages get nothing (with controls).
+    func expectNothingForHostilePages(_ seen: [String: Any]) {
         #expect(accepted(seen["control.create"]), "the control: a pick registers paula's passkey: \(seen["control.create"] ?? "none")")
         let framed = seen["framed.result"] as? [String: Any] ?? [:]
         let framedError = framed["error"] as? String ?? ""
@@ -101,6 +91,28 @@ struct BrowserPasskeyTests {
         let localAnswers = seen["forge.local.answers"] as? [[String: Any]] ?? []
         #expect(!localAnswers.contains { $0["credential"] != nil }, "the page's fake pick signs nothing: \(localAnswers)")
         #expect(seen["forge.local.picked"] as? String == "public-key", "the control: the user's own pick signs")
+    }
+
+    @Test func aPasskeyIsCreatedAndSignsInThroughNavigatorCredentialsAndConditionalMediationAndTheBrowsersOwnWebAuthnRunsWhenDeclined() throws {
+        defer { _ = try? CLI.run(["agent", "stop"], home: browser.home.path) }
+        let seen = try drive("passkeys")
+        try expectCreatedSignedInAndConditional(seen)
+        #expect(accepted(seen["decline.result"]), "after Other ways, the browser's own create ran: \(seen["decline.result"] ?? "none")")
+        #expect((seen["unknown.rows"] as? [String])?.count == 1 && (seen["unknown.rows"] as? [String])?.first?.hasPrefix("Other ways") == true,
+                "no provider holds the allowed passkey: the list still shows, its one row declining: \(seen["unknown.rows"] ?? "no list")")
+        #expect(accepted(seen["unknown.result"]), "no provider holds the allowed passkey: the browser's own get after the decline: \(seen["unknown.result"] ?? "none")")
+        #expect(seen["virtual.credentials"] as? Int == 1, "the browser's own authenticator made victor's passkey, not autofill")
+        #expect(seen["upgrade.password"] as? String == "dave-password")
+        #expect(accepted(seen["upgrade.result"]), "the automatic upgrade after the password sign-in: \(seen["upgrade.result"] ?? "none")")
+        #expect(seen["upgrade.list"] as? Bool == false, "a conditional registration shows no list")
+        let timings = seen["get.pickToResolveMs"] as? [Double] ?? []
+        #expect(timings.count == 5 && timings.allSatisfy { $0 > 0 && $0 < 60_000 }, "from the pick to the page's promise: \(timings) ms")
+    }
+
+    @Test func aCrossOriginFrameAPageOverridingNavigatorCredentialsAndAPageFakingTheExtensionsMessagesGetNothing() throws {
+        defer { _ = try? CLI.run(["agent", "stop"], home: browser.home.path) }
+        let seen = try drive("passkey-hostile")
+        expectNothingForHostilePages(seen)
     }
 
     @Test func aSameOriginFrameAndACrossOriginFrameWithThePermissionGetAutofillsPasskeysOtherFramesGetNothingAndCapabilitiesAndSignalsTellNothingOfTheStores() throws {

@@ -1,5 +1,8 @@
 """Passkeys through navigator.credentials in a real headless Chromium (BrowserPasskeyTests.swift,
-docs/BROWSER.md "Passkeys"), with browser_driver.py's browser and pages.
+docs/BROWSER.md "Passkeys"), with browser_driver.py's browser and pages; firefox_driver.py runs the
+same scenarios in Firefox (FirefoxPasskeyTests.swift) through serve(), the Chromium-only parts (its
+DevTools, the virtual authenticator, cross-origin frames its permissions policy lets autofill serve)
+guarded by isinstance(browser, driver.Browser).
 
 The relying party is this script's own server on localhost (a port of its own, also reached as
 sub.localhost), its pages calling navigator.credentials as a site does, and its verification done
@@ -59,7 +62,7 @@ async function ceremony(op, query, extra) {
     const verdict = await post("/rp/" + (op === "get" ? "authentication" : "registration") + "-verify?" + query, credential.toJSON());
     window.__results.push({op, query, shape: shape(credential, op), verdict, resolvedAt, started});
   } catch (error) {
-    window.__results.push({op, query, error: error.name + ": " + error.message, started});
+    window.__results.push({op, query, error: error.name + ": " + error.message, started, settledAt: Date.now()});
   }
 }
 </script>"""
@@ -93,6 +96,8 @@ PAGES = {
     "/pk-nested": """<p>top</p><iframe id="middle" allow="publickey-credentials-get"
         src="http://sub.localhost:{port}/pk-middle" style="width:640px;height:360px;border:0"></iframe>""",
     "/pk-middle": """<iframe id="inner" allow="publickey-credentials-get" src="http://localhost:{port}/pk" style="width:600px;height:320px;border:0"></iframe>""",
+    "/pk-allowed-probe": """<p>top</p><iframe id="inner" allow="publickey-credentials-get; publickey-credentials-create"
+        src="http://sub.localhost:{port}/pk-probe" style="width:600px;height:320px;border:0"></iframe>""",
     "/pk-allowed-conditional": """<p>top</p><iframe id="inner" allow="publickey-credentials-get"
         src="http://sub.localhost:{port}/pk-conditional" style="width:600px;height:320px;border:0"></iframe>""",
     "/pk-plain": """<p>top</p><iframe id="inner" src="http://sub.localhost:{port}/pk-probe" style="width:600px;height:320px;border:0"></iframe>""",
@@ -193,6 +198,8 @@ def wait_result(browser, count, seconds=90):
 
 def diagnosis(browser):
     """What the extension's pages show (the list's text, any prompt window), for a failure's message."""
+    if not isinstance(browser, driver.Browser):  # Firefox: BiDi reaches the list's frame itself
+        return [["picker.html", browser.in_list("return document.body.innerText;")]]
     found = []
     for target in driver.devtools_targets(browser):
         url = target.get("url", "")
@@ -207,15 +214,21 @@ def diagnosis(browser):
     return found
 
 
+# The rows of the extension's list, in its frame: [text, x, y] each.
+ROWS = ("[...document.querySelectorAll('button')].map((b) => { const r = b.getBoundingClientRect();"
+        " return [b.innerText, r.left + r.width / 2, r.top + r.height / 2]; })")
+
+
 def picker_rows(browser):
-    """The rows of the extension's list showing now (read through DevTools: the page cannot), each
-    [text, x, y] with x, y the row's middle in the list's frame; or None."""
+    """The rows of the extension's list showing now (read through DevTools, or Firefox's BiDi: the
+    page cannot), each [text, x, y] with x, y the row's middle in the list's frame; or None."""
+    if not isinstance(browser, driver.Browser):
+        return browser.in_list("return " + ROWS + ";") or None
     for target in driver.devtools_targets(browser):
         if target.get("url", "").startswith("chrome-extension://codbobpodobdemdnekmelhkipidjofnm/picker.html") and "webSocketDebuggerUrl" in target:
             frame = driver.DevTools(target["webSocketDebuggerUrl"])
             try:
-                rows = frame.js("[...document.querySelectorAll('button')].map((b) => { const r = b.getBoundingClientRect();"
-                                " return [b.innerText, r.left + r.width / 2, r.top + r.height / 2]; })")
+                rows = frame.js(ROWS)
             except RuntimeError:
                 rows = None
             finally:
@@ -306,6 +319,27 @@ def passkeys(browser, origin):
         while seen["abort.rows"] is None and time.monotonic() < deadline:
             seen["abort.rows"] = [row[0] for row in picker_rows(browser) or []] or None
             time.sleep(0.2)
+    if isinstance(browser, driver.Browser):
+        browsers_own(browser, origin, seen)
+    else:
+        # Firefox: no virtual authenticator through BiDi. "Other ways…" declines; Firefox's own create
+        # runs, finds no authenticator, and refuses: the page's promise settles with Firefox's error.
+        browser.go(origin + "/pk")
+        start(browser, 'ceremony("create", "user=victor")')
+        seen["decline.rows"] = pick_row(browser, 1)
+        seen["decline.result"] = wait_result(browser, 1, seconds=180)
+    # The automatic upgrade: dave signs in with his saved password (a pick), then the page asks for a
+    # conditional registration: created without a list or a prompt.
+    browser.go(origin + "/pk-upgrade")
+    seen["upgrade.password"] = driver.pick_first(browser, "#user", "#password")
+    start(browser, 'ceremony("create", "user=dave&conditional=1", {mediation: "conditional"})')
+    seen["upgrade.result"] = wait_result(browser, 1)
+    seen["upgrade.list"] = driver.list_rect(browser) is not None
+    return seen
+
+
+def browsers_own(browser, origin, seen):
+    """Chromium: the browser's own WebAuthn after a decline, with a virtual authenticator."""
     # The browser's own WebAuthn: a virtual authenticator (WebDriver's WebAuthn extension) stands in
     # for a platform authenticator or security key.
     authenticator = browser.call("POST", browser.session + "/webauthn/authenticator", {
@@ -324,14 +358,6 @@ def passkeys(browser, origin):
     seen["unknown.result"] = wait_result(browser, 2)
     seen["virtual.credentials"] = len(browser.call("GET", browser.session + f"/webauthn/authenticator/{authenticator}/credentials"))
     browser.call("DELETE", browser.session + f"/webauthn/authenticator/{authenticator}")
-    # The automatic upgrade: dave signs in with his saved password (a pick), then the page asks for a
-    # conditional registration: created without a list or a prompt.
-    browser.go(origin + "/pk-upgrade")
-    seen["upgrade.password"] = driver.pick_first(browser, "#user", "#password")
-    start(browser, 'ceremony("create", "user=dave&conditional=1", {mediation: "conditional"})')
-    seen["upgrade.result"] = wait_result(browser, 1)
-    seen["upgrade.list"] = driver.list_rect(browser) is not None
-    return seen
 
 
 def passkey_hostile(browser, origin):
@@ -451,35 +477,13 @@ return out;
 """
 
 
-def passkey_frames(browser, origin):
-    seen = {}
-    port = urlparse(origin).port
-    # The setup and the control: paula's passkey for localhost, made at the top level with a pick.
-    browser.go(origin + "/pk")
-    start(browser, 'ceremony("create", "user=paula")')
-    pick_row(browser, 0)
-    seen["control.create"] = wait_result(browser, 1)
-    # getClientCapabilities at the top level (autofill's and the browser's), and the signals.
-    seen["capabilities.top"] = browser.js("return PublicKeyCredential.getClientCapabilities()")
-    start(browser, 'ceremony("get", "user=paula")')
-    pick_row(browser, "paula")
-    seen["signals.get"] = wait_result(browser, 2)
-    seen["signals"] = browser.js("return (async () => {" + SIGNALS + "})()", browser.js("return window.__last"), "localhost")
-    # A same-origin frame: registers sam's passkey and signs in with it, as the top frame does.
-    browser.go(origin + "/pk-same")
-    enter_frame(browser)
-    start(browser, 'ceremony("create", "user=sam")')
-    seen["same.create.rows"] = pick_row(browser, 0, frame="#inner")
-    seen["same.create"] = wait_result(browser, 1)
-    start(browser, 'ceremony("get", "user=sam")')
-    seen["same.get.rows"] = pick_row(browser, "sam", frame="#inner")
-    seen["same.get"] = wait_result(browser, 2)
-    browser.frame()
+def allowed_frames(browser, origin, seen):
+    """Chromium: cross-origin frames its permissions policy allows, served by autofill."""
     # A cross-origin frame (sub.localhost in a localhost page) with allow="publickey-credentials-get":
     # paula signs in for localhost; clientDataJSON says crossOrigin and the top page's origin.
     browser.go(origin + "/pk-allowed")
     enter_frame(browser)
-    seen["allowed.capabilities"] = browser.js("return PublicKeyCredential.getClientCapabilities()")
+    seen["allowed.capabilities"] = browser.js(CAPABILITIES)
     start(browser, 'ceremony("get", "user=paula&rp=localhost")')
     seen["allowed.get.rows"] = pick_row(browser, "paula", frame="#inner")
     seen["allowed.get"] = wait_result(browser, 1)
@@ -503,6 +507,45 @@ def passkey_frames(browser, origin):
     seen["nested.get.rows"] = pick_row(browser, "paula", frame=["#middle", "#inner"])
     seen["nested.get"] = wait_result(browser, 1)
     browser.frame()
+
+
+# The browser's getClientCapabilities() (wrapped by autofill where it serves), or None without one.
+CAPABILITIES = "return PublicKeyCredential.getClientCapabilities ? PublicKeyCredential.getClientCapabilities() : null;"
+
+
+def passkey_frames(browser, origin):
+    seen = {}
+    port = urlparse(origin).port
+    # The setup and the control: paula's passkey for localhost, made at the top level with a pick.
+    browser.go(origin + "/pk")
+    start(browser, 'ceremony("create", "user=paula")')
+    pick_row(browser, 0)
+    seen["control.create"] = wait_result(browser, 1)
+    # getClientCapabilities at the top level (autofill's and the browser's), and the signals.
+    seen["capabilities.top"] = browser.js(CAPABILITIES)
+    start(browser, 'ceremony("get", "user=paula")')
+    pick_row(browser, "paula")
+    seen["signals.get"] = wait_result(browser, 2)
+    seen["signals"] = browser.js("return (async () => {" + SIGNALS + "})()", browser.js("return window.__last"), "localhost")
+    # A same-origin frame: registers sam's passkey and signs in with it, as the top frame does.
+    browser.go(origin + "/pk-same")
+    enter_frame(browser)
+    start(browser, 'ceremony("create", "user=sam")')
+    seen["same.create.rows"] = pick_row(browser, 0, frame="#inner")
+    seen["same.create"] = wait_result(browser, 1)
+    start(browser, 'ceremony("get", "user=sam")')
+    seen["same.get.rows"] = pick_row(browser, "sam", frame="#inner")
+    seen["same.get"] = wait_result(browser, 2)
+    browser.frame()
+    if isinstance(browser, driver.Browser):
+        allowed_frames(browser, origin, seen)
+    else:
+        # Firefox offers the extension no permissions policy API: a cross-origin frame, even with
+        # allow="publickey-credentials-get", gets nothing of autofill's (its own WebAuthn answers).
+        seen["allowed"] = probe_frame(browser, origin + "/pk-allowed-probe")
+        enter_frame(browser, "typeof probe === 'function'")
+        seen["allowed.capabilities"] = browser.js(CAPABILITIES)
+        browser.frame()
     # Without the permission (the control's page without allow), sandboxed, the permission faked by the
     # page (set on the iframe after its load; claimed through an overridden featurePolicy): nothing.
     seen["plain"] = probe_frame(browser, origin + "/pk-plain")
@@ -511,28 +554,37 @@ def passkey_frames(browser, origin):
     seen["lying"] = probe_frame(browser, origin + "/pk-lying")
     browser.go(origin + "/pk-framing")
     enter_frame(browser)
-    seen["plain.capabilities"] = browser.js("return PublicKeyCredential.getClientCapabilities()")
+    seen["plain.capabilities"] = browser.js(CAPABILITIES)
     browser.frame()
     seen["sub"] = f"http://sub.localhost:{port}"
     return seen
 
 
-def main():
-    scenario, extension, user_data = sys.argv[1:4]
+SCENARIOS = {"passkeys": passkeys, "passkey-hostile": passkey_hostile, "passkey-frames": passkey_frames}
+
+
+def serve(start, scenario):
+    """Serves the relying party on localhost, runs SCENARIOS[scenario] in the browser `start()` gives
+    (browser_driver.Browser, or firefox_driver.Firefox), and prints its observations; ends both."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), RelyingParty)
     server.state = tempfile.mkdtemp(prefix="autofill-rp-")
     threading.Thread(target=server.serve_forever, daemon=True).start()
     origin = f"http://localhost:{server.server_address[1]}"
     browser = None
     try:
-        browser = driver.Browser(extension, user_data)
-        seen = {"passkeys": passkeys, "passkey-hostile": passkey_hostile, "passkey-frames": passkey_frames}[scenario](browser, origin)
+        browser = start()
+        seen = SCENARIOS[scenario](browser, origin)
         seen["origin"] = origin
         print(json.dumps(seen))
     finally:
         if browser:
             browser.close()
         server.shutdown()
+
+
+def main():
+    scenario, extension, user_data = sys.argv[1:4]
+    serve(lambda: driver.Browser(extension, user_data), scenario)
 
 
 if __name__ == "__main__":

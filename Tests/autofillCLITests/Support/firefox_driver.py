@@ -14,13 +14,16 @@ browser install --browser firefox` wrote the host manifest).
     code, new password, save after submit) | hostile (browser_driver.py's, and the page's view of a
     list showing alice) | prompt (a locked Vault's master password in the extension's prompt window;
     AUTOFILL_TEST_MASTER holds it) | manifest (the extension's manifest as Firefox reads it, and one
-    it refuses)
+    it refuses) | passkeys, passkey-hostile, passkey-frames (browser_passkeys.py's, with its relying
+    party; FirefoxPasskeyTests.swift: Firefox has no virtual authenticator here, so the browser's own
+    WebAuthn after a decline refuses)
 """
 import json, os, re, shutil, signal, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree (SwiftPM would see it in the test target)
 import browser_driver  # noqa: E402  (the pages, the scenarios, the WebSocket client)
+import browser_passkeys  # noqa: E402  (the relying party and the passkey scenarios)
 
 # Prefs of the test's own profile: no first-run pages, no updates or studies reaching the network.
 PREFS = {
@@ -37,7 +40,11 @@ PREFS = {
 
 
 def serialize(value):
-    """A Python value as a BiDi local value (strings, numbers, booleans, None)."""
+    """A Python value as a BiDi local value (strings, numbers, booleans, None, lists, dictionaries)."""
+    if isinstance(value, list):
+        return {"type": "array", "value": [serialize(item) for item in value]}
+    if isinstance(value, dict):
+        return {"type": "object", "value": [[str(key), serialize(item)] for key, item in value.items()]}
     if value is None:
         return {"type": "null"}
     if isinstance(value, bool):
@@ -123,7 +130,7 @@ class Firefox:
     def js(self, script, *args):
         answer = self.call("script.callFunction", functionDeclaration="function() {\n" + script + "\n}",
                            target={"context": self.context}, arguments=[serialize(arg) for arg in args],
-                           awaitPromise=False, resultOwnership="none")
+                           awaitPromise=True, resultOwnership="none")  # a promise's value, as WebDriver's execute script
         if answer.get("type") == "exception":
             raise RuntimeError("script: " + json.dumps(answer.get("exceptionDetails", {}).get("text")))
         return deserialize(answer["result"])
@@ -175,9 +182,9 @@ class Firefox:
         return self.js("const e = document.querySelector(arguments[0]); return e ? e.value : null;", css)
 
     def in_list(self, script):
-        """`script`'s value in the extension's list frame of the page (BiDi reaches the extension's
-        frame, which the page cannot read); None without a list."""
-        for context in self.call("browsingContext.getTree", root=self.top)["contexts"][0]["children"]:
+        """`script`'s value in the extension's list frame of the current frame (BiDi reaches the
+        extension's frame, which the page cannot read); None without a list."""
+        for context in self.call("browsingContext.getTree", root=self.context)["contexts"][0]["children"]:
             if context["url"].startswith("moz-extension://") and context["url"].endswith("/picker.html"):
                 current, self.context = self.context, context["context"]
                 try:
@@ -327,10 +334,22 @@ def main():
     def run(browser, origin):
         if scenario == "manifest":
             return manifest(browser, extension)
-        browser.install(extension)
-        browser.open_tab()
         return {"fills": browser_driver.fills, "hostile": hostile, "prompt": prompt}[scenario](browser, origin)
-    browser_driver.serve(lambda: Firefox(profile, system_access=scenario == "manifest"), run)
+
+    def start():
+        browser = Firefox(profile, system_access=scenario == "manifest")
+        try:
+            if scenario != "manifest":
+                browser.install(extension)
+                browser.open_tab()
+        except BaseException:
+            browser.close()
+            raise
+        return browser
+    if scenario in browser_passkeys.SCENARIOS:
+        browser_passkeys.serve(start, scenario)
+    else:
+        browser_driver.serve(start, run)
 
 
 if __name__ == "__main__":
