@@ -33,12 +33,15 @@
     const host = request.owner === "autofill";
     owner.className = host ? "host" : "provider";
     owner.textContent = host ? "autofill ▶ " + request.title : "┌─ " + request.owner + ": " + request.title;
-    // autofill's own authentication (PAM: the user's own password), which no provider's request carries.
+    // autofill's own authentication (PAM: the user's own password; confirm: a yes/no), which no
+    // provider's request carries.
     if (host && request.authentication === true) {
       owner.classList.add("authentication");
       const note = document.createElement("div");
       note.id = "authentication";
-      note.textContent = "autofill's own check that it is you (your login password, asked by PAM): not a provider's question";
+      note.textContent = request.kind === "confirm"
+        ? "autofill's own question before it hands anything out (your policy confirm): not a provider's question"
+        : "autofill's own check that it is you (your login password, asked by PAM): not a provider's question";
       owner.after(note);
     }
     site.textContent = "for " + reply.origin;

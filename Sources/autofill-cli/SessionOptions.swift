@@ -35,11 +35,11 @@ struct SessionOptions: ParsableArguments {
 
     /// A router over the configuration's providers: providers' UI from ``userInterface()``, the
     /// host's own authentication on the controlling terminal only (``HostPrompts``), or, under
-    /// `--ui-channel`, PAM's in the prompt window (``ChannelHostPrompts``). `progress` is erased
+    /// `--ui-channel`, in the prompt window (``ChannelHostPrompts``). `progress` is erased
     /// while a provider asks something.
     func router(_ setup: ProviderSetup, progress: ProgressLine? = nil) throws(AutofillError) -> FillRouter {
         let ui = try userInterface(progress: progress)
-        // Under --ui-channel (the browser's prompt window) PAM's questions go there, marked as autofill's own; confirm is refused.
+        // Under --ui-channel (the browser's prompt window) PAM's questions and confirm's yes/no go there, marked as autofill's own.
         let hostUI: any ProviderUserInterface = (ui as? ChannelUserInterface).map { ChannelHostPrompts(channel: $0) } ?? HostPrompts.open()
         var onEntry: (@Sendable (RequestTrace.Entry) -> Void)?
         if trace { onEntry = { entry in printError("trace: " + entry.description) } }

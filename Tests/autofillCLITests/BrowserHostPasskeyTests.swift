@@ -83,4 +83,40 @@ struct BrowserHostPasskeyTests {
             #expect(refusedSignal.contains(#""ok":false"#), "\(options): \(refusedSignal)")
         }
     }
+
+    /// The flags byte of the authenticator data in the host's answer to a passkey request, or nil.
+    static func flags(_ answer: String) -> UInt8? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any],
+              let credential = (object["credential"] as? String).flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }),
+              let encoded = (credential["response"] as? [String: Any])?["authenticatorData"] as? String else { return nil }
+        var base64 = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), data.count > 32 else { return nil }
+        return data[data.startIndex + 32]
+    }
+
+    @Test func underConfirmTheWindowsYesGivesThePasskeyUserPresenceAndANoSignsNothing() throws {
+        defer { _ = try? CLI.run(["agent", "stop"], home: base.home.path) }
+        let get = #"{"challenge":"Y2hhbGxlbmdlLWNoYWxsZW5nZS0xMjM0","rpId":"example.com"}"#
+        // The control, under none: signed, without user presence (a pick alone proves nobody).
+        let unattended = try ask("passkey-get", origin: "https://example.com", options: get, extra: ["user": "erin"])
+        let noPresence = try #require(Self.flags(unattended), "\(unattended)")
+        #expect(noPresence & 0x01 == 0, "UP clear under none")
+        try base.home.usePolicy(["Policy": "confirm"])
+        for (confirmed, present) in [(false, false), (true, true)] {
+            let message = try base.request(["type": "passkey-get", "origin": "https://example.com", "options": get, "ceremony": "get",
+                                            "user": "erin", "port": true])
+            let talked = try base.talk([BrowserHostTests.extensionOrigin], message + (try base.request(["type": "ui-answer", "confirmed": confirmed])))
+            try #require(talked.status == 0 && talked.answers.count == 2, "\(talked)")
+            #expect(talked.answers[0].contains(#""kind":"confirm""#) && talked.answers[0].contains(#""authentication":true"#),
+                    "the yes/no, as autofill's own: \(talked.answers[0])")
+            if present {
+                let flags = try #require(Self.flags(talked.answers[1]), "\(talked.answers[1])")
+                #expect(flags & 0x01 == 0x01, "the window's Yes is user presence: UP set")
+                #expect(flags & 0x04 == 0, "and not verification: UV clear")
+            } else {
+                #expect(talked.answers[1].contains(#""ok":false"#) && !talked.answers[1].contains("authenticatorData"), "a No signs nothing: \(talked.answers[1])")
+            }
+        }
+    }
 }

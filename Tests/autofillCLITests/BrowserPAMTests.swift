@@ -6,8 +6,8 @@ import Testing
 /// window"): the same home as BrowserTests, its policy then `pam` with a service of the test's own
 /// that asks a password and checks it (pam_exec with expose_authtok, a script comparing what PAM
 /// passes it), so the test knows the answer without the user's real one. A pick opens the window
-/// framed as autofill's own; a wrong password fills nothing, the right one fills. `confirm` is not
-/// moved there: a fill under it is refused, saying to use pam.
+/// framed as autofill's own; a wrong password fills nothing, the right one fills. The policy
+/// `confirm`'s yes/no is asked there too, framed the same way: No fills nothing, Yes fills.
 @Suite(.serialized, .enabled(if: CLI.usesAgent), .enabled(if: Chromium.isInstalled, "needs Debian's chromium and chromium-driver (Scripts/bootstrap test)"),
        .enabled(if: FileManager.default.fileExists(atPath: "/lib/x86_64-linux-gnu/security/pam_exec.so") || FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/security/pam_exec.so"), "needs pam_exec"))
 struct BrowserPAMTests {
@@ -46,7 +46,7 @@ struct BrowserPAMTests {
 
     @Test func autofillsOwnPAMPasswordIsAskedInThePromptWindowFramedAsItsOwnAndOnlyTheRightOneFills() throws {
         defer { _ = try? CLI.run(["agent", "stop"], home: browser.home.path) }
-        try browser.usePolicy(try checkingService())
+        try browser.home.usePolicy(try checkingService())
         var extra = ["AUTOFILL_TEST_PAM_PASSWORD": Self.pamPassword]
         if let shot = ProcessInfo.processInfo.environment["AUTOFILL_TEST_SCREENSHOT"] { extra["AUTOFILL_TEST_SCREENSHOT"] = shot }
         let seen = try drive("pam", environment: extra)
@@ -62,29 +62,49 @@ struct BrowserPAMTests {
         #expect(seen["right.user"] as? String == "alice")
     }
 
-    /// The host, spoken to as the extension does over a port: under `confirm` the fill is refused
-    /// with the reason, and no yes/no ever reaches the extension.
-    @Test func underConfirmABrowserFillIsRefusedSayingToUsePAM() throws {
+    @Test func underConfirmItsYesOrNoIsAskedInThePromptWindowFramedAsAutofillsOwnAndOnlyYesFills() throws {
         defer { _ = try? CLI.run(["agent", "stop"], home: browser.home.path) }
-        try browser.usePolicy(["Policy": "confirm"])
+        try browser.home.usePolicy(["Policy": "confirm"])
+        let seen = try drive("confirm", environment: [:])
+        #expect(seen["no.opened"] as? Bool == true, "a pick opens the prompt window: \(seen)")
+        let view = seen["no.view"] as? [String: Any] ?? [:]
+        #expect(view["owner"] as? String == "autofill ▶ Confirm", "framed as autofill's own, as at the terminal: \(view)")
+        #expect((view["ownerClass"] as? String ?? "").contains("authentication"), "\(view)")
+        #expect((view["note"] as? String ?? "").contains("your policy confirm"), "\(view)")
+        #expect(view["buttons"] as? [String] == ["Cancel", "No", "Yes"], "\(view)")
+        #expect(view["field"] as? Bool == false)
+        #expect(seen["no.password"] as? String == "", "No fills nothing")
+        #expect(seen["yes.opened"] as? Bool == true)
+        #expect(seen["yes.password"] as? String == BrowserTests.password, "Yes fills: \(seen)")
+        #expect(seen["yes.user"] as? String == "alice")
+    }
+
+    /// The host, spoken to as the extension does over a port: under `confirm` the yes/no reaches the
+    /// prompt window as autofill's own, and a No (or the window closed) hands out nothing.
+    @Test func underConfirmTheHostAsksTheYesOrNoAsAutofillsOwnAndANoHandsOutNothing() throws {
+        defer { _ = try? CLI.run(["agent", "stop"], home: browser.home.path) }
+        try browser.home.usePolicy(["Policy": "confirm"])
         let host = BrowserHostTests.host
-        let request = #"{"type":"fill","origin":"http://127.0.0.1","kind":"password","position":1,"user":"alice","port":true}"#
-        var framed = withUnsafeBytes(of: UInt32(request.utf8.count).littleEndian) { Data($0) }
-        framed.append(Data(request.utf8))
+        var framed = Data()
+        for message in [#"{"type":"fill","origin":"http://127.0.0.1","kind":"password","position":1,"user":"alice","port":true}"#,
+                        #"{"type":"ui-answer","confirmed":false}"#] {
+            framed.append(withUnsafeBytes(of: UInt32(message.utf8.count).littleEndian) { Data($0) })
+            framed.append(Data(message.utf8))
+        }
         let result = try ChildProcess.run(host, ["chrome-extension://codbobpodobdemdnekmelhkipidjofnm/"],
                                           environment: CLI.environment(home: browser.home.path).merging(["AUTOFILL_AGENT": "on"]) { $1 },
                                           input: String(decoding: framed, as: UTF8.self))
-        #expect(!result.stdout.contains(#""type":"ui""#), "no question reaches the prompt window: \(result.stdout)")
-        #expect(result.stdout.contains("choose the policy pam for fills in the browser"), "\(result.stdout)")
-        #expect(!result.stdout.contains(BrowserTests.password))
+        #expect(result.stdout.contains(#""type":"ui""#) && result.stdout.contains(#""kind":"confirm""#), "the yes/no reaches the window: \(result.stdout)")
+        #expect(result.stdout.contains(#""owner":"autofill""#) && result.stdout.contains(#""authentication":true"#), "as autofill's own: \(result.stdout)")
+        #expect(!result.stdout.contains(BrowserTests.password), "a No hands out nothing")
     }
 }
 
-extension BrowserTests {
+extension TemporaryHome {
     /// Rewrites the home's user configuration with `policy` as its UserAuthentication (the agent
     /// reads it for each command).
     func usePolicy(_ policy: [String: String]) throws {
-        let path = "\(home.path)/.config/autofill/config.plist"
+        let path = "\(self.path)/.config/autofill/config.plist"
         var configuration = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: path)), format: nil) as? [String: Any])
         configuration["UserAuthentication"] = policy
         try PropertyListSerialization.data(fromPropertyList: configuration, format: .xml, options: 0).write(to: URL(fileURLWithPath: path))

@@ -18,7 +18,7 @@ struct BrowserPasskeyTests {
         #expect(saved.status == 0, "\(saved.stderr)")
         // pam with a service that asks nothing: user verification, so a registration carries user
         // presence (the Vault's yes in the prompt window is a program's answer, which never does).
-        try browser.usePolicy(try browser.home.permitPolicy())
+        try browser.home.usePolicy(try browser.home.permitPolicy())
     }
 
     /// Runs `browser_passkeys.py scenario`; its observations.

@@ -15,9 +15,10 @@ internal import Synchronization
 ///
 /// `owner` is "autofill" for the host's own lists and the provider's "Name (id)" otherwise, as the
 /// terminal frames them (``PromptFrame``). Whatever is at the other end is a program, not a
-/// verified person: its answers never establish presence (as a UI script's). Of the host's own
-/// authentication only PAM's conversation comes here, marked `"authentication":true`
-/// (``ChannelHostPrompts``: PAM checks the answer; a `confirm` yes/no is never asked here).
+/// verified person: its answers to a provider's questions never establish presence (as a UI
+/// script's). The host's own authentication comes here marked `"authentication":true`
+/// (``ChannelHostPrompts``): PAM's conversation, which PAM checks, and the `confirm` policy's yes/no,
+/// which is what a yes at the terminal is (an accident's guard, docs/AGENT.md).
 public final class ChannelUserInterface: ProviderUserInterface {
     private struct Request: Encodable {
         let owner: String

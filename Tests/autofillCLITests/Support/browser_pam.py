@@ -1,11 +1,12 @@
-"""autofill's own PAM question in the extension's prompt window (BrowserPAMTests.swift, docs/BROWSER.md
+"""autofill's own questions in the extension's prompt window (BrowserPAMTests.swift, docs/BROWSER.md
 "The prompt window"), with browser_driver.py's browser, pages and DevTools client.
 
-A pick in the list opens the prompt window asking PAM's password, framed as autofill's own; a wrong
-password (typed there with real input) fills nothing, the right one (AUTOFILL_TEST_PAM_PASSWORD) fills.
-With AUTOFILL_TEST_SCREENSHOT set, the window is saved there as a PNG first.
+pam: a pick in the list opens the prompt window asking PAM's password, framed as autofill's own; a
+wrong password (typed there with real input) fills nothing, the right one (AUTOFILL_TEST_PAM_PASSWORD)
+fills. With AUTOFILL_TEST_SCREENSHOT set, the window is saved there as a PNG first.
+confirm: the policy confirm's yes/no, framed as autofill's own; No fills nothing, Yes fills.
 
-    browser_pam.py pam EXTENSION_FOLDER USER_DATA_FOLDER
+    browser_pam.py pam|confirm EXTENSION_FOLDER USER_DATA_FOLDER
 """
 import base64, http.server, json, os, sys, threading, time
 
@@ -15,7 +16,8 @@ import browser_driver as driver
 
 VIEW = """(() => { const o = document.getElementById('owner'), a = document.getElementById('answer'), n = document.getElementById('authentication');
     return {owner: o.textContent, ownerClass: o.className, note: n ? n.textContent : null, site: document.getElementById('site').textContent,
-            field: !!a, fieldType: a ? a.type : null}; })()"""
+            field: !!a, fieldType: a ? a.type : null,
+            buttons: [...document.querySelectorAll('button')].map((b) => b.textContent)}; })()"""
 
 
 def open_prompt(browser, origin):
@@ -91,6 +93,54 @@ def pam(browser, origin):
     return seen
 
 
+def press(browser, target, label):
+    """Clicks the prompt window's button `label` with real input (DevTools); the window's view before."""
+    window = driver.DevTools(target["webSocketDebuggerUrl"])
+    try:
+        deadline = time.monotonic() + 60
+        view = None
+        while time.monotonic() < deadline:
+            view = window.js(VIEW)
+            if view and label in view["buttons"]:
+                break
+            time.sleep(0.2)
+        rect = window.js("(() => { const b = [...document.querySelectorAll('button')].find((b) => b.textContent === %s);"
+                         " const r = b.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()" % json.dumps(label))
+        try:
+            for kind in ("mousePressed", "mouseReleased"):
+                window.call("Input.dispatchMouseEvent", type=kind, x=rect[0], y=rect[1], button="left", clickCount=1)
+        except RuntimeError:
+            pass  # the answer closed the window before the button came up
+        return view
+    finally:
+        window.close()
+
+
+def confirm(browser, origin):
+    seen = {}
+    # No: nothing is filled.
+    target = open_prompt(browser, origin)
+    seen["no.opened"] = target is not None
+    if target:
+        seen["no.view"] = press(browser, target, "No")
+        deadline = time.monotonic() + 30
+        while driver.prompt_target(browser) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(3)
+    seen["no.password"] = browser.value("#password") or ""
+    # Yes: the pick fills.
+    target = open_prompt(browser, origin)
+    seen["yes.opened"] = target is not None
+    if target:
+        seen["yes.view"] = press(browser, target, "Yes")
+        deadline = time.monotonic() + 60
+        while not browser.value("#password") and time.monotonic() < deadline:
+            time.sleep(0.2)
+    seen["yes.password"] = browser.value("#password") or ""
+    seen["yes.user"] = browser.value("#user") or ""
+    return seen
+
+
 def main():
     scenario, extension, user_data = sys.argv[1:4]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), driver.Pages)
@@ -99,7 +149,7 @@ def main():
     browser = None
     try:
         browser = driver.Browser(extension, user_data)
-        seen = {"pam": pam}[scenario](browser, origin)
+        seen = {"pam": pam, "confirm": confirm}[scenario](browser, origin)
         seen["origin"] = origin
         print(json.dumps(seen))
     finally:
