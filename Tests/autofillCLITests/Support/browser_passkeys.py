@@ -199,7 +199,7 @@ def wait_result(browser, count, seconds=90):
 def diagnosis(browser):
     """What the extension's pages show (the list's text, any prompt window), for a failure's message."""
     if not isinstance(browser, driver.Browser):  # Firefox: BiDi reaches the list's frame itself
-        return [["picker.html", browser.in_list("return document.body.innerText;")]]
+        return [["picker.html", browser.in_list("return document.body ? document.body.innerText : null;")]]
     found = []
     for target in driver.devtools_targets(browser):
         url = target.get("url", "")

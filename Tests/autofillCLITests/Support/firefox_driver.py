@@ -215,7 +215,7 @@ class Firefox:
 
 def list_text(browser):
     """The text of the extension's list in the current page, or None."""
-    return browser.in_list("return document.body.innerText;")
+    return browser.in_list("return document.body ? document.body.innerText : null;")  # null while the list loads
 
 
 def hostile(browser, origin):
