@@ -1,3 +1,4 @@
+import AutofillTestSupport
 import Foundation
 
 /// A real terminal session in a private tmux server, driven with send-keys and read with capture-pane.
@@ -32,9 +33,18 @@ final class TmuxSession {
     /// Types `keys` (tmux key names, e.g. "2", "Enter").
     func send(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
 
+    /// Whether the pane's terminal echoes what is typed at this moment (`stty -a` of its tty).
+    func echoes() throws -> Bool {
+        let tty = try tmux(["display-message", "-p", "-t", name, "#{pane_tty}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = try ChildProcess.run("/bin/stty", ["-F", tty, "-a"])
+        let words = Set(settings.stdout.split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "\n" }).map(String.init))
+        guard words.contains("echo") || words.contains("-echo") else { throw TmuxTimeout(expected: "stty to say echo or -echo", screen: settings.stdout + settings.stderr) }
+        return words.contains("echo")
+    }
+
     /// Waits until the pane shows `text`; returns the screen.
     @discardableResult
-    func waitFor(_ text: String, timeout: TimeInterval = 10) throws -> String {
+    func waitFor(_ text: String, timeout: TimeInterval = 60) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let shown = try screen()

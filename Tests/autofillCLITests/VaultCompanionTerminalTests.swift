@@ -79,9 +79,13 @@ struct VaultCompanionTerminalTests {
             + " \(Self.companion) edit example.com --user bob --new-password --vault \(vault) > \(output) 2>&1; echo EXIT=$? >> \(output)"
         let pane = try TmuxSession(command)
         try pane.waitFor("Master password for \(vault):")
+        // The echo is off before the prompt shows, so keys typed the moment it shows are not echoed
+        // (under load they once were, and the echo's later switch then discarded them).
+        #expect(try !pane.echoes(), "the echo is off once the prompt shows")
         try pane.send("-l", Self.master)
         try pane.send("Enter")
         try pane.waitFor("New password for bob at example.com:")
+        #expect(try !pane.echoes(), "the echo is off once the prompt shows")
         try pane.send("-l", "bobs-new-terminal-pw")
         try pane.send("Enter")
         try pane.waitFor("Repeat it:")

@@ -8,7 +8,6 @@ enum Terminal {
             throw CommandFailure(.usage, "no terminal to ask for the \(secret ? "secret" : "text") on; pass it on standard input with --password-stdin")
         }
         defer { Descriptors.closeQuietly(fd) }
-        try? Descriptors.write(fd, prompt)
         var restore: TerminalSettings?
         if secret, let settings = try? TerminalSettings(of: fd) {
             // ^C or a SIGTERM at the prompt puts the echo back (and a new line) before ending.
@@ -26,6 +25,9 @@ enum Terminal {
                 try? Descriptors.write(fd, "\n")
             }
         }
+        // The prompt only once the echo is off: what is typed as soon as it shows is neither echoed
+        // nor discarded (turning the echo off discards what was typed before it, as getpass does).
+        try? Descriptors.write(fd, prompt)
         var bytes: [UInt8] = []
         defer { for index in bytes.indices { bytes[index] = 0 } }
         var byte: UInt8 = 0

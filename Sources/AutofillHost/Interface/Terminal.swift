@@ -47,9 +47,11 @@ final class Terminal: Sendable {
         try? Descriptors.write(fd, text)
     }
 
-    /// Reads one line; nil on end of input (Ctrl-D). With `echo` false the typed characters are not
-    /// shown, and echo is restored even if the user presses Ctrl-C.
-    func readLine(echo: Bool) -> [UInt8]? {
+    /// Writes `prompt`, then reads one line; nil on end of input (Ctrl-D). With `echo` false the typed
+    /// characters are not shown, and echo is restored even if the user presses Ctrl-C. The echo is
+    /// off before the prompt shows: what is typed as soon as it shows is neither echoed nor discarded
+    /// (turning the echo off discards what was typed before, as getpass does).
+    func readLine(after prompt: String, echo: Bool) -> [UInt8]? {
         let saved = echo ? nil : try? TerminalSettings(of: fd)
         if let saved {
             // Not in the agent: its signals are its own, and the client restores its terminal itself.
@@ -62,6 +64,7 @@ final class Terminal: Sendable {
                 if cancellation == nil { TerminalSettings.disarmRestoring(defaults: false) }
             }
         }
+        write(prompt)
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while true {

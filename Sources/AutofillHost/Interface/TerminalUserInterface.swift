@@ -46,8 +46,7 @@ public final class TerminalUserInterface: ProviderUserInterface {
         case .prompt(let title, let message, let secret, let maxLength):
             terminal.write(frame.header(title))
             while true {
-                terminal.write(frame.question(Self.prompt(message)))
-                guard let line = terminal.readLine(echo: !secret) else { throw .canceled }
+                guard let line = terminal.readLine(after: frame.question(Self.prompt(message)), echo: !secret) else { throw .canceled }
                 guard line.count <= maxLength else {
                     terminal.write(frame.lines("That is \(line.count) bytes; this takes at most \(maxLength). Try again (Ctrl-D cancels)."))
                     continue
@@ -64,8 +63,7 @@ public final class TerminalUserInterface: ProviderUserInterface {
                 terminal.write(frame.lines("  \(index + 1). \(DisplayText.escaped(item, keepingNewlines: false))"))
             }
             while true {
-                terminal.write(frame.question("Choose 1–\(items.count) (q cancels):"))
-                guard let line = terminal.readLine(echo: true) else { throw .canceled }
+                guard let line = terminal.readLine(after: frame.question("Choose 1–\(items.count) (q cancels):"), echo: true) else { throw .canceled }
                 let answer = String(decoding: line, as: UTF8.self).trimmed
                 if answer == "q" { throw .canceled }
                 if let number = Int(answer), (1...items.count).contains(number) { return .choice(number - 1) }
@@ -74,8 +72,7 @@ public final class TerminalUserInterface: ProviderUserInterface {
         case .confirm(let title, let message):
             terminal.write(frame.header(title))
             while true {
-                terminal.write(frame.question("\(Self.printable(message)) [y/n, q cancels]:"))
-                guard let line = terminal.readLine(echo: true) else { throw .canceled }
+                guard let line = terminal.readLine(after: frame.question("\(Self.printable(message)) [y/n, q cancels]:"), echo: true) else { throw .canceled }
                 switch String(decoding: line, as: UTF8.self).trimmed.lowercased() {
                 case "y", "yes": return .confirmed(true)
                 case "n", "no": return .confirmed(false)
@@ -86,8 +83,7 @@ public final class TerminalUserInterface: ProviderUserInterface {
         case .message(let title, let message):
             terminal.write(frame.header(title))
             terminal.write(frame.lines(Self.printable(message)))
-            terminal.write(frame.question("Press Enter to continue (q cancels):"))
-            guard let line = terminal.readLine(echo: true) else { throw .canceled }
+            guard let line = terminal.readLine(after: frame.question("Press Enter to continue (q cancels):"), echo: true) else { throw .canceled }
             if String(decoding: line, as: UTF8.self).trimmed == "q" { throw .canceled }
             return .acknowledged
         }
