@@ -216,7 +216,7 @@ def list_rect(browser):
                       "const r = h.getBoundingClientRect(); return [r.left, r.top, r.width, r.height];")
 
 
-def pick_first(browser, field, watch, frame=None, seconds=60, linger=None):
+def pick_first(browser, field, watch, frame=None, seconds=120, linger=None):
     """Clicks `field` (in iframe `frame`, if any), then clicks the list's first row with real input
     until `watch` (a selector in that frame) has a value or `seconds` pass, or, with `linger`, that
     many seconds after the list appeared (a check that nothing is filled: the list is waited for
@@ -357,7 +357,7 @@ def fills(browser, origin):
 
 def wait_for_frame(browser, url):
     browser.go(url)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # returns once the frame is ready; a loaded machine may take long
     while time.monotonic() < deadline:
         browser.frame("#inner")
         ready = browser.js("return document.readyState === 'complete' && !!document.getElementById('user')")
