@@ -88,6 +88,9 @@ struct PlainCommandLine<Command: ParsableCommand>: @unchecked Sendable {
             guard let value, !entry.takesValue || (!value.isEmpty && !value.hasPrefix("-")), entry.set(&command, value) else { return nil }
         }
         guard sawPositional, (try? command.validate()) != nil else { return nil }
+        #if DEBUG
+        Self.check(command, arguments)
+        #endif
         return command
     }
 
@@ -118,18 +121,8 @@ extension Autofill {
     static func parsePlain(_ arguments: [String]) -> (any ParsableCommand)? {
         let rest = arguments.dropFirst()
         switch arguments.first {
-        case "fill":
-            guard let command = plainFill?.parse(rest) else { return nil }
-            #if DEBUG
-            PlainCommandLine.check(command, rest)
-            #endif
-            return command
-        case "suggest":
-            guard let command = plainSuggest?.parse(rest) else { return nil }
-            #if DEBUG
-            PlainCommandLine.check(command, rest)
-            #endif
-            return command
+        case "fill": return plainFill?.parse(rest)
+        case "suggest": return plainSuggest?.parse(rest)
         default:
             return nil
         }

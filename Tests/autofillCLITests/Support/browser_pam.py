@@ -67,30 +67,38 @@ def answer(browser, target, password, screenshot=None):
         window.close()
 
 
-def pam(browser, origin):
+def refused_then_filled(browser, origin, first, second, refuse, fill):
+    """A pick whose prompt window `refuse(target)` answers (nothing may fill), then a pick whose window
+    `fill(target)` answers (the pick fills); what each window showed and what was filled, under the
+    names `first` and `second`."""
     seen = {}
-    right = os.environ["AUTOFILL_TEST_PAM_PASSWORD"]
-    # A wrong password: PAM refuses, nothing is filled, the list says why.
     target = open_prompt(browser, origin)
-    seen["wrong.opened"] = target is not None
+    seen[first + ".opened"] = target is not None
     if target:
-        seen["wrong.view"] = answer(browser, target, "not-the-password", os.environ.get("AUTOFILL_TEST_SCREENSHOT"))
+        seen[first + ".view"] = refuse(target)
         deadline = time.monotonic() + 30
         while driver.prompt_target(browser) and time.monotonic() < deadline:
             time.sleep(0.2)
         time.sleep(3)
-    seen["wrong.password"] = browser.value("#password") or ""
-    # The right one: the pick fills.
+    seen[first + ".password"] = browser.value("#password") or ""
     target = open_prompt(browser, origin)
-    seen["right.opened"] = target is not None
+    seen[second + ".opened"] = target is not None
     if target:
-        seen["right.view"] = answer(browser, target, right)
+        seen[second + ".view"] = fill(target)
         deadline = time.monotonic() + 60
         while not browser.value("#password") and time.monotonic() < deadline:
             time.sleep(0.2)
-    seen["right.password"] = browser.value("#password") or ""
-    seen["right.user"] = browser.value("#user") or ""
+    seen[second + ".password"] = browser.value("#password") or ""
+    seen[second + ".user"] = browser.value("#user") or ""
     return seen
+
+
+def pam(browser, origin):
+    """A wrong password (PAM refuses, nothing is filled), then the right one (the pick fills)."""
+    right = os.environ["AUTOFILL_TEST_PAM_PASSWORD"]
+    return refused_then_filled(browser, origin, "wrong", "right",
+                               lambda target: answer(browser, target, "not-the-password", os.environ.get("AUTOFILL_TEST_SCREENSHOT")),
+                               lambda target: answer(browser, target, right))
 
 
 def press(browser, target, label):
@@ -117,28 +125,9 @@ def press(browser, target, label):
 
 
 def confirm(browser, origin):
-    seen = {}
-    # No: nothing is filled.
-    target = open_prompt(browser, origin)
-    seen["no.opened"] = target is not None
-    if target:
-        seen["no.view"] = press(browser, target, "No")
-        deadline = time.monotonic() + 30
-        while driver.prompt_target(browser) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        time.sleep(3)
-    seen["no.password"] = browser.value("#password") or ""
-    # Yes: the pick fills.
-    target = open_prompt(browser, origin)
-    seen["yes.opened"] = target is not None
-    if target:
-        seen["yes.view"] = press(browser, target, "Yes")
-        deadline = time.monotonic() + 60
-        while not browser.value("#password") and time.monotonic() < deadline:
-            time.sleep(0.2)
-    seen["yes.password"] = browser.value("#password") or ""
-    seen["yes.user"] = browser.value("#user") or ""
-    return seen
+    """No (nothing is filled), then Yes (the pick fills)."""
+    return refused_then_filled(browser, origin, "no", "yes",
+                               lambda target: press(browser, target, "No"), lambda target: press(browser, target, "Yes"))
 
 
 def main():
