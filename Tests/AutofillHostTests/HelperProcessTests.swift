@@ -130,16 +130,18 @@ struct HelperProcessTests {
         #expect(!Self.isRunning(pid))
     }
 
-    @Test func theHelperDiesWithTheHost() async throws {
+    @Test func theHelperDiesWithTheHost() throws {
         // A real host process: `autofill providers sync` waiting for a plugin stuck in its entry
         // function. Killing autofill with SIGKILL (no cleanup at all) must take its helper along.
+        // Synchronous on purpose: the host gives up on the stuck plugin after its load deadline (600 s at
+        // most), and an async test under load can resume from an await later than that.
         let plugins = "\(folder.path)/plugins"
         try TestPlugins.fixture(in: plugins, name: "stuck", plist: TestPlugins.plist(id: "org.test.stuck", name: "Stuck"),
                                 defines: ["FIXTURE_HANG_IN_ENTRY"])
         let config = "\(folder.path)/config.plist"
         try TestPlugins.write([
             "PluginSearchPaths": ["plugins"], "EnabledProviders": ["org.test.stuck"], "IdentityStoreDirectory": "stores",
-            "ProviderIsolation": ["LoadDeadlineSeconds": 600],  // stuck however long a busy run takes to look
+            "ProviderIsolation": ["LoadDeadlineSeconds": 600],
         ], to: config)
         // Listed by hand: approve its files first, as a user would (else it is refused before it starts).
         let (approved, output) = try TestPlugins.run("\(Repository.root)/.build/debug/autofill", ["providers", "trust", "org.test.stuck", "--config", config],
@@ -152,18 +154,26 @@ struct HelperProcessTests {
         host.standardOutput = FileHandle.nullDevice
         host.standardError = FileHandle.nullDevice
         try host.run()
+        defer { if host.isRunning { kill(host.processIdentifier, SIGKILL); host.waitUntilExit() } }
+        // The helper program itself: a child seen between fork and exec still runs autofill's image.
         var helper: Int32?
-        try await eventually {
-            helper = Self.children(of: host.processIdentifier).first
+        eventuallyWithoutSuspending {
+            helper = Self.children(of: host.processIdentifier).first { Self.command(of: $0) == "autofill-provid" }
             return helper != nil
         }
-        let pid = try #require(helper)
-        try await Task.sleep(for: .milliseconds(200))  // into the entry function
+        let pid = try #require(helper, "no helper under the host; its children: \(Self.children(of: host.processIdentifier).map { "\($0) \(Self.command(of: $0))" })")
+        usleep(200_000)  // into the entry function
         #expect(Self.isRunning(pid))
         kill(host.processIdentifier, SIGKILL)
         host.waitUntilExit()
-        try await eventually { !Self.isRunning(pid) }
+        eventuallyWithoutSuspending { !Self.isRunning(pid) }
         #expect(!Self.isRunning(pid), "the helper outlived its host")
+    }
+
+    /// The name of the program `pid` runs, cut to 15 bytes by the kernel ("" once it has ended). Readable
+    /// where `/proc/PID/exe` is not (a helper is not dumpable).
+    static func command(of pid: Int32) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
     }
 
     /// The pids whose parent is `parent`.
