@@ -70,13 +70,6 @@ struct HelperProcessTests {
     static let request = ProviderRequest.credentialWithoutUserInteraction(.password(PasswordCredentialIdentity(
         serviceIdentifier: ServiceIdentifier(identifier: "example.com", type: .domain), user: "ok")))
 
-    static func isRunning(_ pid: Int32) -> Bool {
-        // A zombie has been reaped by nobody yet; it runs no code.
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
-        return !stat.contains(") Z ")
-    }
-
-
     @Test func aHelperHoldsOnlyItsOwnDescriptors() throws {
         // Two helpers at once: neither may hold the other's socket or pipes (close-on-exec everywhere).
         let alpha = try launch(try bundle("alpha"))
@@ -104,7 +97,7 @@ struct HelperProcessTests {
         let options = HelperOptions(memoryLimitMegabytes: 384)
         HelperPrestart.start(options: options)
         let waiting = try #require(HelperPrestart.waitingProcessID)
-        #expect(Self.isRunning(waiting))
+        #expect(ProcessTable.isRunning(waiting))
         // Another limit does not take it.
         let other = try launch(try bundle("beta"), name: "beta")
         #expect(other.helperProcessID != waiting)
@@ -124,10 +117,10 @@ struct HelperProcessTests {
     @Test func theHelperOfAReleasedConnectionIsStopped() async throws {
         var connection: HelperConnection? = try launch(try bundle())
         let pid = try #require(connection?.helperProcessID)
-        #expect(Self.isRunning(pid))
+        #expect(ProcessTable.isRunning(pid))
         connection = nil
-        try await eventually { !Self.isRunning(pid) }
-        #expect(!Self.isRunning(pid))
+        try await eventually { !ProcessTable.isRunning(pid) }
+        #expect(!ProcessTable.isRunning(pid))
     }
 
     @Test func theHelperDiesWithTheHost() throws {
@@ -157,35 +150,17 @@ struct HelperProcessTests {
         defer { if host.isRunning { kill(host.processIdentifier, SIGKILL); host.waitUntilExit() } }
         // The helper program itself: a child seen between fork and exec still runs autofill's image.
         var helper: Int32?
-        eventuallyWithoutSuspending {
-            helper = Self.children(of: host.processIdentifier).first { Self.command(of: $0) == "autofill-provid" }
+        waitUntil {
+            helper = ProcessTable.children(of: host.processIdentifier).first { ProcessTable.name(of: $0) == "autofill-provid" }
             return helper != nil
         }
-        let pid = try #require(helper, "no helper under the host; its children: \(Self.children(of: host.processIdentifier).map { "\($0) \(Self.command(of: $0))" })")
+        let pid = try #require(helper, "no helper under the host; its children: \(ProcessTable.children(of: host.processIdentifier).map { "\($0) \(ProcessTable.name(of: $0) ?? "")" })")
         usleep(200_000)  // into the entry function
-        #expect(Self.isRunning(pid))
+        #expect(ProcessTable.isRunning(pid))
         kill(host.processIdentifier, SIGKILL)
         host.waitUntilExit()
-        eventuallyWithoutSuspending { !Self.isRunning(pid) }
-        #expect(!Self.isRunning(pid), "the helper outlived its host")
-    }
-
-    /// The name of the program `pid` runs, cut to 15 bytes by the kernel ("" once it has ended). Readable
-    /// where `/proc/PID/exe` is not (a helper is not dumpable).
-    static func command(of pid: Int32) -> String {
-        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
-    }
-
-    /// The pids whose parent is `parent`.
-    static func children(of parent: Int32) -> [Int32] {
-        let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return all.compactMap(Int32.init).filter { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return false }
-            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == parent
-        }
+        waitUntil { !ProcessTable.isRunning(pid) }
+        #expect(!ProcessTable.isRunning(pid), "the helper outlived its host")
     }
 
     @Test func aProviderRefusedBeforeLoadingNeverRunsInItsHelper() throws {
@@ -278,12 +253,12 @@ struct HelperProcessTests {
             return
         }
         let child = try forkedChild()
-        #expect(Self.isRunning(child))
+        #expect(ProcessTable.isRunning(child))
         #expect(Self.processGroup(of: child) == helper, "the plugin's child is in its helper's group")
         connection = nil
-        try await eventually { !Self.isRunning(child) && !Self.isRunning(helper) }
-        #expect(!Self.isRunning(helper))
-        #expect(!Self.isRunning(child), "the child the plugin forked outlived its helper")
+        try await eventually { !ProcessTable.isRunning(child) && !ProcessTable.isRunning(helper) }
+        #expect(!ProcessTable.isRunning(helper))
+        #expect(!ProcessTable.isRunning(child), "the child the plugin forked outlived its helper")
     }
 
     @Test func aForkThenCrashDuringARequestIsACrashEvenWhileTheForkedChildHoldsTheSocket() async throws {
@@ -303,8 +278,8 @@ struct HelperProcessTests {
         #expect(took < .seconds(10), "the host waited for the child, not for the helper")
         #expect(faults.all.map(\.kind) == [.crashed(signal: SIGSEGV)])
         let child = try forkedChild()
-        try await eventually { !Self.isRunning(child) }
-        #expect(!Self.isRunning(child), "the crashed helper's child lives on")
+        try await eventually { !ProcessTable.isRunning(child) }
+        #expect(!ProcessTable.isRunning(child), "the crashed helper's child lives on")
     }
 
     @Test func aForkThenCrashWhileLoadingIsReportedAtOnceNotAfterTheChildEnds() throws {

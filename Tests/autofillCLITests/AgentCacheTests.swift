@@ -60,11 +60,6 @@ struct AgentCacheTests {
         }
     }
 
-    static func isRunning(_ pid: Int) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
-        return !stat[close...].hasPrefix(") Z")
-    }
-
     @Test func anEditedConfigurationTakesEffectOnTheNextRequest() throws {
         #expect(try fill().stdout.contains("pw-fast"))
         try Self.settle([config, "\(bundle)/Info.plist", "\(bundle)/libFixture.so"])
@@ -201,7 +196,7 @@ struct AgentCacheTests {
         #expect(try status()?.idleSeconds == 3)
         // Watched from outside (a status would count as a request).
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, Self.isRunning(pid) { Thread.sleep(forTimeInterval: 0.1) }
-        #expect(!Self.isRunning(pid), "the agent ended after the user's 3 s")
+        while Date() < deadline, ProcessTable.isRunning(Int32(pid)) { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(!ProcessTable.isRunning(Int32(pid)), "the agent ended after the user's 3 s")
     }
 }

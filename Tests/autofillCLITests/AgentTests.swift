@@ -77,21 +77,6 @@ struct AgentTests {
         return found
     }
 
-    static func isRunning(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return false }
-        return !stat[close...].hasPrefix(") Z")
-    }
-
-    /// Waits up to 10 s for `condition`.
-    static func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return try condition()
-    }
-
     func mode(_ path: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
     }
@@ -104,7 +89,7 @@ struct AgentTests {
         #expect(try mode(socket) == 0o600)
         let (agent, helpers) = try #require(try status())
         let helper = try #require(helpers["org.t.fast"], "the provider stays running between commands")
-        #expect(Self.isRunning(helper))
+        #expect(ProcessTable.isRunning(helper))
         let limits = try String(contentsOfFile: "/proc/\(agent)/limits", encoding: .utf8)
         #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max core file size") && $0.contains(" 0 ") }, "no core dumps")
         // The same helper answers the next fill.
@@ -112,7 +97,7 @@ struct AgentTests {
         #expect(try status()?.helpers["org.t.fast"] == helper)
         let stopped = try CLI.run(["agent", "stop"], home: home.path)
         #expect(stopped.status == 0 && stopped.stdout.contains("Stopped the agent (pid \(agent))"), "\(stopped.stderr)")
-        #expect(!Self.isRunning(agent) && !Self.isRunning(helper))
+        #expect(!ProcessTable.isRunning(agent) && !ProcessTable.isRunning(helper))
         #expect(!FileManager.default.fileExists(atPath: socket))
         #expect(try CLI.run(["agent", "stop"], home: home.path).stdout == "No agent is running.\n")
     }
@@ -127,7 +112,7 @@ struct AgentTests {
 
     @Test func aSlowProviderHoldsUpNoOtherFillAndALeavingClientBlocksNoOne() throws {
         let slow = try startFill("slow.test", user: "never")
-        #expect(try Self.eventually { try status()?.helpers["org.t.slow"] != nil }, "the slow request reached its provider")
+        #expect(try waitUntil(within: .seconds(10)) { try status()?.helpers["org.t.slow"] != nil }, "the slow request reached its provider")
         for _ in 0..<3 {
             let fast = try autofill(["fill", "fast.test", "--user", "ok"])
             #expect(fast.status == 0 && fast.stdout == "pw-fast\n", "\(fast.stderr)")
@@ -143,7 +128,7 @@ struct AgentTests {
 
     @Test func killingTheAgentMidRequestIsSaidClearlyAndTheNextCommandStartsAnother() throws {
         let slow = try startFill("slow.test", user: "hang")
-        #expect(try Self.eventually { try status()?.helpers["org.t.slow"] != nil })
+        #expect(try waitUntil(within: .seconds(10)) { try status()?.helpers["org.t.slow"] != nil })
         let (agent, helpers) = try #require(try status())
         // Every process of the agent's (the helpers, outside and inside their namespaces, and bubblewrap's).
         let processes = Self.descendants(of: agent)
@@ -152,8 +137,8 @@ struct AgentTests {
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("the agent ended before it answered"), "\(result.stderr)")
-        #expect(Self.eventually { !helpers.values.contains(where: Self.isRunning) }, "its providers' helpers end with it")
-        #expect(Self.eventually { !processes.contains(where: Self.isRunning) }, "and every process it started: \(processes.sorted())")
+        #expect(waitUntil(within: .seconds(10)) { !helpers.values.contains(where: ProcessTable.isRunning) }, "its providers' helpers end with it")
+        #expect(waitUntil(within: .seconds(10)) { !processes.contains(where: ProcessTable.isRunning) }, "and every process it started: \(processes.sorted())")
         let next = try autofill(["fill", "slow.test", "--user", "ok"])
         #expect(next.status == 0 && next.stdout == "pw-slow\n", "\(next.stderr)")
         #expect(try status()?.pid != agent)
@@ -168,10 +153,10 @@ struct AgentTests {
         let fast = try #require(helpers["org.t.fast"]), slow = try #require(helpers["org.t.slow"])
         let locked = try autofill(["lock", "org.t.fast"])
         #expect(locked.status == 0 && locked.stdout == "Locked org.t.fast.\n", "\(locked.stderr)")
-        #expect(!Self.isRunning(fast) && Self.isRunning(slow))
+        #expect(!ProcessTable.isRunning(fast) && ProcessTable.isRunning(slow))
         kill(agent, SIGHUP)
-        #expect(Self.eventually { !Self.isRunning(slow) }, "SIGHUP locks every provider")
-        #expect(Self.isRunning(agent), "and the agent carries on")
+        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(slow) }, "SIGHUP locks every provider")
+        #expect(ProcessTable.isRunning(agent), "and the agent carries on")
         #expect(try status()?.helpers.isEmpty == true)
         #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
     }
@@ -189,11 +174,11 @@ struct AgentTests {
                 "\(described.stdout)")
         let fast = try #require(try status()?.helpers["org.t.fast"])
         try bus.logindSends("PrepareForSleep", true)
-        #expect(Self.eventually { !Self.isRunning(fast) }, "going to sleep locks")
+        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(fast) }, "going to sleep locks")
         _ = try autofill(["fill", "slow.test", "--user", "ok"], environment: onBus)
         let slow = try #require(try status()?.helpers["org.t.slow"])
         try bus.logindSends("Lock", path: PrivateSystemBus.ownSession)
-        #expect(Self.eventually { !Self.isRunning(slow) }, "locking the session locks")
+        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(slow) }, "locking the session locks")
     }
 
     @Test func anIdleAgentEndsAndSoDoesOneWhoseSocketIsRemoved() throws {
@@ -201,13 +186,13 @@ struct AgentTests {
         try home.userConfiguration(["UserAuthentication": ["Policy": "none"], "AgentIdleTimeoutSeconds": 3])
         _ = try autofill(["fill", "fast.test", "--user", "ok"])
         let (idle, idleHelpers) = try #require(try status())
-        #expect(Self.eventually { !Self.isRunning(idle) }, "an idle agent exits")
-        #expect(!idleHelpers.values.contains(where: Self.isRunning))
+        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(idle) }, "an idle agent exits")
+        #expect(!idleHelpers.values.contains(where: ProcessTable.isRunning))
         try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try autofill(["fill", "fast.test", "--user", "ok"])
         let (removed, _) = try #require(try status())
         try FileManager.default.removeItem(atPath: socket)
-        #expect(Self.eventually { !Self.isRunning(removed) }, "an agent whose socket was removed exits")
+        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(removed) }, "an agent whose socket was removed exits")
     }
 
     /// Copies an executable through a close-on-exec descriptor: a copy made with a descriptor other
@@ -248,7 +233,7 @@ struct AgentTests {
         // An upgrade: the new file is written beside the old and renamed over it (the agent runs autofill-cli).
         try Self.copyExecutable("\(CLI.root)/.build/debug/autofill-cli", to: "\(bin)/autofill-cli.new")
         #expect(rename("\(bin)/autofill-cli.new", "\(bin)/autofill-cli") == 0)
-        #expect(Self.eventually { !Self.isRunning(agent) }, "the old agent ends between requests")
+        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(agent) }, "the old agent ends between requests")
         #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
     }
 

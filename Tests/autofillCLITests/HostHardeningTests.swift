@@ -48,7 +48,7 @@ struct HostHardeningTests {
             // The helper is executed by autofill (beside bubblewrap, which holds its namespaces); in
             // namespaces it serves from its one child, which it forked there.
             func helperChild(of parent: Int32) -> Int32? {
-                HostHardeningTests.children(of: parent).first { HostHardeningTests.name(of: $0)?.hasPrefix("autofill-provid") == true }
+                ProcessTable.children(of: parent).first { ProcessTable.name(of: $0)?.hasPrefix("autofill-provid") == true }
             }
             var helper: Int32?
             let deadline = ContinuousClock.now + .seconds(300)
@@ -148,7 +148,7 @@ struct HostHardeningTests {
         }
         // Once setpriv has executed sleep (it is not dumpable between its change of user and that).
         let started = ContinuousClock.now
-        while Self.name(of: own.pid) != "sleep" && ContinuousClock.now - started < .seconds(60) { usleep(20_000) }
+        while ProcessTable.name(of: own.pid) != "sleep" && ContinuousClock.now - started < .seconds(60) { usleep(20_000) }
         #expect(try Self.attack(own.pid) == "attach=0 read=0")
     }
 
@@ -173,21 +173,5 @@ struct HostHardeningTests {
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") })
         else { return nil }
         return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { uid_t($0) }
-    }
-
-    /// The process's name (its executable's, 15 characters at most).
-    static func name(of pid: Int32) -> String? {
-        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    static func children(of parent: Int32) -> [Int32] {
-        let all = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return all.compactMap(Int32.init).filter { pid in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
-                return false
-            }
-            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == parent
-        }
     }
 }

@@ -186,8 +186,8 @@ struct SandboxAttackTests {
         let locked = try CLI.run(["lock"], home: home.path)
         #expect(locked.status == 0, "\(locked.stderr)")
         let deadline = Date().addingTimeInterval(10)
-        while Self.isRunning(child) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(!Self.isRunning(child), "the provider's child outlived its helper")
+        while ProcessTable.isRunning(child) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!ProcessTable.isRunning(child), "the provider's child outlived its helper")
     }
 
     /// The process (as this machine numbers it) that a forked helper numbers `innerPID` in its own pid
@@ -208,11 +208,6 @@ struct SandboxAttackTests {
             return pid
         }
         return nil
-    }
-
-    static func isRunning(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
-        return !stat.contains(") Z ")
     }
 
     @Test func anUndeclaredProgramCannotRunAndADeclaredOneCan() throws {

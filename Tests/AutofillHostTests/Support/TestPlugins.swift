@@ -232,11 +232,3 @@ func eventually(_ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(120)
     while !condition() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
 }
-
-/// The same wait without suspending, for a synchronous test whose window must stay short (a host's load
-/// deadline, say): under load an `await` can resume minutes later, when every thread of the test run's
-/// pool is held by other tests; a test that never suspends keeps its thread from start to end.
-func eventuallyWithoutSuspending(_ condition: () -> Bool) {
-    let deadline = ContinuousClock.now + .seconds(120)
-    while !condition() && ContinuousClock.now < deadline { usleep(10_000) }
-}
