@@ -21,6 +21,17 @@ public enum ProcessTable {
         return all.compactMap(Int32.init).filter { status(of: $0)?.parent == parent }
     }
 
+    /// Every process under `pid`: its children, theirs, and so on.
+    public static func descendants(of pid: Int32) -> Set<Int32> {
+        var found: Set<Int32> = [], frontier: Set<Int32> = [pid]
+        while !frontier.isEmpty {
+            let next = Set(frontier.flatMap(children(of:))).subtracting(found)
+            found.formUnion(next)
+            frontier = next
+        }
+        return found
+    }
+
     /// The state letter and parent pid from `/proc/PID/stat` (read after the last ")": a program's
     /// name may hold spaces and parentheses).
     static func status(of pid: Int32) -> (state: Character, parent: Int32)? {

@@ -58,25 +58,6 @@ struct AgentTests {
         return (Int32(try #require(object["pid"] as? Int)), helpers)
     }
 
-    /// The processes below `pid` (its children, theirs, …), from /proc.
-    static func descendants(of pid: Int32) -> Set<Int32> {
-        var parents: [Int32: Int32] = [:]
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let child = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 2, let parent = Int32(fields[2]) { parents[child] = parent }
-        }
-        var found: Set<Int32> = []
-        var frontier: Set<Int32> = [pid]
-        while !frontier.isEmpty {
-            let next = Set(parents.filter { frontier.contains($0.value) && !found.contains($0.key) }.map(\.key))
-            found.formUnion(next)
-            frontier = next
-        }
-        return found
-    }
-
     func mode(_ path: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
     }
@@ -112,7 +93,7 @@ struct AgentTests {
 
     @Test func aSlowProviderHoldsUpNoOtherFillAndALeavingClientBlocksNoOne() throws {
         let slow = try startFill("slow.test", user: "never")
-        #expect(try waitUntil(within: .seconds(10)) { try status()?.helpers["org.t.slow"] != nil }, "the slow request reached its provider")
+        #expect(try waitUntil { try status()?.helpers["org.t.slow"] != nil }, "the slow request reached its provider")
         for _ in 0..<3 {
             let fast = try autofill(["fill", "fast.test", "--user", "ok"])
             #expect(fast.status == 0 && fast.stdout == "pw-fast\n", "\(fast.stderr)")
@@ -128,17 +109,17 @@ struct AgentTests {
 
     @Test func killingTheAgentMidRequestIsSaidClearlyAndTheNextCommandStartsAnother() throws {
         let slow = try startFill("slow.test", user: "hang")
-        #expect(try waitUntil(within: .seconds(10)) { try status()?.helpers["org.t.slow"] != nil })
+        #expect(try waitUntil { try status()?.helpers["org.t.slow"] != nil })
         let (agent, helpers) = try #require(try status())
         // Every process of the agent's (the helpers, outside and inside their namespaces, and bubblewrap's).
-        let processes = Self.descendants(of: agent)
+        let processes = ProcessTable.descendants(of: agent)
         kill(agent, SIGKILL)
         let result = slow.wait()
         #expect(result.status == 69, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("the agent ended before it answered"), "\(result.stderr)")
-        #expect(waitUntil(within: .seconds(10)) { !helpers.values.contains(where: ProcessTable.isRunning) }, "its providers' helpers end with it")
-        #expect(waitUntil(within: .seconds(10)) { !processes.contains(where: ProcessTable.isRunning) }, "and every process it started: \(processes.sorted())")
+        #expect(waitUntil { !helpers.values.contains(where: ProcessTable.isRunning) }, "its providers' helpers end with it")
+        #expect(waitUntil { !processes.contains(where: ProcessTable.isRunning) }, "and every process it started: \(processes.sorted())")
         let next = try autofill(["fill", "slow.test", "--user", "ok"])
         #expect(next.status == 0 && next.stdout == "pw-slow\n", "\(next.stderr)")
         #expect(try status()?.pid != agent)
@@ -155,7 +136,7 @@ struct AgentTests {
         #expect(locked.status == 0 && locked.stdout == "Locked org.t.fast.\n", "\(locked.stderr)")
         #expect(!ProcessTable.isRunning(fast) && ProcessTable.isRunning(slow))
         kill(agent, SIGHUP)
-        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(slow) }, "SIGHUP locks every provider")
+        #expect(waitUntil { !ProcessTable.isRunning(slow) }, "SIGHUP locks every provider")
         #expect(ProcessTable.isRunning(agent), "and the agent carries on")
         #expect(try status()?.helpers.isEmpty == true)
         #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
@@ -174,11 +155,11 @@ struct AgentTests {
                 "\(described.stdout)")
         let fast = try #require(try status()?.helpers["org.t.fast"])
         try bus.logindSends("PrepareForSleep", true)
-        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(fast) }, "going to sleep locks")
+        #expect(waitUntil { !ProcessTable.isRunning(fast) }, "going to sleep locks")
         _ = try autofill(["fill", "slow.test", "--user", "ok"], environment: onBus)
         let slow = try #require(try status()?.helpers["org.t.slow"])
         try bus.logindSends("Lock", path: PrivateSystemBus.ownSession)
-        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(slow) }, "locking the session locks")
+        #expect(waitUntil { !ProcessTable.isRunning(slow) }, "locking the session locks")
     }
 
     @Test func anIdleAgentEndsAndSoDoesOneWhoseSocketIsRemoved() throws {
@@ -186,13 +167,13 @@ struct AgentTests {
         try home.userConfiguration(["UserAuthentication": ["Policy": "none"], "AgentIdleTimeoutSeconds": 3])
         _ = try autofill(["fill", "fast.test", "--user", "ok"])
         let (idle, idleHelpers) = try #require(try status())
-        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(idle) }, "an idle agent exits")
+        #expect(waitUntil { !ProcessTable.isRunning(idle) }, "an idle agent exits")
         #expect(!idleHelpers.values.contains(where: ProcessTable.isRunning))
         try home.userConfiguration(["UserAuthentication": ["Policy": "none"]])
         _ = try autofill(["fill", "fast.test", "--user", "ok"])
         let (removed, _) = try #require(try status())
         try FileManager.default.removeItem(atPath: socket)
-        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(removed) }, "an agent whose socket was removed exits")
+        #expect(waitUntil { !ProcessTable.isRunning(removed) }, "an agent whose socket was removed exits")
     }
 
     /// Copies an executable through a close-on-exec descriptor: a copy made with a descriptor other
@@ -233,7 +214,7 @@ struct AgentTests {
         // An upgrade: the new file is written beside the old and renamed over it (the agent runs autofill-cli).
         try Self.copyExecutable("\(CLI.root)/.build/debug/autofill-cli", to: "\(bin)/autofill-cli.new")
         #expect(rename("\(bin)/autofill-cli.new", "\(bin)/autofill-cli") == 0)
-        #expect(waitUntil(within: .seconds(10)) { !ProcessTable.isRunning(agent) }, "the old agent ends between requests")
+        #expect(waitUntil { !ProcessTable.isRunning(agent) }, "the old agent ends between requests")
         #expect(try autofill(["fill", "fast.test", "--user", "ok"]).stdout == "pw-fast\n")
     }
 

@@ -117,7 +117,7 @@ struct PassProviderCLITests {
         let socket = try ChildProcess.run("/usr/bin/gpgconf", ["--homedir", pass.gnupgHome, "--list-dirs", "agent-socket"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         // gpg-agent removes its socket as it ends, which may be a moment after gpgconf --kill returned.
-        #expect(waitUntil(within: .seconds(10)) { !FileManager.default.fileExists(atPath: socket) }, "no agent runs for \(pass.gnupgHome)")
+        #expect(waitUntil { !FileManager.default.fileExists(atPath: socket) }, "no agent runs for \(pass.gnupgHome)")
         let fill = try run(["fill", "github.com"], script: "secret \(PasswordStore.passphrase)\n")
         #expect(fill.status == 0, "\(fill.stderr)")
         #expect(fill.stdout == "s3cret-pass\n")
@@ -141,7 +141,7 @@ struct PassProviderCLITests {
         defer { try? FileManager.default.removeItem(atPath: conf) }
         let socket = try ChildProcess.run("/usr/bin/gpgconf", ["--homedir", pass.gnupgHome, "--list-dirs", "agent-socket"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(waitUntil(within: .seconds(10)) { !FileManager.default.fileExists(atPath: socket) }, "no agent runs for \(pass.gnupgHome)")
+        #expect(waitUntil { !FileManager.default.fileExists(atPath: socket) }, "no agent runs for \(pass.gnupgHome)")
         let fill = try run(["fill", "github.com", "--pick", "1"], script: "secret \(PasswordStore.passphrase)\n")
         #expect(fill.status != 0 && fill.stdout.isEmpty, "\(fill.stdout)")
         #expect(fill.stderr.contains("gpg-agent is not running"), "the provider says what it misses: \(fill.stderr)")
