@@ -30,6 +30,10 @@ public final class PasswordStore: Sendable {
         path = "\(folder.path)/store"
         fingerprint = key.fingerprint
         try key.write(to: gnupgHome)
+        // gpg-agent forgets a passphrase 10 minutes after its last use by default; a test that counts
+        // on the cache (asked once, then not again) can spend longer than that waiting for a thread of
+        // a loaded run's pool between two requests. A day, as a user who set it so would have.
+        try "default-cache-ttl 86400\nmax-cache-ttl 86400\n".write(toFile: "\(gnupgHome)/gpg-agent.conf", atomically: true, encoding: .utf8)
         try startAgent()
         try pass(["init", fingerprint])
     }
