@@ -48,6 +48,15 @@ let strictSwift: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// How the small clients are linked (the executable targets autofill and git-credential-autofill).
+let clientLinking: [LinkerSetting] = [
+    .unsafeFlags([
+        "-static-executable", "-use-ld=lld",
+        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/autofill/startup.order",
+        "-Xlinker", "--no-warn-symbol-ordering",
+    ]),
+]
+
 let package = Package(
     name: "autofill",
     platforms: [.macOS(.v15)],
@@ -116,13 +125,14 @@ let package = Package(
         // no relocations), not like a program loading 15 shared objects (docs/PERFORMANCE.md). lld: gold
         // warns about the runtime's optional dlopen, which a static libc cannot use. git runs
         // git-credential-autofill for every credential it needs: the same client, so linked the same way.
+        // The functions a fill runs are placed together (Sources/autofill/startup.order says how).
         .executableTarget(
-            name: "autofill", dependencies: ["AutofillWire"],
-            linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]
+            name: "autofill", dependencies: ["AutofillWire"], exclude: ["startup.order"],
+            linkerSettings: clientLinking
         ),
         .executableTarget(
             name: "git-credential-autofill", dependencies: ["AutofillWire"],
-            linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"])]
+            linkerSettings: clientLinking
         ),
         .executableTarget(name: "autofill-browser-host", dependencies: ["AutofillWire", "AutofillSystem", "AutofillMatching"]),
         .executableTarget(

@@ -46,6 +46,33 @@ final class SQLiteConnection: @unchecked Sendable {
         guard status == SQLITE_OK else { throw error(status) }
     }
 
+    /// Runs one statement to its end, prepared once for the life of the connection (its rows, as
+    /// a pragma's, unread).
+    func run(_ sql: String) throws(SQLiteError) {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// Whether the database file open here is no longer the one its path names: unlinked, renamed
+    /// or replaced (`SQLITE_FCNTL_HAS_MOVED`; true when SQLite cannot tell).
+    var hasMoved: Bool {
+        var moved: Int32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK || moved != 0
+    }
+
+    /// Whether no transaction is open and no statement is mid-result: what a connection kept between
+    /// requests must be at the start of each, or it would read an old snapshot.
+    var isIdle: Bool {
+        guard sqlite3_get_autocommit(handle) != 0 else { return false }
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { return false }
+            statement = sqlite3_next_stmt(handle, current)
+        }
+        return true
+    }
+
     /// A prepared statement for `sql`, cached for the life of the connection.
     func statement(_ sql: String) throws(SQLiteError) -> Statement {
         if let cached = statements[sql] {

@@ -35,7 +35,10 @@ public final class SQLiteIdentityStore: CredentialIdentityStore {
     {
         let path = directory.path(for: providerID)
         guard Paths.exists(path) else { return nil }
-        return try SQLiteIdentityStore(providerID: providerID, path: path, create: false)
+        if let store = reused(providerID: providerID, path: path) { return store }
+        let store = try SQLiteIdentityStore(providerID: providerID, path: path, create: false)
+        keep(store)
+        return store
     }
 
     private init(providerID: String, path: String, create: Bool) throws(IdentityStoreError) {
@@ -61,10 +64,11 @@ public final class SQLiteIdentityStore: CredentialIdentityStore {
         }
     }
 
-    private static func prepareSchema(_ connection: SQLiteConnection) throws(SQLiteError) {
-        try connection.execute("PRAGMA journal_mode = WAL")
-        try connection.execute("PRAGMA synchronous = NORMAL")
-        try connection.execute("PRAGMA foreign_keys = OFF")
+    static func prepareSchema(_ connection: SQLiteConnection) throws(SQLiteError) {
+        // Prepared once per connection: a reused store runs these at every request (+Reuse).
+        try connection.run("PRAGMA journal_mode = WAL")
+        try connection.run("PRAGMA synchronous = NORMAL")
+        try connection.run("PRAGMA foreign_keys = OFF")
         let version = try connection.statement("PRAGMA user_version")
         _ = try version.step()
         let current = version.int64(0)
@@ -230,7 +234,7 @@ public final class SQLiteIdentityStore: CredentialIdentityStore {
         }
     }
 
-    private func run<R>(_ body: (SQLiteConnection) throws -> R) throws(IdentityStoreError) -> R {
+    func run<R>(_ body: (SQLiteConnection) throws -> R) throws(IdentityStoreError) -> R {
         do {
             return try connection.withLock { connection in try body(connection) }
         } catch {

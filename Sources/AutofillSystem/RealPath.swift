@@ -55,6 +55,13 @@ package enum RealPath {
         return resolve(path, memo: memo)
     }
 
+    /// `path` with every symbolic link resolved (`realpath`), never remembered, or nil when it cannot
+    /// be: for a client, which serves no request (reading ``memo``, a task-local, costs a small
+    /// client's start the concurrency runtime's metadata, docs/PERFORMANCE.md, Run R).
+    package static func resolveUnremembered(_ path: String) -> String? {
+        realPath(path)
+    }
+
     /// `path` resolved with `memo`: remembered, or from its resolved folder when `path` is absolute
     /// and standardized (``LexicalPath/isStandardized(_:)``), else by `realpath`.
     ///

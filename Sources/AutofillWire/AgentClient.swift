@@ -27,13 +27,38 @@ package enum AgentClient {
     /// process's controlling terminal for prompts.
     package static func run(_ arguments: [String], environment: [String: String], start: Bool, agentExecutable: String,
                             streams: [Int32] = [0, 1, 2], terminal passesTerminal: Bool = true) -> Outcome {
-        guard let paths = AgentPaths(environment: environment) else { return .runHere(AgentPaths.noRuntimeFolder) }
+        run(arguments, runtimeDirectory: environment["XDG_RUNTIME_DIR"], start: start, agentExecutable: agentExecutable,
+            streams: streams, terminal: passesTerminal,
+            request: { arguments, program in
+                AgentProtocol.Message.run(version: AgentProtocol.version, arguments: arguments, environment: environment, program: program).frame
+            },
+            startEnvironment: { environment })
+    }
+
+    /// ``run(_:environment:start:agentExecutable:streams:terminal:)`` with the environment as a
+    /// process lists it (what the small clients pass: they build no dictionary, ``ClientEnvironment``).
+    package static func run(_ arguments: [String], environment: ClientEnvironment, start: Bool, agentExecutable: String,
+                            streams: [Int32] = [0, 1, 2], terminal passesTerminal: Bool = true) -> Outcome {
+        run(arguments, runtimeDirectory: environment["XDG_RUNTIME_DIR"], start: start, agentExecutable: agentExecutable,
+            streams: streams, terminal: passesTerminal,
+            request: { arguments, program in AgentProtocol.Message.runFrame(arguments: arguments, environment: environment, program: program) },
+            startEnvironment: { environment.variables })
+    }
+
+    /// Both: `request` makes the `run` frame of the arguments (file options made absolute) and the
+    /// program; `startEnvironment` gives the environment an agent this client starts is given
+    /// (filtered, ``AgentProtocol/startEnvironment(_:)``).
+    private static func run(_ arguments: [String], runtimeDirectory: String?, start: Bool, agentExecutable: String,
+                            streams: [Int32], terminal passesTerminal: Bool,
+                            request: (_ arguments: [String], _ program: String) -> [UInt8],
+                            startEnvironment: () -> [String: String]) -> Outcome {
+        guard let paths = AgentPaths(runtimeDirectory: runtimeDirectory) else { return .runHere(AgentPaths.noRuntimeFolder) }
         // An agent is reached only through the user's own folders: another user could have put the socket there.
         if let problem = paths.unsafeFolder() { return .runHere("no agent: \(problem)") }
         var socket = (try? UnixSocket.connect(paths.socket)) ?? -1
         if socket < 0 {
             guard start else { return .runHere("no agent is running") }
-            switch startAgent(paths, environment: environment, executable: agentExecutable) {
+            switch startAgent(paths, environment: startEnvironment(), executable: agentExecutable) {
             case .success(let connected): socket = connected
             case .failure(let reason): return .runHere(reason.description)
             }
@@ -45,9 +70,7 @@ package enum AgentClient {
             writeError("autofill: \(paths.socket) is served by uid \(peer?.uid ?? 0), not by you; autofill talks to no other user's agent. Remove the socket, or run with AUTOFILL_AGENT=off (docs/AGENT.md).\n")
             return .exited(ExitStatus.refused.rawValue)
         }
-        let request = AgentProtocol.Message.run(
-            version: AgentProtocol.version, arguments: absolutePaths(arguments), environment: environment,
-            program: resolved(agentExecutable))
+        let frame = request(absolutePaths(arguments), resolved(agentExecutable))
         var descriptors = streams
         let terminal = passesTerminal ? (try? Descriptors.open("/dev/tty", [.readWrite, .noControllingTerminal])) ?? -1 : -1
         let saved = terminal >= 0 ? try? TerminalSettings(of: terminal) : nil
@@ -61,7 +84,7 @@ package enum AgentClient {
                 Descriptors.closeQuietly(terminal)
             }
         }
-        guard request.send(on: socket, descriptors: descriptors) else {
+        guard AgentProtocol.Message.send(frame, on: socket, descriptors: descriptors) else {
             return .runHere("the agent closed the connection before the request was sent")
         }
         var passed: [Int32] = []
@@ -119,8 +142,9 @@ package enum AgentClient {
     }
 
     /// Options whose values are files, made absolute against this process's folder: the agent runs
-    /// in a folder of its own.
-    static let pathOptions: Set<String> = ["--config", "--ui-script", "--options"]
+    /// in a folder of its own. (An array: a set's generic metadata would be built at every client's
+    /// start, docs/PERFORMANCE.md, Run R.)
+    static let pathOptions = ["--config", "--ui-script", "--options"]
 
     static func absolutePaths(_ arguments: [String]) -> [String] {
         guard let cwd = try? Paths.currentFolder() else { return arguments }
@@ -148,7 +172,7 @@ package enum AgentClient {
 
     /// `path` with its symbolic links resolved (the agent compares it with its `/proc/self/exe`).
     static func resolved(_ path: String) -> String {
-        RealPath.resolve(path) ?? path
+        RealPath.resolveUnremembered(path) ?? path
     }
 
     private static func writeError(_ text: String) {

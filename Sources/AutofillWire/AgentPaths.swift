@@ -13,7 +13,12 @@ package struct AgentPaths: Sendable, Equatable {
     /// The paths for `environment`, or nil without a runtime folder. `loginRuntimeRoot` is where
     /// logind makes each user's runtime folder (tests name another).
     package init?(environment: [String: String], loginRuntimeRoot: String = "/run/user") {
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+        self.init(runtimeDirectory: environment["XDG_RUNTIME_DIR"], loginRuntimeRoot: loginRuntimeRoot)
+    }
+
+    /// The paths when `XDG_RUNTIME_DIR` is `runtimeDirectory` (nil: not set).
+    package init?(runtimeDirectory: String?, loginRuntimeRoot: String = "/run/user") {
+        if let runtime = runtimeDirectory, runtime.hasPrefix("/") {
             runtimeFolder = runtime.count > 1 && runtime.hasSuffix("/") ? String(runtime.dropLast()) : runtime
         } else {
             let login = "\(loginRuntimeRoot)/\(Users.current)"
@@ -38,25 +43,43 @@ package struct AgentPaths: Sendable, Equatable {
     /// agent's socket there hands out what the providers unlocked.
     package func unsafeFolder() -> String? {
         let autofill = (runtimeFolder == "/" ? "" : runtimeFolder) + "/autofill"
-        for (path, named) in [(runtimeFolder, "the runtime folder (XDG_RUNTIME_DIR)"), (autofill, "autofill's runtime folder")] {
-            let info: FileStatus
-            do {
-                info = try FileStatus(path: path, followingLinks: false)
-            } catch {
-                if error.noSuchFile { return nil }
-                return "\(named) \(path) cannot be checked (\(error.reason))"
-            }
-            guard info.kind == .directory else {
-                return "\(named) \(path) is a symbolic link or not a folder; it must be a folder of yours, mode 0700"
-            }
-            guard info.owner == Users.current else {
-                return "\(named) \(path) belongs to user \(info.owner), not to you (uid \(Users.current)); it must be yours, mode 0700"
-            }
-            guard info.mode & 0o077 == 0 else {
-                return "\(named) \(path) is open to other users (mode \(String(info.mode & 0o777, radix: 8))); it must be 0700: chmod 700 \(path)"
-            }
+        // Two calls, not a loop over an array of pairs: the client runs this, and a tuple array's
+        // generic metadata is built at run time (docs/PERFORMANCE.md, Run R).
+        switch Self.check(runtimeFolder, named: "the runtime folder (XDG_RUNTIME_DIR)") {
+        case .missing: return nil
+        case .unsafe(let problem): return problem
+        case .safe: break
         }
-        return nil
+        switch Self.check(autofill, named: "autofill's runtime folder") {
+        case .missing, .safe: return nil
+        case .unsafe(let problem): return problem
+        }
+    }
+
+    private enum FolderCheck {
+        case safe, missing
+        case unsafe(String)
+    }
+
+    /// Whether folder `path`, which a problem calls `named`, is missing, safe or not (``unsafeFolder()``).
+    private static func check(_ path: String, named: String) -> FolderCheck {
+        let info: FileStatus
+        do {
+            info = try FileStatus(path: path, followingLinks: false)
+        } catch {
+            if error.noSuchFile { return .missing }
+            return .unsafe("\(named) \(path) cannot be checked (\(error.reason))")
+        }
+        guard info.kind == .directory else {
+            return .unsafe("\(named) \(path) is a symbolic link or not a folder; it must be a folder of yours, mode 0700")
+        }
+        guard info.owner == Users.current else {
+            return .unsafe("\(named) \(path) belongs to user \(info.owner), not to you (uid \(Users.current)); it must be yours, mode 0700")
+        }
+        guard info.mode & 0o077 == 0 else {
+            return .unsafe("\(named) \(path) is open to other users (mode \(String(info.mode & 0o777, radix: 8))); it must be 0700: chmod 700 \(path)")
+        }
+        return .safe
     }
 
     /// The socket.

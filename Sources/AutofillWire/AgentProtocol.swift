@@ -60,15 +60,10 @@ package enum AgentProtocol {
         package var frame: [UInt8] {
             switch self {
             case .run(let version, let arguments, let environment, let program):
-                var writer = FrameWriter(tag: Tag.run.rawValue)
-                writer.u32(version)
-                writer.string(program)
-                writer.array(arguments) { $0.string($1) }
-                writer.array(environment.sorted { $0.key < $1.key }) { writer, pair in
-                    writer.string(pair.key)
-                    writer.string(pair.value)
+                let sorted = environment.sorted { $0.key < $1.key }
+                return Self.runFrame(version: version, program: program, arguments: arguments, variableCount: sorted.count) { write in
+                    for (key, value) in sorted { write(key[...], value[...]) }
                 }
-                return writer.frame
             case .exit(let status):
                 var writer = FrameWriter(tag: Tag.exit.rawValue)
                 writer.i32(status)
@@ -81,6 +76,32 @@ package enum AgentProtocol {
                 var writer = FrameWriter(tag: Tag.busy.rawValue)
                 writer.string(reason)
                 return writer.frame
+            }
+        }
+
+        /// The frame of ``run(version:arguments:environment:program:)`` whose environment is
+        /// `variableCount` variables, which `variables` writes with the function it is given, in order.
+        static func runFrame(version: UInt32, program: String, arguments: [String], variableCount: Int,
+                             variables: ((Substring, Substring) -> Void) -> Void) -> [UInt8] {
+            var writer = FrameWriter(tag: Tag.run.rawValue)
+            writer.u32(version)
+            writer.string(program)
+            writer.array(arguments) { $0.string($1) }
+            writer.u32(UInt32(variableCount))
+            variables { key, value in
+                writer.string(key)
+                writer.string(value)
+            }
+            return writer.frame
+        }
+
+        /// The frame of ``run(version:arguments:environment:program:)`` (this build's version) of a
+        /// client whose environment is `environment`, its variables in their order: the agent reads
+        /// them into the same dictionary as ``run``'s (of two of one name, the later), and the client
+        /// builds none (``ClientEnvironment``).
+        package static func runFrame(arguments: [String], environment: ClientEnvironment, program: String) -> [UInt8] {
+            runFrame(version: AgentProtocol.version, program: program, arguments: arguments, variableCount: environment.variableCount) { write in
+                environment.forEachVariable(write)
             }
         }
 
@@ -122,23 +143,24 @@ extension AgentProtocol.Message {
     /// close-on-exec); nil at end of stream before any byte.
     package static func receive(from socket: Int32, descriptors: inout [Int32]) throws(FrameError) -> Self? {
         var assembler = FrameAssembler()
-        var buffer = [UInt8](repeating: 0, count: 65536)
+        // Not zeroed: only the bytes a read wrote are used (zeroing 64 KiB was a tenth of the small
+        // client's own time, docs/PERFORMANCE.md, Run R).
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+        defer { buffer.deallocate() }
         var received = false
         while true {
-            let result = buffer.withUnsafeMutableBytes { raw in
-                Result { () throws(SystemError) in try UnixSocket.receive(socket, into: raw, descriptors: &descriptors) }
-            }
             let count: Int
-            switch result {
-            case .success(let received): count = received
-            case .failure(let error): throw FrameError("cannot read the agent socket (\(error.reason))")
+            do throws(SystemError) {
+                count = try UnixSocket.receive(socket, into: buffer, descriptors: &descriptors)
+            } catch {
+                throw FrameError("cannot read the agent socket (\(error.reason))")
             }
             if count == 0 {
                 if received { throw FrameError("the connection ended in the middle of a message") }
                 return nil
             }
             received = true
-            buffer.withUnsafeBytes { assembler.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            assembler.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             if let body = try assembler.next() {
                 guard !assembler.isMidFrame else { throw FrameError("bytes after the message") }
                 return try Self(body: body)
@@ -148,7 +170,11 @@ extension AgentProtocol.Message {
 
     /// Sends this message on `socket` with `descriptors` attached; false when the peer is gone.
     package func send(on socket: Int32, descriptors: [Int32] = []) -> Bool {
-        let frame = self.frame
-        return frame.withUnsafeBytes { raw in (try? UnixSocket.send(socket, raw, descriptors: descriptors)) != nil }
+        Self.send(frame, on: socket, descriptors: descriptors)
+    }
+
+    /// Sends `frame` on `socket` with `descriptors` attached; false when the peer is gone.
+    package static func send(_ frame: [UInt8], on socket: Int32, descriptors: [Int32] = []) -> Bool {
+        frame.withUnsafeBytes { raw in (try? UnixSocket.send(socket, raw, descriptors: descriptors)) != nil }
     }
 }

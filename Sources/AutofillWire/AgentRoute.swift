@@ -20,7 +20,12 @@ package struct AgentRoute {
     /// The route of `arguments`, or nil to run in this process: a command the agent does not serve,
     /// help, `--no-agent`, or `AUTOFILL_AGENT=off`.
     package init?(_ arguments: [String], environment: [String: String]) {
-        guard environment[AgentProtocol.switchEnvironmentKey] != "off", let command = arguments.first else { return nil }
+        self.init(arguments, agentSwitch: environment[AgentProtocol.switchEnvironmentKey])
+    }
+
+    /// The route of `arguments` when `AUTOFILL_AGENT` is `agentSwitch` (nil: not set).
+    package init?(_ arguments: [String], agentSwitch: String?) {
+        guard agentSwitch != "off", let command = arguments.first else { return nil }
         let options = arguments.prefix { $0 != "--" }
         guard !options.contains(where: { ["-h", "--help", "help", "--no-agent", "--version"].contains($0) }) else { return nil }
         switch command {

@@ -7,9 +7,9 @@ internal import AutofillSystem
 package enum ClientLauncher {
     /// Runs `arguments` (without the program name) with this process's environment; never returns.
     package static func run(_ arguments: [String]) -> Never {
-        let environment = ClientProcess.environment()
+        let environment = ClientEnvironment.current()
         let host = ClientProcess.folder() + "/autofill-cli"
-        if let route = AgentRoute(arguments, environment: environment) {
+        if let route = AgentRoute(arguments, agentSwitch: environment[AgentProtocol.switchEnvironmentKey]) {
             switch AgentClient.run(arguments, environment: environment, start: route.startsAgent, agentExecutable: host) {
             case .exited(let status):
                 Processes.exit(status)

@@ -4,13 +4,7 @@ internal import AutofillSystem
 package enum ClientProcess {
     /// This process's environment.
     package static func environment() -> [String: String] {
-        var result: [String: String] = [:]
-        for text in Processes.environment() {
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-        }
-        return result
+        ClientEnvironment.current().variables
     }
 
     /// The folder of this process's executable (`/proc/self/exe`), where `autofill-cli` is installed.

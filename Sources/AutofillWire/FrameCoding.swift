@@ -55,6 +55,14 @@ package struct FrameWriter {
         }
     }
 
+    package mutating func string(_ value: Substring) {
+        var value = value
+        value.withUTF8 { utf8 in
+            u32(UInt32(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
     package mutating func optional<T>(_ value: T?, _ write: (inout FrameWriter, T) -> Void) {
         guard let value else { return u8(0) }
         u8(1)

@@ -98,6 +98,28 @@ struct AgentCacheTests {
         #expect(!refusedLibrary.stdout.contains("pw-"))
     }
 
+    /// The agent keeps the provider's identity store open between requests only while its path
+    /// names the same file: a store removed is no store at the next request, and a new store in its
+    /// place is read from the new file, never from the one the agent had open.
+    @Test func aStoreRemovedOrReplacedBetweenTwoFillsIsReadFromTheFileItsPathNames() throws {
+        let store = "\(home.path)/.local/share/autofill/stores/org.t.fast.sqlite"
+        #expect(try fill().stdout.contains("pw-fast"))
+        #expect(try fill().stdout.contains("pw-fast"), "served from the store the agent kept open")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        let removed = try fill()
+        #expect(removed.status != 0 && !removed.stdout.contains("pw-"), "no store, no identity: \(removed.stdout) \(removed.stderr)")
+        // A new store in its place, whose one identity is for another site: fast.test has none.
+        let row = #"{ "kind": "password", "serviceIdentifier": { "identifier": "slow.test", "type": "domain" }, "user": "ok" }"#
+        let file = try home.file("slow.json", #"{ "identities": [ \#(row) ] }"#)
+        let saved = try CLI.run(["identities", "save", "--provider", "org.t.fast", "--file", file, "--config", config], home: home.path)
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let replaced = try fill()
+        #expect(replaced.status != 0 && !replaced.stdout.contains("pw-"), "read from the new store: \(replaced.stdout) \(replaced.stderr)")
+        // The control: the new store's own identity fills.
+        let other = try CLI.run(["fill", "slow.test", "--user", "ok", "--config", config], home: home.path)
+        #expect(other.status == 0 && other.stdout.contains("pw-fast"), "\(other.stdout) \(other.stderr)")
+    }
+
     /// The permission checks resolve links at every request (RealPath remembers only within one).
     @Test func aConfigurationLinkRetargetedUnderAFolderOthersCanWriteIsRefusedOnTheNextRequest() throws {
         let files = FileManager.default

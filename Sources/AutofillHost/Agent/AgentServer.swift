@@ -1,4 +1,5 @@
 package import AutofillWire
+internal import AutofillStore
 internal import AutofillSystem
 internal import Dispatch
 package import Logging
@@ -136,6 +137,8 @@ public final class AgentServer: Sendable {
             Descriptors.closeQuietly(lock)
             throw AutofillError(.internal, "cannot harden the agent (no core dumps, not dumpable): \(error.reason)")
         }
+        // The identity stores stay open between requests while each path names the same file.
+        SQLiteIdentityStore.reuseOpenedStores()
         // Room for every connection waiting for its request, and for the requests served with their
         // descriptors (a client's four, the helpers' pipes and sockets), beyond a desktop's usual 1,024.
         try? Descriptors.raiseLimit(to: UInt64(ConnectionIntake.maximumPending + 64 * maximumRequests + 1024))
